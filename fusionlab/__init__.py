@@ -1,0 +1,9 @@
+"""fusionlab: an interactive explorer for the fusion of array operations."""
+from .bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, ProgramError, View
+from .text import BytecodeError, format_program, parse
+
+__version__ = "0.1.0"
+__all__ = [
+    "Base", "Instruction", "Literal", "Opcode", "OpFamily", "Program", "ProgramError", "View",
+    "BytecodeError", "format_program", "parse",
+]

@@ -1,0 +1,813 @@
+"""fusionlab's array bytecode: the intermediate representation every other module reads.
+
+The IR follows Bohrium's array bytecode (Kristensen et al., *Fusion of Array Operations
+at Runtime*, Sec. IV-A): a program is a list of instructions; each instruction writes its
+first operand (the output view) from the remaining operands (input views or scalar
+literals). Arrays are *bases* (contiguous, C-ordered storage); instructions access them
+through *views* (shape, strides and offset counted in elements).
+
+Everything here is a frozen, hashable dataclass, so programs, instructions and views can
+be used as dictionary keys (the merge cache relies on this).
+
+Examples
+--------
+>>> A = Base("A", "float64", (4,))
+>>> D = Base("D", "float64", (5,))
+>>> D[:-1]
+View(D[:-1])
+>>> D[:-1].overlaps(D[1:]), D[:-1] == D[:-1], D[::2].overlaps(D[1::2])
+(True, True, False)
+>>> ins = Instruction(Opcode.ADD, (A.view(),), (A.view(), D[:-1]))
+>>> ins.opcode in OpFamily.BINARY
+True
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Iterator, Union
+
+import numpy as np
+
+__all__ = [
+    "Opcode",
+    "OpFamily",
+    "ALIASES",
+    "Base",
+    "View",
+    "Literal",
+    "Operand",
+    "Instruction",
+    "Program",
+    "ProgramError",
+]
+
+
+class Opcode(enum.Enum):
+    """Every instruction kind. Element-wise values are the NumPy ufunc names."""
+
+    # element-wise unary
+    ABSOLUTE = "absolute"
+    NEGATIVE = "negative"
+    POSITIVE = "positive"
+    SQRT = "sqrt"
+    SQUARE = "square"
+    EXP = "exp"
+    EXP2 = "exp2"
+    EXPM1 = "expm1"
+    LOG = "log"
+    LOG2 = "log2"
+    LOG10 = "log10"
+    LOG1P = "log1p"
+    SIN = "sin"
+    COS = "cos"
+    TAN = "tan"
+    ARCSIN = "arcsin"
+    ARCCOS = "arccos"
+    ARCTAN = "arctan"
+    SINH = "sinh"
+    COSH = "cosh"
+    TANH = "tanh"
+    FLOOR = "floor"
+    CEIL = "ceil"
+    RINT = "rint"
+    TRUNC = "trunc"
+    SIGN = "sign"
+    RECIPROCAL = "reciprocal"
+    LOGICAL_NOT = "logical_not"
+    INVERT = "invert"
+    ISNAN = "isnan"
+    ISINF = "isinf"
+    ISFINITE = "isfinite"
+    # element-wise binary
+    ADD = "add"
+    SUBTRACT = "subtract"
+    MULTIPLY = "multiply"
+    DIVIDE = "divide"
+    FLOOR_DIVIDE = "floor_divide"
+    REMAINDER = "remainder"
+    POWER = "power"
+    MAXIMUM = "maximum"
+    MINIMUM = "minimum"
+    FMAX = "fmax"
+    FMIN = "fmin"
+    ARCTAN2 = "arctan2"
+    HYPOT = "hypot"
+    LESS = "less"
+    LESS_EQUAL = "less_equal"
+    GREATER = "greater"
+    GREATER_EQUAL = "greater_equal"
+    EQUAL = "equal"
+    NOT_EQUAL = "not_equal"
+    LOGICAL_AND = "logical_and"
+    LOGICAL_OR = "logical_or"
+    LOGICAL_XOR = "logical_xor"
+    BITWISE_AND = "bitwise_and"
+    BITWISE_OR = "bitwise_or"
+    BITWISE_XOR = "bitwise_xor"
+    LEFT_SHIFT = "left_shift"
+    RIGHT_SHIFT = "right_shift"
+    # element-wise ternary: WHERE out, condition, x, y
+    WHERE = "where"
+    # copy (with cast): COPY out, in
+    COPY = "copy"
+    # reductions: OP_REDUCE out, in, axis=k (axis=None reduces everything)
+    ADD_REDUCE = "add.reduce"
+    MULTIPLY_REDUCE = "multiply.reduce"
+    MAXIMUM_REDUCE = "maximum.reduce"
+    MINIMUM_REDUCE = "minimum.reduce"
+    LOGICAL_AND_REDUCE = "logical_and.reduce"
+    LOGICAL_OR_REDUCE = "logical_or.reduce"
+    # scans: OP_ACCUMULATE out, in, axis=k
+    ADD_ACCUMULATE = "add.accumulate"
+    MULTIPLY_ACCUMULATE = "multiply.accumulate"
+    # generators: RANGE out (the flat C-order index); RANDOM out, seed=s (uniform [0, 1))
+    RANGE = "range"
+    RANDOM = "random"
+    # anything else, run by NumPy and never fused: OPAQUE out, in..., name="..."
+    OPAQUE = "opaque"
+    # system: DEL frees a base, SYNC hands a base's contents to the user
+    DEL = "del"
+    SYNC = "sync"
+
+    @property
+    def ufunc(self) -> np.ufunc:
+        """The NumPy ufunc behind an element-wise, reduction or scan opcode."""
+        return getattr(np, self.value.split(".")[0])
+
+
+def _ufunc_arity(name: str) -> int:
+    uf = getattr(np, name, None)
+    return uf.nin if isinstance(uf, np.ufunc) else -1
+
+
+class OpFamily:
+    """Families of opcodes; fusion rules test families, never lists of opcodes."""
+
+    UNARY: frozenset[Opcode] = frozenset(
+        op for op in Opcode if "." not in op.value and _ufunc_arity(op.value) == 1
+    )
+    BINARY: frozenset[Opcode] = frozenset(
+        op for op in Opcode if "." not in op.value and _ufunc_arity(op.value) == 2
+    )
+    TERNARY: frozenset[Opcode] = frozenset({Opcode.WHERE})
+    COPY: frozenset[Opcode] = frozenset({Opcode.COPY})
+    ELEMENTWISE: frozenset[Opcode] = UNARY | BINARY | TERNARY | COPY
+    REDUCTION: frozenset[Opcode] = frozenset(op for op in Opcode if op.name.endswith("_REDUCE"))
+    SCAN: frozenset[Opcode] = frozenset(op for op in Opcode if op.name.endswith("_ACCUMULATE"))
+    GENERATOR: frozenset[Opcode] = frozenset({Opcode.RANGE, Opcode.RANDOM})
+    OPAQUE: frozenset[Opcode] = frozenset({Opcode.OPAQUE})
+    SYSTEM: frozenset[Opcode] = frozenset({Opcode.DEL, Opcode.SYNC})
+    COMPUTE: frozenset[Opcode] = frozenset(Opcode) - SYSTEM
+
+
+#: The paper's short names and other common spellings, accepted by the parser.
+ALIASES: dict[str, Opcode] = {
+    "MUL": Opcode.MULTIPLY,
+    "MAX": Opcode.MAXIMUM,
+    "MIN": Opcode.MINIMUM,
+    "SUB": Opcode.SUBTRACT,
+    "DIV": Opcode.DIVIDE,
+    "TRUE_DIVIDE": Opcode.DIVIDE,
+    "MOD": Opcode.REMAINDER,
+    "POW": Opcode.POWER,
+    "ABS": Opcode.ABSOLUTE,
+    "NEG": Opcode.NEGATIVE,
+    "IDENTITY": Opcode.COPY,
+    "SUM": Opcode.ADD_REDUCE,
+    "PROD": Opcode.MULTIPLY_REDUCE,
+    "CUMSUM": Opcode.ADD_ACCUMULATE,
+    "CUMPROD": Opcode.MULTIPLY_ACCUMULATE,
+    "ARANGE": Opcode.RANGE,
+}
+
+_ARITY: dict[Opcode, int] = {op: 1 for op in OpFamily.UNARY | OpFamily.COPY}
+_ARITY.update({op: 2 for op in OpFamily.BINARY})
+_ARITY.update({Opcode.WHERE: 3})
+_ARITY.update({op: 1 for op in OpFamily.REDUCTION | OpFamily.SCAN})
+_ARITY.update({op: 0 for op in OpFamily.GENERATOR})
+
+
+class ProgramError(ValueError):
+    """An instruction or program that breaks the IR's rules (shapes, Def. 11, DEL)."""
+
+
+# --------------------------------------------------------------------------- bases, views
+
+
+@dataclass(frozen=True)
+class Base:
+    """A base array: contiguous C-ordered storage of ``prod(shape)`` elements.
+
+    Examples
+    --------
+    >>> G = Base("G", "float64", (100, 100))
+    >>> G[1:-1, 1:-1].shape, G.nbytes
+    ((98, 98), 80000)
+    """
+
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtype", np.dtype(self.dtype).name)
+        object.__setattr__(self, "shape", tuple(int(n) for n in self.shape))
+        if any(n < 0 for n in self.shape):
+            raise ProgramError(f"array {self.name}: negative extent in shape {self.shape}")
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return np.dtype(self.dtype).itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of storage."""
+        return self.size * self.itemsize
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """C-order strides in elements."""
+        out, acc = [], 1
+        for n in reversed(self.shape):
+            out.append(acc)
+            acc *= max(n, 1)
+        return tuple(reversed(out))
+
+    def view(self) -> "View":
+        """The view of the whole base."""
+        return View(self, self.shape, self.strides, 0)
+
+    def __getitem__(self, index: Any) -> "View":
+        return self.view()[index]
+
+
+@dataclass(frozen=True)
+class View:
+    """A strided view of a base; ``strides`` and ``offset`` count elements, not bytes.
+
+    Two views are identical (``==``) when they address the same elements in the same
+    order; strides of extent-1 dimensions are normalised to 0 so that equal element
+    mappings compare equal.
+
+    Examples
+    --------
+    >>> D = Base("D", "float64", (5,))
+    >>> D[1:].offset, D[1:].shape, D[::-1].strides
+    (1, (4,), (-1,))
+    >>> D[1:] == D.view()[1:5]
+    True
+    """
+
+    base: Base
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        shape = tuple(int(n) for n in self.shape)
+        strides = tuple(0 if n == 1 else int(s) for n, s in zip(shape, self.strides))
+        if len(shape) != len(self.strides):
+            raise ProgramError(f"view of {self.base.name}: shape and strides differ in length")
+        offset = int(self.offset)
+        if any(n == 0 for n in shape):
+            strides, offset = (0,) * len(shape), 0
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "strides", strides)
+        object.__setattr__(self, "offset", offset)
+        if any(n < 0 for n in shape):
+            raise ProgramError(f"view of {self.base.name}: negative extent in {shape}")
+        if self.size:
+            lo, hi = self.interval()
+            if lo < 0 or hi >= self.base.size:
+                raise ProgramError(
+                    f"view of {self.base.name} reaches elements {lo}..{hi} outside its "
+                    f"{self.base.size} elements"
+                )
+
+    # -- basic properties -------------------------------------------------------------
+    @property
+    def dtype(self) -> str:
+        """The element type (the base's)."""
+        return self.base.dtype
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        """Number of elements addressed (broadcast dimensions counted)."""
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """``size * itemsize``: the bytes an access of this view moves."""
+        return self.size * self.base.itemsize
+
+    def interval(self) -> tuple[int, int]:
+        """The first and last element (inclusive) of the base that the view touches."""
+        lo = hi = self.offset
+        for n, s in zip(self.shape, self.strides):
+            if s > 0:
+                hi += s * (n - 1)
+            else:
+                lo += s * (n - 1)
+        return lo, hi
+
+    def is_full(self) -> bool:
+        """True when the view is the whole base in C order."""
+        return self == self.base.view()
+
+    def indices(self) -> np.ndarray:
+        """Flat base indices of the view's elements, in C order of the view."""
+        idx = np.full(self.shape, self.offset, dtype=np.int64)
+        for axis, (n, s) in enumerate(zip(self.shape, self.strides)):
+            shape = [1] * self.ndim
+            shape[axis] = n
+            idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+        return idx
+
+    # -- slicing ------------------------------------------------------------------------
+    def __getitem__(self, index: Any) -> "View":
+        """NumPy basic slicing (integers, slices, ``...`` and ``None``)."""
+        if not isinstance(index, tuple):
+            index = (index,)
+        if sum(1 for i in index if i is Ellipsis) > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
+        if consumed > self.ndim:
+            raise IndexError(
+                f"too many indices: {self.base.name} view has {self.ndim} dimension(s) "
+                f"but {consumed} were indexed"
+            )
+        if Ellipsis in index:
+            pos = index.index(Ellipsis)
+            index = index[:pos] + (slice(None),) * (self.ndim - consumed) + index[pos + 1 :]
+        else:
+            index = index + (slice(None),) * (self.ndim - consumed)
+        shape: list[int] = []
+        strides: list[int] = []
+        offset = self.offset
+        axis = 0
+        for item in index:
+            if item is None:
+                shape.append(1)
+                strides.append(0)
+                continue
+            n, s = self.shape[axis], self.strides[axis]
+            axis += 1
+            if isinstance(item, slice):
+                start, stop, step = item.indices(n)
+                count = len(range(start, stop, step))
+                offset += start * s if count else 0
+                shape.append(count)
+                strides.append(s * step)
+            elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+                i = int(item)
+                if not -n <= i < n:
+                    raise IndexError(
+                        f"index {i} is out of bounds for axis {axis - 1} with size {n}"
+                    )
+                offset += (i % n) * s
+            else:
+                raise IndexError(f"only basic slicing is supported in views, not {item!r}")
+        return View(self.base, tuple(shape), tuple(strides), offset)
+
+    # -- geometry -----------------------------------------------------------------------
+    @cached_property
+    def _progressions(self) -> tuple[tuple[tuple[int, int, int], ...], tuple[int, ...]] | None:
+        """Per base axis ``(start, step, count)``, and the base axis of each view dimension.
+
+        ``None`` when the view is not a product of per-axis progressions of its base
+        (a reshape of a slice, overlapping strides). Broadcast (stride 0) and extent-1
+        dimensions map to axis -1.
+        """
+        bshape, bstrides = self.base.shape, self.base.strides
+        if self.size == 0:
+            return None
+        start = []
+        rest = self.offset
+        for n, s in zip(bshape, bstrides):
+            start.append((rest // s) % n if n else 0)
+        axes_of_dims: list[int] = []
+        prog = {k: (start[k], 0, 1) for k in range(len(bshape))}
+        used: set[int] = set()
+        for n, t in zip(self.shape, self.strides):
+            if n == 1 or t == 0:
+                axes_of_dims.append(-1)
+                continue
+            k = next((k for k, s in enumerate(bstrides) if t % s == 0 and bshape[k] > 1), None)
+            if k is None or k in used:
+                return None
+            c = t // bstrides[k]
+            last = start[k] + c * (n - 1)
+            if not 0 <= last < bshape[k]:
+                return None
+            used.add(k)
+            prog[k] = (start[k], c, n)
+            axes_of_dims.append(k)
+        return tuple(prog[k] for k in range(len(bshape))), tuple(axes_of_dims)
+
+    def overlaps(self, other: "View") -> bool:
+        """True when the two views share at least one element of a common base.
+
+        Exact for views made by basic slicing (per-axis arithmetic progressions met by the
+        Chinese remainder theorem); for other views exact up to 2**20 elements by
+        enumeration, and conservative (``True`` when their intervals meet) above that.
+        """
+        if self.base != other.base or self.size == 0 or other.size == 0:
+            return False
+        (alo, ahi), (blo, bhi) = self.interval(), other.interval()
+        if ahi < blo or bhi < alo:
+            return False
+        if self == other:
+            return True
+        pa, pb = self._progressions, other._progressions
+        if pa is not None and pb is not None:
+            return all(_progressions_meet(x, y) for x, y in zip(pa[0], pb[0]))
+        if self.size <= 1 << 20 and other.size <= 1 << 20:
+            return bool(np.intersect1d(self.indices(), other.indices()).size)
+        return True
+
+    def as_index(self) -> tuple[Any, ...] | None:
+        """The basic-slicing index that makes this view from its base, or ``None``."""
+        got = self._progressions
+        if got is None:
+            if self.size == 0 and self.ndim == 1 and len(self.base.shape) == 1:
+                return (slice(0, 0),)
+            return None
+        progs, dims = got
+        mapped = [k for k in dims if k >= 0]
+        if mapped != sorted(mapped) or any(
+            t == 0 and n > 1 for n, t in zip(self.shape, self.strides)
+        ):
+            return None
+        index: list[Any] = []
+        axis = 0
+        nbase = len(progs)
+        for j, k in enumerate(dims):
+            if k < 0:
+                # an extent-1 dimension: take the next free base axis before the next mapped
+                # dimension as a length-1 slice, or make a new axis when none is free
+                nxt = next((kk for kk in dims[j + 1 :] if kk >= 0), nbase)
+                if axis < nxt:
+                    s0 = progs[axis][0]
+                    index.append(slice(s0, s0 + 1, 1))
+                    axis += 1
+                else:
+                    index.append(None)
+                continue
+            while axis < k:
+                index.append(progs[axis][0])
+                axis += 1
+            s0, c, n = progs[k]
+            stop = s0 + c * n
+            index.append(slice(s0, stop if stop >= 0 else None, c))
+            axis += 1
+        while axis < nbase:
+            index.append(progs[axis][0])
+            axis += 1
+        return tuple(index)
+
+    def __repr__(self) -> str:
+        from .text import format_view
+
+        return f"View({format_view(self)})"
+
+
+def _progressions_meet(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    """Whether ``{a0 + i*a1 : i < a2}`` and ``{b0 + j*b1 : j < b2}`` share an integer."""
+
+    def norm(p: tuple[int, int, int]) -> tuple[int, int, int]:
+        s, step, n = p
+        if n <= 1 or step == 0:
+            return s, 1, 1
+        if step < 0:
+            return s + step * (n - 1), -step, n
+        return s, step, n
+
+    (x0, p, n), (y0, q, m) = norm(a), norm(b)
+    lo, hi = max(x0, y0), min(x0 + p * (n - 1), y0 + q * (m - 1))
+    if lo > hi:
+        return False
+    g = math.gcd(p, q)
+    if (y0 - x0) % g:
+        return False
+    qg = q // g
+    k = ((y0 - x0) // g * pow(p // g, -1, qg)) % qg if qg > 1 else 0
+    first = x0 + p * k  # a common element, possibly outside [lo, hi]
+    period = p // g * q
+    x = first + -((first - lo) // period) * period if first < lo else first - ((first - lo) // period) * period
+    return lo <= x <= hi
+
+
+@dataclass(frozen=True, eq=False)
+class Literal:
+    """A scalar constant operand. Compares by type and exact value (``nan == nan``).
+
+    Examples
+    --------
+    >>> Literal(0) == Literal(0), Literal(0) == Literal(0.0), Literal(float("nan")) == Literal(float("nan"))
+    (True, False, True)
+    """
+
+    value: bool | int | float | complex
+
+    def __post_init__(self) -> None:
+        v = self.value
+        if isinstance(v, np.generic):
+            v = v.item()
+        if not isinstance(v, (bool, int, float, complex)):
+            raise ProgramError(f"a literal must be a number or a bool, not {v!r}")
+        object.__setattr__(self, "value", v)
+
+    @property
+    def _key(self) -> tuple[str, str]:
+        return type(self.value).__name__, repr(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Literal) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        return f"Literal({self.value!r})"
+
+
+Operand = Union[View, Literal]
+
+
+# --------------------------------------------------------------------------- instructions
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One array operation: ``opcode outputs..., inputs..., key=value...``.
+
+    ``attrs`` holds keyword operands (``axis`` of reductions and scans, ``seed`` of
+    RANDOM, ``name`` of OPAQUE) as a sorted tuple of pairs so the instruction stays
+    hashable.
+
+    Examples
+    --------
+    >>> A = Base("A", "float64", (4,))
+    >>> Instruction(Opcode.COPY, (A.view(),), (Literal(0),)).domain
+    (4,)
+    """
+
+    opcode: Opcode
+    outputs: tuple[View, ...]
+    inputs: tuple[Operand, ...] = ()
+    attrs: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "outputs", tuple(self.outputs))
+        object.__setattr__(
+            self,
+            "inputs",
+            tuple(x if isinstance(x, (View, Literal)) else Literal(x) for x in self.inputs),
+        )
+        attrs = self.attrs.items() if isinstance(self.attrs, dict) else self.attrs
+        object.__setattr__(self, "attrs", tuple(sorted((str(k), v) for k, v in attrs)))
+
+    def attr(self, key: str, default: Any = None) -> Any:
+        """The keyword operand ``key``, or ``default``."""
+        return dict(self.attrs).get(key, default)
+
+    @property
+    def family(self) -> str:
+        """The name of the opcode's family (``"elementwise"``, ``"reduction"``, ...)."""
+        op = self.opcode
+        for name in ("SYSTEM", "OPAQUE", "REDUCTION", "SCAN", "GENERATOR", "ELEMENTWISE"):
+            if op in getattr(OpFamily, name):
+                return name.lower()
+        raise AssertionError(op)  # every opcode has a family
+
+    @property
+    def views_in(self) -> tuple[View, ...]:
+        """The input operands that are views (literals left out)."""
+        return tuple(x for x in self.inputs if isinstance(x, View))
+
+    @property
+    def domain(self) -> tuple[int, ...] | None:
+        """The shape of the iteration space; ``None`` for system and opaque instructions.
+
+        Element-wise, scan and generator instructions iterate over their output; a
+        reduction iterates over its input.
+        """
+        if self.opcode in OpFamily.SYSTEM | OpFamily.OPAQUE:
+            return None
+        if self.opcode in OpFamily.REDUCTION:
+            return self.views_in[0].shape
+        return self.outputs[0].shape
+
+    def reads(self) -> tuple[View, ...]:
+        """Views this instruction reads, for dependencies (SYNC reads its whole base)."""
+        return self.views_in
+
+    def writes(self) -> tuple[View, ...]:
+        """Views this instruction writes, for dependencies (DEL writes its whole base)."""
+        return self.outputs
+
+
+def _broadcastable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
+    if len(shape) > len(to):
+        return False
+    return all(a == b or a == 1 for a, b in zip(reversed(shape), reversed(to)))
+
+
+def check_instruction(ins: Instruction) -> None:
+    """Raise :class:`ProgramError` when ``ins`` breaks the IR's rules.
+
+    Checks operand counts, shapes, and Def. 11 (data parallelism: an input or another
+    output overlapping an output must be identical to it).
+
+    Examples
+    --------
+    >>> D = Base("D", "float64", (5,))
+    >>> check_instruction(Instruction(Opcode.ADD, (D[1:],), (D[:-1], Literal(1))))
+    Traceback (most recent call last):
+    ...
+    fusionlab.bytecode.ProgramError: ADD is not data-parallel (Def. 11): input D[:-1] overlaps output D[1:] without being identical to it
+    """
+    op, name = ins.opcode, ins.opcode.name
+    if op in OpFamily.SYSTEM:
+        if len(ins.outputs) + len(ins.inputs) != 1 or ins.attrs:
+            raise ProgramError(f"{name} takes exactly one array name")
+        (v,) = ins.outputs + ins.views_in
+        if not v.is_full():
+            raise ProgramError(f"{name} applies to a whole array: write `{name} {v.base.name}`")
+        return
+    if len(ins.outputs) != 1:
+        raise ProgramError(f"{name} needs exactly one output view (its first operand)")
+    out = ins.outputs[0]
+    if op in _ARITY and len(ins.inputs) != _ARITY[op]:
+        raise ProgramError(
+            f"{name} takes {_ARITY[op]} input operand(s) after the output, got {len(ins.inputs)}"
+        )
+    keys = {k for k, _ in ins.attrs}
+    allowed = {"axis"} if op in OpFamily.REDUCTION | OpFamily.SCAN else set()
+    allowed |= {"seed"} if op is Opcode.RANDOM else set()
+    allowed |= {"name"} if op is Opcode.OPAQUE else set()
+    if keys - allowed:
+        raise ProgramError(f"{name} does not take {', '.join(sorted(keys - allowed))}=")
+    if op in OpFamily.ELEMENTWISE:
+        for x in ins.views_in:
+            if not _broadcastable(x.shape, out.shape):
+                raise ProgramError(
+                    f"{name}: input of shape {x.shape} does not broadcast to the output "
+                    f"shape {out.shape}"
+                )
+    elif op in OpFamily.REDUCTION | OpFamily.SCAN:
+        (src,) = ins.views_in or (None,)
+        if src is None:
+            raise ProgramError(f"{name} reduces an array, not a literal")
+        axis = ins.attr("axis")
+        if axis is not None and not (isinstance(axis, int) and -src.ndim <= axis < src.ndim):
+            raise ProgramError(f"{name}: axis={axis!r} is not an axis of a {src.ndim}-d input")
+        if op in OpFamily.REDUCTION:
+            want = () if axis is None else tuple(
+                n for i, n in enumerate(src.shape) if i != axis % src.ndim
+            )
+        else:
+            want = (src.size,) if axis is None else src.shape
+        if out.shape != want:
+            raise ProgramError(f"{name}: output shape {out.shape} should be {want}")
+    elif op is Opcode.RANDOM and not isinstance(ins.attr("seed", 0), int):
+        raise ProgramError("RANDOM: seed= must be an integer")
+    # Def. 11: overlapping operands must be identical
+    for i, o in enumerate(ins.outputs):
+        for x in ins.views_in:
+            if x.overlaps(o) and x != o:
+                raise ProgramError(
+                    f"{name} is not data-parallel (Def. 11): input {_fmt(x)} overlaps output "
+                    f"{_fmt(o)} without being identical to it"
+                )
+        for o2 in ins.outputs[i + 1 :]:
+            if o2.overlaps(o) and o2 != o:
+                raise ProgramError(f"{name} is not data-parallel (Def. 11): outputs overlap")
+    if op in OpFamily.REDUCTION | OpFamily.SCAN and any(x.overlaps(out) for x in ins.views_in):
+        raise ProgramError(f"{name} may not write over its own input")
+
+
+def _fmt(v: View) -> str:
+    from .text import format_view
+
+    return format_view(v)
+
+
+# --------------------------------------------------------------------------- programs
+
+
+@dataclass(frozen=True)
+class Program:
+    """A list of instructions over declared bases.
+
+    Construction checks every instruction (:func:`check_instruction`), that every view's
+    base is declared, and that no base is used after its DEL.
+
+    Examples
+    --------
+    >>> p = Program.from_text('''
+    ... ARRAY A float64[4]
+    ... COPY A, 0
+    ... SYNC A
+    ... ''')
+    >>> len(p), p[0].opcode
+    (2, <Opcode.COPY: 'copy'>)
+    """
+
+    bases: tuple[Base, ...]
+    instructions: tuple[Instruction, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bases", tuple(self.bases))
+        object.__setattr__(self, "instructions", tuple(self.instructions))
+        names: dict[str, Base] = {}
+        for b in self.bases:
+            if b.name in names:
+                raise ProgramError(f"array {b.name} is declared twice")
+            names[b.name] = b
+        deleted: dict[str, int] = {}
+        for n, ins in enumerate(self.instructions, 1):
+            try:
+                check_instruction(ins)
+                for v in ins.outputs + ins.views_in:
+                    if names.get(v.base.name) != v.base:
+                        raise ProgramError(f"array {v.base.name} is not declared")
+                    if v.base.name in deleted:
+                        raise ProgramError(
+                            f"array {v.base.name} is used after its DEL "
+                            f"(instruction {deleted[v.base.name]})"
+                        )
+                if ins.opcode is Opcode.DEL:
+                    deleted[ins.outputs[0].base.name] = n
+            except ProgramError as exc:
+                raise ProgramError(f"instruction {n}: {exc}") from None
+
+    def __len__(self) -> int:
+        return len(self.instructions)
+
+    def __iter__(self) -> Iterator[Instruction]:
+        return iter(self.instructions)
+
+    def __getitem__(self, index: int) -> Instruction:
+        """Instruction by 0-based position (listings number instructions from 1)."""
+        return self.instructions[index]
+
+    def base(self, name: str) -> Base:
+        """The declared base called ``name``."""
+        for b in self.bases:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    @classmethod
+    def from_text(cls, text: str) -> "Program":
+        """Parse the text format (see :mod:`fusionlab.text`)."""
+        from .text import parse
+
+        return parse(text)
+
+    def to_text(self) -> str:
+        """Format as text; ``Program.from_text(p.to_text()) == p``."""
+        from .text import format_program
+
+        return format_program(self)
+
+    def signature(self) -> str:
+        """A canonical text with arrays renamed in order of first appearance.
+
+        Programs that differ only in array names share a signature (the merge cache key).
+
+        >>> a = Program.from_text("ARRAY X float64[3]\\nCOPY X, 1")
+        >>> b = Program.from_text("ARRAY Y float64[3]\\nCOPY Y, 1")
+        >>> a.signature() == b.signature()
+        True
+        """
+        from .text import format_program
+
+        order: dict[str, str] = {}
+        for ins in self.instructions:
+            for v in ins.outputs + ins.views_in:
+                order.setdefault(v.base.name, f"a{len(order)}")
+        for b in self.bases:
+            order.setdefault(b.name, f"a{len(order)}")
+        return format_program(self, rename=order, declare_unused=False)

@@ -1,0 +1,98 @@
+"""Partition algorithms: one module each, one signature.
+
+``algorithm(program_or_state, cost_model="bohrium", **options) -> PartitionResult``
+
+========== ==================================================================
+singleton  every instruction its own block (no fusion)
+linear     one pass in program order (Sec. V-E)
+unintrusive merges that never exclude an optimum (Fig. 6, Theorem 3)
+greedy     merge over the heaviest legal weight edge (Fig. 7)
+optimal    branch and bound from unintrusive, seeded by greedy (Fig. 11)
+ilp        an exact integer program solved by HiGHS
+exhaustive every legal partition (small programs; the test oracle)
+========== ==================================================================
+
+Examples
+--------
+>>> from fusionlab.examples import fig3
+>>> r = partition(fig3(), "optimal", "bohrium")
+>>> r.cost_elements, r.kernels
+(38, 7)
+>>> print(partition(fig3(), "linear").format_text())   # doctest: +ELLIPSIS
+ 1  [1]  COPY A, 0
+...
+linear / bohrium: 4 blocks, cost 496 bytes (62 elements), legal, ... ms
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..costs import get_cost_model
+from ._common import ProgramOrState
+from .cache import MergeCache
+from .exhaustive import exhaustive
+from .greedy import greedy
+from .ilp import ilp
+from .linear import linear
+from .optimal import optimal
+from .result import NodeOutcome, PartitionResult, SearchTrace, TraceNode, WeightEdge
+from .singleton import singleton
+from .unintrusive import unintrusive
+
+ALGORITHMS: dict[str, Callable[..., PartitionResult]] = {
+    "singleton": singleton,
+    "linear": linear,
+    "unintrusive": unintrusive,
+    "greedy": greedy,
+    "optimal": optimal,
+    "ilp": ilp,
+    "exhaustive": exhaustive,
+}
+
+__all__ = [
+    "ALGORITHMS", "partition", "MergeCache", "PartitionResult", "SearchTrace", "TraceNode",
+    "NodeOutcome", "WeightEdge", *ALGORITHMS,
+]
+
+
+def partition(
+    program_or_state: ProgramOrState,
+    algorithm: str = "greedy",
+    cost_model: Any = "bohrium",
+    *,
+    cache: MergeCache | None = None,
+    **options: Any,
+) -> PartitionResult:
+    """Partition a program with a named algorithm and cost model.
+
+    Parameters
+    ----------
+    program_or_state
+        A :class:`~fusionlab.bytecode.Program`, its :class:`~fusionlab.wsp.WSPGraph`, or a
+        :class:`~fusionlab.wsp.PartitionState` to start from.
+    algorithm
+        One of :data:`ALGORITHMS`.
+    cost_model
+        A model name (``bohrium``, ``max_contract``, ``max_locality``, ``robinson``) or object.
+    cache
+        A :class:`MergeCache` to consult and fill (programs only).
+    **options
+        Passed to the algorithm (``time_limit``, ``max_nodes`` for ``optimal``...).
+    """
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    model = get_cost_model(cost_model)
+    key_of = getattr(model, "cache_key", None)
+    from ..bytecode import Program
+
+    key = None
+    if cache is not None and isinstance(program_or_state, Program) and key_of is not None:
+        key = MergeCache.key(program_or_state, algorithm, key_of(), options)
+        got = cache.get(key, program_or_state)
+        if got is not None:
+            return got
+    result = ALGORITHMS[algorithm](program_or_state, model, **options)
+    if key is not None:
+        cache.put(key, result)
+    return result

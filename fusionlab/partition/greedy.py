@@ -1,0 +1,87 @@
+"""Greedy merge (Fig. 7): repeatedly merge over the heaviest legal weight edge.
+
+Weight edges join blocks whose merge saves (Def. 15). They live in a heap; an edge whose
+merge is illegal is dropped (Fig. 7, line 7), and a merge pushes fresh edges for the new
+block, so an edge dropped for a cycle comes back once the blocks on the path have merged.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+from ..costs import Evaluator
+from ..wsp import PartitionState
+from ._common import BaseIndex, ProgramOrState, dense, finish, setup
+from .result import PartitionResult
+
+_EPS = 1e-9
+
+
+def greedy_merge(state: PartitionState, ev: Evaluator, gas: int | None = None) -> list[tuple[int, int]]:
+    """Run the greedy loop on ``state`` in place; returns the merges made (block id pairs).
+
+    ``gas`` bounds the heap operations (default: generous, quadratic in the block count);
+    running out raises ``RuntimeError`` rather than looping for ever.
+    """
+    index = BaseIndex(state)
+    everyone = dense(ev)
+    heap: list[tuple[float, int, int, int, int]] = []
+    merges: list[tuple[int, int]] = []
+    n = len(state.members)
+    gas = gas if gas is not None else 50 * (n + 1) ** 2 + 10_000
+
+    def candidates(b: int) -> set[int]:
+        if everyone:
+            return {x for x in state.members if x != b and state.forbidden_between(b, x) is None}
+        return index.partners(b) | state.neighbours(b)
+
+    def others(b: int, x: int) -> list[int]:
+        return [] if ev.additive else [m for k, m in state.members.items() if k not in (b, x)]
+
+    def push(b: int, x: int) -> None:
+        s = ev.saving(state.members[b], state.members[x], others(b, x))
+        if s > _EPS:
+            f1, f2 = sorted((state.first[b], state.first[x]))
+            heapq.heappush(heap, (-s, f1, f2, b, x))
+
+    for b in sorted(state.members):
+        for x in candidates(b):
+            if x > b:
+                push(b, x)
+    while heap:
+        gas -= 1
+        if gas < 0:
+            raise RuntimeError("greedy ran out of gas; this is a bug, please report it")
+        neg, _, _, b, x = heapq.heappop(heap)
+        if b not in state.members or x not in state.members:
+            continue  # a stale edge of a block that has since merged
+        if not ev.additive:
+            s = ev.saving(state.members[b], state.members[x], others(b, x))
+            if abs(s + neg) > _EPS:
+                if s > _EPS:
+                    push(b, x)
+                continue
+        if state.merge_problem(b, x) is not None:
+            continue
+        z = state.merge(b, x)
+        index.merged(b, x, z)
+        merges.append((b, x))
+        for y in candidates(z):
+            push(z, y)
+    return merges
+
+
+def greedy(program_or_state: ProgramOrState, cost_model: Any = "bohrium") -> PartitionResult:
+    """Partition by greedy merging over the heaviest weight edge.
+
+    Examples
+    --------
+    >>> from fusionlab.examples import fig3
+    >>> r = greedy(fig3(), "bohrium")
+    >>> r.legal, r.cost_elements
+    (True, 38)
+    """
+    ctx = setup(program_or_state, cost_model)
+    greedy_merge(ctx.state, ctx.evaluator)
+    return finish(ctx, "greedy", ctx.state.blocks())

@@ -1,0 +1,105 @@
+"""Unintrusive merge (Fig. 6, Theorem 3): merge only what some optimal partition merges.
+
+Block ``u`` is merged into ``v`` when
+
+1. ``u`` is joined by dependencies to no block but ``v`` in the transitive reduction of
+   the partition graph (pendant, or isolated): every other dependency of ``u`` passes
+   through ``v``,
+2. ``v`` is the only block whose merge with ``u`` saves more than the model's
+   ``merge_bonus`` and is not blocked by a dependency path (the degree of ``u`` in the
+   legal weight edges is 1, as FINDCANDIDATE counts it; a block joined to ``u`` by a path
+   can only share ``u``'s block together with ``v``, since every path from a pendant
+   ``u`` passes through ``v``),
+3. every block that may not share a block with ``u`` may not share one with ``v`` either
+   (the non-fusible sets of Def. 18: ``θ[u] ⊆ θ[v]``), and
+4. the merge is legal (Lemma 1).
+
+Then moving ``u`` into ``v``'s block turns any legal partition into a legal one that costs
+no more, for models whose savings are *pairwise* (see ``docs/semantics.md``), so the
+merge never excludes every optimum. For other models nothing is merged.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from ..costs import Evaluator
+from ..wsp import PartitionState, _bits
+from ._common import BaseIndex, ProgramOrState, finish, setup
+from .result import PartitionResult
+
+_EPS = 1e-9
+
+
+def _covers(state: PartitionState, u: int, v: int) -> bool:
+    """Whether every block forbidden with ``u`` is forbidden with ``v`` (θ[u] ⊆ θ[v])."""
+    if state.opaque[u] and not state.opaque[v]:
+        return False
+    du = state.domain[u]
+    if du is not None and state.domain[v] != du:
+        return False
+    for i in _bits(state.explicit[u] & ~state.members[v]):
+        x = state.block_of[i]
+        if x != u and state.forbidden_between(v, x) is None:
+            return False
+    return True
+
+
+def unintrusive_merge(state: PartitionState, ev: Evaluator, gas: int | None = None) -> list[tuple[int, int]]:
+    """Merge unintrusively fusible blocks of ``state`` in place; returns the merges made."""
+    if not ev.pairwise or not ev.additive:
+        return []
+    index = BaseIndex(state)
+    work = deque(sorted(state.members, key=lambda b: state.first[b]))
+    queued = set(work)
+    merges: list[tuple[int, int]] = []
+    gas = gas if gas is not None else 20 * (len(state.members) + 1) ** 2 + 10_000
+    while work:
+        gas -= 1
+        if gas < 0:
+            raise RuntimeError("unintrusive ran out of gas; this is a bug, please report it")
+        u = work.popleft()
+        queued.discard(u)
+        if u not in state.members:
+            continue
+        hub = state.pendant_on(u)
+        if hub is None:
+            continue
+        mu = state.members[u]
+        free = [
+            x for x in index.partners(u)
+            if ev.saving(mu, state.members[x]) > ev.merge_bonus + _EPS
+            and (x == hub or not (state.reaches(u, x) or state.reaches(x, u)))
+        ]
+        if len(free) != 1:
+            continue
+        v = free[0]
+        if (hub != -1 and hub != v) or not _covers(state, u, v) or state.merge_problem(u, v):
+            continue
+        z = state.merge(u, v)
+        index.merged(u, v, z)
+        merges.append((u, v))
+        for y in {z} | index.partners(z) | state.neighbours(z):
+            if y not in queued:
+                work.append(y)
+                queued.add(y)
+    return merges
+
+
+def unintrusive(program_or_state: ProgramOrState, cost_model: Any = "bohrium") -> PartitionResult:
+    """The largest unintrusive partition (the starting point of ``optimal``).
+
+    Examples
+    --------
+    >>> from fusionlab.examples import fig3
+    >>> r = unintrusive(fig3())
+    >>> r.legal, r.cost_elements, r.kernels
+    (True, 74, 14)
+    """
+    ctx = setup(program_or_state, cost_model)
+    notes = []
+    if not (ctx.evaluator.pairwise and ctx.evaluator.additive):
+        notes.append("nothing merged: unintrusive merging is safe only for additive, pairwise models")
+    unintrusive_merge(ctx.state, ctx.evaluator)
+    return finish(ctx, "unintrusive", ctx.state.blocks(), notes=notes)
