@@ -1,0 +1,37 @@
+# fusionlab: `make lab` sets everything up and runs the explorer; `make test` runs every test.
+# Both are idempotent: the set-up steps only rerun when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.stamp-install
+
+.PHONY: setup lab demo test bench clean
+
+setup: $(STAMP)
+
+$(PY):
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "fusionlab needs Python >= 3.11, found " + sys.version.split()[0]'
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
+	  echo "python venv module missing: installing python3-venv"; \
+	  apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); }
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $@
+
+# Until the Jupyter explorer lands, the main job is the headless demo of the paper's example.
+lab: demo
+
+demo: setup
+	$(VENV)/bin/fusionlab demo
+
+test: setup
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) benchmarks/bench_partition.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

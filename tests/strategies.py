@@ -1,0 +1,78 @@
+"""Hypothesis strategies: random bytecode programs with overlaps, shapes, DEL and SYNC."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from fusionlab.bytecode import Base, Instruction, Literal, Opcode, Program, ProgramError, check_instruction
+
+# Views of a 1-d base of 5 elements that have 4 elements (so they mix with 4-element bases),
+# and whole views. Overlapping, non-identical pairs among them make fuse-preventing edges.
+_SLICES_5 = [slice(None, -1), slice(1, None)]
+_SLICES_4 = [slice(None), slice(None, None, -1)]
+_UNARY = [Opcode.SQRT, Opcode.NEGATIVE, Opcode.EXP, Opcode.ABSOLUTE, Opcode.COPY]
+_BINARY = [Opcode.ADD, Opcode.MULTIPLY, Opcode.SUBTRACT, Opcode.MAXIMUM, Opcode.MINIMUM]
+
+
+@st.composite
+def programs(draw: st.DrawFn, min_size: int = 1, max_size: int = 8) -> Program:
+    """A random valid program of ``min_size..max_size`` instructions."""
+    bases = [Base(f"A{i}", "float64", (4,)) for i in range(draw(st.integers(1, 3)))]
+    bases += [Base(f"B{i}", "float64", (5,)) for i in range(draw(st.integers(0, 2)))]
+    bases += [Base(f"C{i}", "float64", (2, 2)) for i in range(draw(st.integers(0, 1)))]
+    bases.append(Base("s", "float64", ()))
+    n = draw(st.integers(min_size, max_size))
+
+    def view4(b: Base):
+        if b.shape == (5,):
+            return b[draw(st.sampled_from(_SLICES_5))]
+        if b.shape == (4,):
+            return b[draw(st.sampled_from(_SLICES_4))]
+        return None
+
+    def operand(shape: tuple[int, ...]):
+        if draw(st.integers(0, 4)) == 0:
+            return Literal(draw(st.sampled_from([0, 1, 2.5, -1.0])))
+        cands = [b for b in bases if (shape == (4,) and b.shape in ((4,), (5,))) or b.shape in (shape, ())]
+        if not cands:
+            return Literal(1.0)
+        b = draw(st.sampled_from(cands))
+        if shape == (4,) and b.ndim:
+            return view4(b)
+        return b.view()
+
+    body: list[Instruction] = []
+    deleted: set[str] = set()
+    attempts = 0
+    while len(body) < n and attempts < 10 * n:
+        attempts += 1
+        kind = draw(st.integers(0, 12))
+        live = [b for b in bases if b.name not in deleted]
+        if not [b for b in live if b.ndim]:
+            break
+        if kind == 0 and body:
+            b = draw(st.sampled_from([b for b in live if b.ndim]))
+            op = draw(st.sampled_from([Opcode.SYNC, Opcode.DEL]))
+            ins = Instruction(op, (b.view(),) if op is Opcode.DEL else (), () if op is Opcode.DEL else (b.view(),))
+        elif kind == 1:
+            src = draw(st.sampled_from([b for b in live if b.ndim]))
+            ins = Instruction(Opcode.ADD_REDUCE, (bases[-1].view(),), (src.view(),), {"axis": None})
+        else:
+            out_base = draw(st.sampled_from([b for b in live if b.ndim]))
+            out = view4(out_base) if out_base.shape != (2, 2) else out_base.view()
+            if out is None:
+                continue
+            if draw(st.booleans()):
+                ins = Instruction(draw(st.sampled_from(_UNARY)), (out,), (operand(out.shape),))
+            else:
+                ins = Instruction(draw(st.sampled_from(_BINARY)), (out,), (operand(out.shape), operand(out.shape)))
+        if any(v.base.name in deleted for v in ins.outputs + ins.views_in):
+            continue
+        try:
+            check_instruction(ins)
+        except ProgramError:
+            continue
+        body.append(ins)
+        if ins.opcode is Opcode.DEL:
+            deleted.add(ins.outputs[0].base.name)
+    return Program(tuple(bases), tuple(body))

@@ -1,0 +1,94 @@
+"""Cost models: the paper's numbers, monotonicity (Def. 6), user models."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+
+from fusionlab.costs import (
+    BlockCostModel,
+    MonotonicityViolation,
+    NonMonotonicCostModel,
+    check_monotonic,
+    get_cost_model,
+)
+from fusionlab.examples import fig3
+from fusionlab.partition import partition
+
+from strategies import programs
+
+SINGLETONS = [[i] for i in range(17)]
+OPTIMUM = [[0, 1, 4, 5, 6, 7, 8, 11, 12], [2, 3], [9, 10, 13, 14, 15, 16]]
+
+
+def test_fig3_bohrium_costs():
+    elements = get_cost_model("bohrium", unit="elements")
+    assert elements.cost(fig3(), SINGLETONS) == 94
+    assert elements.cost(fig3(), OPTIMUM) == 38
+    assert get_cost_model("bohrium").cost(fig3(), OPTIMUM) == 38 * 8
+
+
+def test_fig3_other_models():
+    assert get_cost_model("max_contract").cost(fig3(), SINGLETONS) == 5       # A B D E T
+    assert get_cost_model("max_contract").cost(fig3(), OPTIMUM) == 3          # A, B contracted
+    ml = get_cost_model("max_locality")
+    assert ml.cost(fig3(), [range(17)]) == 0
+    assert ml.cost(fig3(), SINGLETONS) == 44
+    rob = get_cost_model("robinson")
+    assert rob.cost(fig3(), OPTIMUM) == 3 + 5 * 3 + 25 * ml.cost(fig3(), OPTIMUM)
+
+
+def test_bohrium_counts_each_view_once_per_block_and_direction():
+    from fusionlab import parse
+
+    p = parse("ARRAY X float64[10]\nARRAY Y float64[10]\nADD Y, X, X\nMULTIPLY Y, Y, X\nSYNC Y")
+    m = get_cost_model("bohrium", unit="elements")
+    assert m.cost(p, [[0], [1], [2]]) == 10 + 10 + 20 + 10   # X | Y  then  Y, X | Y
+    assert m.cost(p, [[0, 1, 2]]) == 20                      # X read once, Y written once
+
+
+@pytest.mark.parametrize("name", ["bohrium", "max_contract", "max_locality", "robinson"])
+@given(p=programs(max_size=6))
+def test_builtin_models_are_monotone(name, p):
+    assert check_monotonic(get_cost_model(name), p, exhaustive_limit=6) is None
+
+
+class _WritesDouble(BlockCostModel):
+    name = "writes_double"
+
+    def block_cost(self, info):
+        return sum(v.size for v in info.external_reads) + 2 * sum(v.size for v in info.external_writes)
+
+
+class _BlocksCostMore:
+    name = "blocks_cost_more"
+
+    def cost(self, partition):
+        return 100 - len(partition.blocks)   # fewer blocks, more cost: breaks Def. 6
+
+
+def test_user_block_model_runs_every_algorithm():
+    for algorithm in ("singleton", "linear", "unintrusive", "greedy"):
+        r = partition(fig3(), algorithm, _WritesDouble())
+        assert r.legal and r.cost_model == "writes_double"
+    # a user model is not known to be pairwise: no unintrusive merges, every pair an edge
+    opt = partition(fig3(), "optimal", _WritesDouble(), max_nodes=3000)
+    assert opt.legal and opt.cost <= partition(fig3(), "greedy", _WritesDouble()).cost
+    assert any("unintrusive preconditioning skipped" in n for n in opt.notes)
+
+
+def test_non_monotone_model_is_refused_with_a_counterexample():
+    v = check_monotonic(_BlocksCostMore(), fig3())
+    assert isinstance(v, MonotonicityViolation) and v.cost_after > v.cost_before
+    with pytest.raises(NonMonotonicCostModel, match="is not monotone") as info:
+        partition(fig3(), "greedy", _BlocksCostMore())
+    assert info.value.violation.cost_after > info.value.violation.cost_before
+
+
+def test_unknown_model_names_are_explained():
+    with pytest.raises(ValueError, match="choose one of bohrium, max_contract"):
+        get_cost_model("nope")
+    with pytest.raises(TypeError, match="not a cost model"):
+        get_cost_model(42)
+    with pytest.raises(ValueError, match="ilp formulates the built-in cost models only"):
+        partition(fig3(), "ilp", _WritesDouble())

@@ -1,0 +1,91 @@
+"""The WSP graph: dependencies, fuse-preventing edges with reasons, Lemma 1."""
+
+from __future__ import annotations
+
+import networkx as nx
+from hypothesis import given
+
+from fusionlab import parse
+from fusionlab.examples import fig3
+from fusionlab.wsp import Access, Conflict, IllegalMerge, PartitionState, WSPGraph, partition_problems
+
+from strategies import programs
+
+
+def test_fig3_dependencies_follow_conflicting_accesses():
+    g = WSPGraph(fig3())
+    deps = {(u + 1, v + 1): d.kind for (u, v), d in g.dependencies.items()}
+    assert deps[(1, 5)] is Access.RAW          # COPY A, 0 -> ADD A, A, D[:-1]
+    assert deps[(5, 10)] is Access.WAR         # reads D[:-1] before MAX writes D[1:]
+    assert deps[(10, 11)] is Access.RAW        # MIN reads D[1:] that MAX wrote
+    assert deps[(16, 17)] is Access.WAR        # SYNC D before DEL D
+    assert (1, 2) not in deps and (3, 4) not in deps
+    assert len(deps) == 51
+    assert nx.is_directed_acyclic_graph(nx.DiGraph(list(deps)))
+
+
+def test_fig3_forbidden_edges_carry_reasons():
+    g = WSPGraph(fig3())
+    overlap = sorted((u + 1, v + 1) for u, v, r, _ in g.forbidden_edges() if r is Conflict.OVERLAP)
+    assert overlap == [(3, 5), (3, 6), (3, 10), (3, 11), (4, 7), (4, 8), (4, 10), (4, 11),
+                       (5, 10), (6, 10), (7, 11), (8, 11)]
+    reason, detail = g.forbidden(0, 2)
+    assert reason is Conflict.SHAPE and detail == "(4,) vs (5,)"
+    assert g.forbidden(9, 10) is None            # MAX and MIN use identical views
+    assert g.forbidden(11, 2) is None            # DEL fuses with anything
+    assert g.forbidden(0, 0) is None
+
+
+def test_lemma1_reports_forbidden_and_cycle():
+    s = PartitionState(WSPGraph(fig3()))
+    reason, detail = s.merge_problem(s.block_of[4], s.block_of[9])
+    assert reason is IllegalMerge.FORBIDDEN and "D[1:] overlaps D[:-1]" in detail
+    reason, detail = s.merge_problem(s.block_of[0], s.block_of[5])
+    assert reason is IllegalMerge.CYCLE and detail == "{1} -> {5} -> {6}"
+    z = s.merge(s.block_of[0], s.block_of[4])
+    assert s.merge_problem(z, s.block_of[5]) is None     # the path went through 5, now inside z
+    assert s.merge_problem(z, z)[0] is IllegalMerge.SAME_BLOCK
+
+
+def test_reduction_results_are_not_consumed_in_their_own_kernel():
+    p = parse("ARRAY A float64[4]\nARRAY s float64[]\nSUM s, A\nADD A, A, s\nMULTIPLY A, A, 2")
+    g = WSPGraph(p)
+    assert g.forbidden(0, 1)[0] is Conflict.REDUCTION_RESULT
+    assert g.forbidden(1, 2) is None
+
+
+def test_opaque_instructions_run_alone():
+    p = parse('ARRAY A float64[4]\nARRAY B float64[4]\nCOPY A, 1\nOPAQUE B, A, name="np.sort"\nDEL A\nSYNC B')
+    g = WSPGraph(p)
+    assert g.forbidden(0, 1)[0] is Conflict.OPAQUE
+    assert g.forbidden(1, 2) is None and g.forbidden(1, 3) is None
+
+
+def test_partition_problems_names_cycles():
+    g = WSPGraph(fig3())
+    blocks = [[0, 5]] + [[i] for i in range(17) if i not in (0, 5)]
+    problems = partition_problems(g, blocks)
+    assert problems == ["the blocks depend on each other in a cycle: {1,6} -> {5} -> {1,6}"]
+    assert partition_problems(g, [[i] for i in range(17)]) == []
+
+
+def test_to_networkx_carries_both_edge_kinds():
+    G = WSPGraph(fig3()).to_networkx()
+    kinds = [d["kind"] for _, _, d in G.edges(data=True)]
+    assert kinds.count("dependency") == 51
+    assert kinds.count("forbidden") == len(list(WSPGraph(fig3()).forbidden_edges()))
+    assert G.nodes[9]["label"] == "MAXIMUM D[1:], T, E[1:]"
+
+
+@given(programs(max_size=10))
+def test_dependencies_are_exactly_the_conflicting_pairs(p):
+    g = WSPGraph(p)
+    for i, a in enumerate(p):
+        for j in range(i + 1, len(p)):
+            b = p[j]
+            conflict = any(
+                x.overlaps(y)
+                for xs, ys in ((a.writes(), b.reads()), (a.writes(), b.writes()), (a.reads(), b.writes()))
+                for x in xs for y in ys
+            )
+            assert ((i, j) in g.dependencies) == conflict
