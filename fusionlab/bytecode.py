@@ -310,12 +310,12 @@ class View:
         """Number of dimensions."""
         return len(self.shape)
 
-    @property
+    @cached_property
     def size(self) -> int:
         """Number of elements addressed (broadcast dimensions counted)."""
         return math.prod(self.shape)
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         """``size * itemsize``: the bytes an access of this view moves."""
         return self.size * self.base.itemsize

@@ -80,7 +80,12 @@ def _parse_blocks(text: str, n: int) -> list[list[int]]:
     bad = sorted({i for b in blocks for i in b if not 1 <= i <= n})
     if bad:
         raise _InputError(f"--partition names instructions {bad}, but they are numbered 1..{n}")
-    return [[i - 1 for i in b] for b in blocks]
+    listed = [i for b in blocks for i in b]
+    twice = sorted({i for i in listed if listed.count(i) > 1})
+    if twice:
+        raise _InputError(f"--partition puts instructions {twice} in more than one block")
+    # instructions left out run alone, so a partition can list just its merged blocks
+    return [[i - 1 for i in b] for b in blocks if b] + [[i] for i in range(n) if i + 1 not in listed]
 
 
 def _cmd_cost(args: argparse.Namespace) -> int:
@@ -89,11 +94,8 @@ def _cmd_cost(args: argparse.Namespace) -> int:
     graph = WSPGraph(program)
     problems = partition_problems(graph, blocks)
     model = get_cost_model(args.cost)
-    covered = sorted(i for b in blocks for i in b) == list(range(len(program)))
-    cost = Evaluator(model, graph).cost(blocks) if covered else None
-    elements = (
-        Evaluator(Bohrium(unit="elements"), graph).cost(blocks) if covered and isinstance(model, Bohrium) else None
-    )
+    cost = Evaluator(model, graph).cost(blocks)
+    elements = Evaluator(Bohrium(unit="elements"), graph).cost(blocks) if isinstance(model, Bohrium) else None
     out = {
         "cost_model": model.name,
         "cost": cost,
@@ -107,10 +109,9 @@ def _cmd_cost(args: argparse.Namespace) -> int:
     else:
         label = {i: k + 1 for k, b in enumerate(blocks) for i in b}
         for i, ins in enumerate(program):
-            print(f"{i + 1:>3}  [{label.get(i, '-')}]  {format_instruction(ins)}")
-        if cost is not None:
-            extra = f" ({elements} elements)" if elements is not None else ""
-            print(f"{model.name}: cost {cost}{extra}")
+            print(f"{i + 1:>3}  [{label[i]}]  {format_instruction(ins)}")
+        extra = f" ({elements} elements)" if elements is not None else ""
+        print(f"{model.name}: cost {cost}{extra}")
         print("legal" if not problems else "ILLEGAL:\n  " + "\n  ".join(problems))
     return 0 if not problems else 1
 
@@ -151,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_partition)
     c = sub.add_parser("cost", help="price a given partition and check that it is legal")
     c.add_argument("program", help="bytecode file, '-' for stdin, or 'fig3'")
-    c.add_argument("--partition", "-p", required=True, help="blocks of 1-based instruction numbers, '[[1,2],[3]]'")
+    c.add_argument("--partition", "-p", required=True,
+                   help="blocks of 1-based instruction numbers, '[[1,2],[3]]'; unlisted instructions run alone")
     c.add_argument("--cost", "-c", choices=list(COST_MODELS), default="bohrium")
     c.add_argument("--format", "-f", choices=["text", "json"], default="text")
     c.set_defaults(run=_cmd_cost)

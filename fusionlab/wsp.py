@@ -302,6 +302,18 @@ class PartitionState:
         return self.succ[b] | self.pred[b]
 
     # -- Lemma 1 ------------------------------------------------------------------------
+    def compatible(self, b1: int, b2: int) -> bool:
+        """Whether no fuse-preventing edge joins the blocks (``forbidden_between`` without
+        the explanation, for the algorithms' inner loops)."""
+        d1, d2 = self.domain[b1], self.domain[b2]
+        if d1 is not None and d2 is not None and d1 != d2:
+            return False
+        if self.explicit[b1] & self.members[b2]:
+            return False
+        if self.opaque[b1] or self.opaque[b2]:
+            return self.forbidden_between(b1, b2) is None
+        return True
+
     def forbidden_between(self, b1: int, b2: int) -> tuple[Conflict, str] | None:
         """A fuse-preventing edge between the two blocks, with its reason, or ``None``."""
         d1, d2 = self.domain[b1], self.domain[b2]
@@ -330,24 +342,45 @@ class PartitionState:
         raise AssertionError("no witness")  # only called when a rule applies
 
     def long_path(self, b1: int, b2: int) -> list[int] | None:
-        """A path ``b1 -> x -> ... -> b2`` of length >= 2 in the partition graph, or ``None``."""
-        limit = self.last[b2]
-        parent: dict[int, int] = {}
-        stack = [x for x in self.succ[b1] if x != b2 and self.first[x] < limit]
-        for x in stack:
-            parent[x] = b1
-        while stack:
-            x = stack.pop()
-            for y in self.succ[x]:
-                if y == b2:
-                    path = [b2, x]
-                    while path[-1] != b1:
-                        path.append(parent[path[-1]])
-                    return path[::-1]
-                if y not in parent and y != b1 and self.first[y] < limit:
-                    parent[y] = x
-                    stack.append(y)
-        return None
+        """A path ``b1 -> x -> ... -> b2`` of length >= 2 in the partition graph, or ``None``.
+
+        A bidirectional search: forwards from ``b1``, backwards from ``b2``, growing the
+        smaller frontier. A block on such a path starts before ``b2`` ends and ends after
+        ``b1`` starts (dependencies point forwards in program order), which prunes both.
+        """
+        lo, hi = self.first[b1], self.last[b2]
+        ahead = {x: b1 for x in self.succ[b1] if x != b2 and self.first[x] < hi}
+        behind = {x: b2 for x in self.pred[b2] if x != b1 and self.last[x] > lo}
+        front_a, front_b = list(ahead), list(behind)
+        while True:
+            meet = next((x for x in front_a if x in behind), None)
+            if meet is None:
+                meet = next((x for x in front_b if x in ahead), None)
+            if meet is not None:
+                path = [meet]
+                while path[0] != b1:
+                    path.insert(0, ahead[path[0]])
+                while path[-1] != b2:
+                    path.append(behind[path[-1]])
+                return path
+            if not front_a or not front_b:
+                return None
+            if len(front_a) <= len(front_b):
+                nxt = []
+                for x in front_a:
+                    for y in self.succ[x]:
+                        if y not in ahead and y != b1 and y != b2 and self.first[y] < hi:
+                            ahead[y] = x
+                            nxt.append(y)
+                front_a = nxt
+            else:
+                nxt = []
+                for x in front_b:
+                    for y in self.pred[x]:
+                        if y not in behind and y != b1 and y != b2 and self.last[y] > lo:
+                            behind[y] = x
+                            nxt.append(y)
+                front_b = nxt
 
     def reaches(self, b1: int, b2: int) -> bool:
         """Whether a dependency path leads from block ``b1`` to block ``b2``."""
@@ -366,6 +399,15 @@ class PartitionState:
             if all(x == v or (self.reaches(v, x) if succ else self.reaches(x, v)) for x in around):
                 return v
         return None
+
+    def can_merge(self, b1: int, b2: int) -> bool:
+        """Lemma 1 without the explanation: whether merging keeps the partition legal."""
+        return (
+            b1 != b2
+            and self.compatible(b1, b2)
+            and self.long_path(b1, b2) is None
+            and self.long_path(b2, b1) is None
+        )
 
     def merge_problem(self, b1: int, b2: int) -> tuple[IllegalMerge, str] | None:
         """Lemma 1: ``None`` when merging ``b1`` and ``b2`` keeps the partition legal,

@@ -31,10 +31,10 @@ def greedy_merge(state: PartitionState, ev: Evaluator, gas: int | None = None) -
     n = len(state.members)
     gas = gas if gas is not None else 50 * (n + 1) ** 2 + 10_000
 
-    def candidates(b: int) -> set[int]:
-        if everyone:
-            return {x for x in state.members if x != b and state.forbidden_between(b, x) is None}
-        return index.partners(b) | state.neighbours(b)
+    def candidates(b: int) -> list[int]:
+        # a forbidden pair can never merge: skip it before pricing the merge
+        near = state.members if everyone else index.partners(b) | state.neighbours(b)
+        return [x for x in near if x != b and state.compatible(b, x)]
 
     def others(b: int, x: int) -> list[int]:
         return [] if ev.additive else [m for k, m in state.members.items() if k not in (b, x)]
@@ -62,8 +62,9 @@ def greedy_merge(state: PartitionState, ev: Evaluator, gas: int | None = None) -
                 if s > _EPS:
                     push(b, x)
                 continue
-        if state.merge_problem(b, x) is not None:
+        if not state.can_merge(b, x):
             continue
+        ev.merged(state.members[b], state.members[x])
         z = state.merge(b, x)
         index.merged(b, x, z)
         merges.append((b, x))

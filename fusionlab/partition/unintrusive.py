@@ -75,8 +75,9 @@ def unintrusive_merge(state: PartitionState, ev: Evaluator, gas: int | None = No
         if len(free) != 1:
             continue
         v = free[0]
-        if (hub != -1 and hub != v) or not _covers(state, u, v) or state.merge_problem(u, v):
+        if (hub != -1 and hub != v) or not _covers(state, u, v) or not state.can_merge(u, v):
             continue
+        ev.merged(mu, state.members[v])
         z = state.merge(u, v)
         index.merged(u, v, z)
         merges.append((u, v))

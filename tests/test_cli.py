@@ -1,0 +1,88 @@
+"""The fusionlab command line, run in-process and as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from fusionlab.cli import main
+from fusionlab.examples import fig3_text
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_partition_json_has_the_documented_fields(capsys, tmp_path):
+    path = tmp_path / "fig3.bc"
+    path.write_text(fig3_text())
+    code, out, _ = run(capsys, "partition", str(path), "--algorithm", "optimal", "--cost", "bohrium", "--format", "json")
+    d = json.loads(out)
+    assert code == 0
+    assert set(d) == {"algorithm", "cost_model", "cost", "cost_elements", "blocks", "legal", "proven_optimal", "seconds"}
+    assert (d["algorithm"], d["cost_model"], d["cost"], d["cost_elements"]) == ("optimal", "bohrium", 304, 38)
+    assert d["legal"] and d["proven_optimal"] and d["blocks"][0] == [1, 2, 5, 6, 7, 8, 9, 12, 13]
+
+
+def test_partition_text_lists_each_instructions_block(capsys):
+    code, out, _ = run(capsys, "partition", "fig3", "--algorithm", "linear")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["1", "[1]", "COPY", "A,", "0"]
+    assert lines[9].split()[:2] == ["10", "[4]"]
+    assert lines[-1].startswith("linear / bohrium: 4 blocks, cost 496 bytes (62 elements), legal")
+
+
+def test_partition_dot(capsys):
+    code, out, _ = run(capsys, "partition", "fig3", "--format", "dot")
+    assert code == 0 and out.startswith("digraph wsp {") and out.count("subgraph cluster_") == 7
+
+
+def test_cost_of_a_legal_and_an_illegal_partition(capsys):
+    blocks = json.dumps([[1, 2, 5, 6, 7, 8, 9, 12, 13], [3, 4], [10, 11, 14, 15, 16, 17]])
+    code, out, _ = run(capsys, "cost", "fig3", "--partition", blocks, "--format", "json")
+    d = json.loads(out)
+    assert code == 0 and d["legal"] and d["cost_elements"] == 38 and d["problems"] == []
+    bad = json.dumps([[1, 6]] + [[i] for i in range(2, 18) if i != 6])
+    code, out, _ = run(capsys, "cost", "fig3", "--partition", bad, "--format", "json")
+    d = json.loads(out)
+    assert code == 1 and not d["legal"]
+    assert d["problems"] == ["the blocks depend on each other in a cycle: {1,6} -> {5} -> {1,6}"]
+    code, out, _ = run(capsys, "cost", "fig3", "--partition", "[[1, 3]]")
+    assert code == 1 and "ILLEGAL" in out and "different iteration shapes" in out
+    code, out, _ = run(capsys, "cost", "fig3", "--partition", "[[1, 2]]", "--format", "json")
+    d = json.loads(out)
+    assert code == 0 and len(d["blocks"]) == 16 and d["cost_elements"] == 94   # A and B share nothing
+    code, _, err = run(capsys, "cost", "fig3", "--partition", "[[1, 2], [2]]")
+    assert code == 2 and "more than one block" in err
+
+
+def test_bad_input_names_line_and_column(capsys, tmp_path):
+    path = tmp_path / "bad.bc"
+    path.write_text("ARRAY A float64[4]\n\nMUL A, A, Q\n")
+    code, _, err = run(capsys, "partition", str(path))
+    assert code == 2
+    assert err.splitlines()[0] == f"fusionlab: {path}:3:11: array Q is not declared; add a line such as `ARRAY Q float64[4]` before it"
+    assert err.splitlines()[-1] == " " * 10 + "^"
+    code, _, err = run(capsys, "cost", "fig3", "--partition", "[[1,2],[99]]")
+    assert code == 2 and "numbered 1..17" in err
+    code, _, err = run(capsys, "cost", "fig3", "--partition", "[[1,2]")
+    assert code == 2 and "is not JSON" in err
+    code, _, err = run(capsys, "partition", str(tmp_path / "missing.bc"))
+    assert code == 2 and "cannot read" in err
+
+
+def test_demo_prints_every_algorithm(capsys):
+    code, out, _ = run(capsys, "demo")
+    assert code == 0
+    assert "singleton    cost  94  (paper: 94)" in out
+    assert "optimal      cost  38  (paper: 38)" in out
+
+
+def test_installed_command_runs_as_a_process():
+    got = subprocess.run([sys.executable, "-m", "fusionlab", "partition", "-", "--format", "json"],
+                         input="ARRAY A float64[3]\nCOPY A, 1\nSQRT A, A\nSYNC A\n", capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout)["blocks"] == [[1, 2], [3]]   # SYNC saves nothing by joining
