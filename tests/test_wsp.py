@@ -89,3 +89,22 @@ def test_dependencies_are_exactly_the_conflicting_pairs(p):
                 for x in xs for y in ys
             )
             assert ((i, j) in g.dependencies) == conflict
+
+
+def test_convex_but_cyclic_partitions_are_illegal():
+    # a -> b and c -> d only: {a, d} and {b, c} are convex (Def. 5(2) as written) but each
+    # needs the other first, so the acyclic reading of docs/semantics.md rejects them.
+    p = parse(
+        "ARRAY P float64[4]\nARRAY Q float64[4]\nARRAY R float64[4]\nARRAY S float64[4]\n"
+        "COPY P, 1\nCOPY Q, 2\nADD R, P, 1\nADD S, Q, 1"
+    )
+    g = WSPGraph(p)
+    assert set(g.dependencies) == {(0, 2), (1, 3)}
+    blocks = [[0, 3], [1, 2]]
+    closure = nx.transitive_closure(nx.DiGraph(list(g.dependencies)))
+    convex = all(
+        not (closure.has_edge(u, w) and closure.has_edge(w, v))
+        for b in blocks for u in b for v in b for w in range(4) if w not in b
+    )
+    assert convex
+    assert partition_problems(g, blocks) == ["the blocks depend on each other in a cycle: {1,4} -> {2,3} -> {1,4}"]
