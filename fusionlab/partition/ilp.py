@@ -33,6 +33,10 @@ from ._common import ProgramOrState, finish, setup
 from .result import PartitionResult
 
 
+def _view_key(v: Any) -> tuple[Any, ...]:
+    return (v.base.name, v.offset, v.shape, v.strides)
+
+
 class _Model:
     """Variables, rows and the objective of the integer program, built incrementally."""
 
@@ -164,7 +168,7 @@ def ilp(
                     views |= acc[i].reads if reading else acc[i].writes
                     new |= acc[i].new
                     dels |= acc[i].deleted
-                for v in views:
+                for v in sorted(views, key=_view_key):  # a fixed order: HiGHS breaks ties by it
                     name = v.base.name
                     if reading and name in new:
                         continue
