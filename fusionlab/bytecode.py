@@ -299,6 +299,14 @@ class View:
                     f"{self.base.size} elements"
                 )
 
+    def __hash__(self) -> int:
+        # views are hashed constantly by the cost models; the fields never change
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.base, self.shape, self.strides, self.offset))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     # -- basic properties -------------------------------------------------------------
     @property
     def dtype(self) -> str:

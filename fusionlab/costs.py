@@ -339,19 +339,26 @@ class Bohrium(AdditiveCostModel):
         size = self._size
         total = 0
         for k, skip in ((0, 2), (1, 3)):  # reads against new, writes against freed
-            x, y = (a, b) if len(a[k]) <= len(b[k]) else (b, a)
-            xs, ys, xskip, yskip = x[k], y[k], x[skip], y[skip]
+            if len(a[k]) <= len(b[k]):
+                xs, ys, xskip, yskip = a[k], b[k], a[skip], b[skip]
+            else:
+                xs, ys, xskip, yskip = b[k], a[k], b[skip], a[skip]
             for base, (vs, sz) in xs.items():
                 if base in yskip:
                     total += sz  # x reads (writes) a base y creates (frees)
                     continue
                 other = ys.get(base)
                 if other is not None and base not in xskip:
-                    total += sum(size(v) for v in vs & other[0])
-            if len(xskip) <= len(ys):  # y reads (writes) a base x creates (frees)
-                total += sum(ys[base][1] for base in xskip if base in ys)
-            else:
-                total += sum(sz for base, (_, sz) in ys.items() if base in xskip)
+                    ovs = other[0]
+                    if vs is ovs or vs == ovs:
+                        total += sz
+                    else:
+                        total += sum(size(v) for v in vs if v in ovs)
+            if xskip:  # y reads (writes) a base x creates (frees)
+                if len(xskip) <= len(ys):
+                    total += sum(ys[base][1] for base in xskip if base in ys)
+                else:
+                    total += sum(sz for base, (_, sz) in ys.items() if base in xskip)
         return total
 
     def _by_base(self, views: frozenset[View]) -> dict[str, tuple[frozenset[View], int]]:

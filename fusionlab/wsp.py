@@ -345,12 +345,11 @@ class PartitionState:
         """A path ``b1 -> x -> ... -> b2`` of length >= 2 in the partition graph, or ``None``.
 
         A bidirectional search: forwards from ``b1``, backwards from ``b2``, growing the
-        smaller frontier. A block on such a path starts before ``b2`` ends and ends after
-        ``b1`` starts (dependencies point forwards in program order), which prunes both.
+        smaller frontier. (Program order cannot prune it: blocks may interleave, and an edge
+        ``X -> Y`` only says that some instruction of ``X`` precedes some of ``Y``.)
         """
-        lo, hi = self.first[b1], self.last[b2]
-        ahead = {x: b1 for x in self.succ[b1] if x != b2 and self.first[x] < hi}
-        behind = {x: b2 for x in self.pred[b2] if x != b1 and self.last[x] > lo}
+        ahead = {x: b1 for x in self.succ[b1] if x != b2}
+        behind = {x: b2 for x in self.pred[b2] if x != b1}
         front_a, front_b = list(ahead), list(behind)
         while True:
             meet = next((x for x in front_a if x in behind), None)
@@ -369,7 +368,7 @@ class PartitionState:
                 nxt = []
                 for x in front_a:
                     for y in self.succ[x]:
-                        if y not in ahead and y != b1 and y != b2 and self.first[y] < hi:
+                        if y not in ahead and y != b1 and y != b2:
                             ahead[y] = x
                             nxt.append(y)
                 front_a = nxt
@@ -377,7 +376,7 @@ class PartitionState:
                 nxt = []
                 for x in front_b:
                     for y in self.pred[x]:
-                        if y not in behind and y != b1 and y != b2 and self.last[y] > lo:
+                        if y not in behind and y != b1 and y != b2:
                             behind[y] = x
                             nxt.append(y)
                 front_b = nxt

@@ -17,7 +17,7 @@ Examples
 >>> from fusionlab.examples import fig3
 >>> r = partition(fig3(), "optimal", "bohrium")
 >>> r.cost_elements, r.kernels
-(38, 7)
+(38, 4)
 >>> print(partition(fig3(), "linear").format_text())   # doctest: +ELLIPSIS
  1  [1]  COPY A, 0
 ...

@@ -18,8 +18,15 @@ from .result import PartitionResult
 _EPS = 1e-9
 
 
-def greedy_merge(state: PartitionState, ev: Evaluator, gas: int | None = None) -> list[tuple[int, int]]:
+def greedy_merge(
+    state: PartitionState, ev: Evaluator, gas: int | None = None, zero_edges: bool = True
+) -> list[tuple[int, int]]:
     """Run the greedy loop on ``state`` in place; returns the merges made (block id pairs).
+
+    With ``zero_edges`` the weight edges include the merges that save nothing between blocks
+    sharing an array or a dependency (taken last, after every saving merge), as Def. 15's
+    complete weight graph and Bohrium's greedy fuser do: they cost nothing and leave fewer
+    kernels.
 
     ``gas`` bounds the heap operations (default: generous, quadratic in the block count);
     running out raises ``RuntimeError`` rather than looping for ever.
@@ -41,9 +48,9 @@ def greedy_merge(state: PartitionState, ev: Evaluator, gas: int | None = None) -
 
     def push(b: int, x: int) -> None:
         s = ev.saving(state.members[b], state.members[x], others(b, x))
-        if s > _EPS:
+        if s > _EPS or (zero_edges and s > -_EPS):
             f1, f2 = sorted((state.first[b], state.first[x]))
-            heapq.heappush(heap, (-s, f1, f2, b, x))
+            heapq.heappush(heap, (-max(s, 0.0), f1, f2, b, x))
 
     for b in sorted(state.members):
         for x in candidates(b):
@@ -58,9 +65,8 @@ def greedy_merge(state: PartitionState, ev: Evaluator, gas: int | None = None) -
             continue  # a stale edge of a block that has since merged
         if not ev.additive:
             s = ev.saving(state.members[b], state.members[x], others(b, x))
-            if abs(s + neg) > _EPS:
-                if s > _EPS:
-                    push(b, x)
+            if abs(max(s, 0.0) + neg) > _EPS:
+                push(b, x)
                 continue
         if not state.can_merge(b, x):
             continue
@@ -73,8 +79,12 @@ def greedy_merge(state: PartitionState, ev: Evaluator, gas: int | None = None) -
     return merges
 
 
-def greedy(program_or_state: ProgramOrState, cost_model: Any = "bohrium") -> PartitionResult:
+def greedy(
+    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, zero_edges: bool = True
+) -> PartitionResult:
     """Partition by greedy merging over the heaviest weight edge.
+
+    ``zero_edges=False`` stops when no merge saves (the sparse reading of Fig. 4).
 
     Examples
     --------
@@ -84,5 +94,5 @@ def greedy(program_or_state: ProgramOrState, cost_model: Any = "bohrium") -> Par
     (True, 38)
     """
     ctx = setup(program_or_state, cost_model)
-    greedy_merge(ctx.state, ctx.evaluator)
+    greedy_merge(ctx.state, ctx.evaluator, zero_edges=zero_edges)
     return finish(ctx, "greedy", ctx.state.blocks())
