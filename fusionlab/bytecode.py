@@ -124,7 +124,8 @@ class Opcode(enum.Enum):
     # scans: OP_ACCUMULATE out, in, axis=k
     ADD_ACCUMULATE = "add.accumulate"
     MULTIPLY_ACCUMULATE = "multiply.accumulate"
-    # generators: RANGE out (the flat C-order index); RANDOM out, seed=s (uniform [0, 1))
+    # generators: RANGE out, start=a, step=d (a + d * flat C-order index; a=0, d=1 by
+    # default); RANDOM out, seed=s (uniform [0, 1)) or key=k (values recorded at capture)
     RANGE = "range"
     RANDOM = "random"
     # anything else, run by NumPy and never fused: OPAQUE out, in..., name="..."
@@ -672,8 +673,9 @@ def check_instruction(ins: Instruction) -> None:
         )
     keys = {k for k, _ in ins.attrs}
     allowed = {"axis"} if op in OpFamily.REDUCTION | OpFamily.SCAN else set()
-    allowed |= {"seed"} if op is Opcode.RANDOM else set()
-    allowed |= {"name"} if op is Opcode.OPAQUE else set()
+    allowed |= {"seed", "key", "name"} if op is Opcode.RANDOM else set()
+    allowed |= {"start", "step"} if op is Opcode.RANGE else set()
+    allowed |= {"name", "key"} if op is Opcode.OPAQUE else set()
     if keys - allowed:
         raise ProgramError(f"{name} does not take {', '.join(sorted(keys - allowed))}=")
     if op in OpFamily.ELEMENTWISE:
