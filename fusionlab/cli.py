@@ -4,10 +4,15 @@
 
     fusionlab partition PROGRAM [--algorithm A] [--cost C] [--format text|json|dot]
     fusionlab cost PROGRAM --partition '[[1,2],[3]]' [--cost C] [--format text|json]
+    fusionlab capture FILE.py|WORKLOAD [--format text|json]
+    fusionlab verify FILE.py|WORKLOAD [--algorithm A] [--cost C] [--format text|json]
+    fusionlab workloads
     fusionlab demo
 
-PROGRAM is a bytecode file, ``-`` for standard input, or ``fig3`` for the paper's example.
-Exit status: 0 on success, 1 when ``cost`` is given an illegal partition, 2 on bad input.
+PROGRAM is a bytecode file, ``-`` for standard input, ``fig3`` for the paper's example, or
+(for ``partition``) a Python file or workload, partitioned batch by batch with a merge cache.
+Exit status: 0 on success, 1 when ``cost`` is given an illegal partition or ``verify``
+finds a mismatch, 2 on bad input.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
 
 from .bytecode import Program, ProgramError
 from .costs import COST_MODELS, Bohrium, Evaluator, get_cost_model
@@ -23,6 +30,10 @@ from .examples import fig3_text
 from .partition import ALGORITHMS, partition
 from .text import BytecodeError, format_instruction, parse
 from .wsp import WSPGraph, partition_problems
+
+
+if TYPE_CHECKING:
+    from .capture import Capture
 
 
 class _InputError(Exception):
@@ -49,22 +60,164 @@ def _load(source: str) -> Program:
         raise _InputError(f"{name}: {exc}") from None
 
 
-def _cmd_partition(args: argparse.Namespace) -> int:
-    program = _load(args.program)
-    options = {}
+def _target_source(target: str, preset: str) -> tuple[str, str]:
+    """Python source and a label for a workload name or a ``.py`` file."""
+    from .workloads import WORKLOADS
+
+    if target in WORKLOADS:
+        return WORKLOADS[target].script(preset), f"{target} ({preset})"
+    try:
+        with open(target, encoding="utf-8") as fh:
+            return fh.read(), target
+    except OSError as exc:
+        raise _InputError(f"cannot read {target}: {exc.strerror}") from None
+
+
+def _capture(target: str, preset: str) -> "Capture":
+    """Capture a workload or Python file; the program's own output goes to stderr."""
+    import contextlib
+
+    from .capture import CaptureError, capture
+
+    source, label = _target_source(target, preset)
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            return capture(source, {"__name__": "__main__"})
+        except CaptureError as exc:
+            import traceback
+
+            tb = "".join(traceback.format_exception(exc.original)[-3:])
+            raise _InputError(f"{label} raised {exc}:\n{tb}") from None
+        except SyntaxError as exc:
+            raise _InputError(f"{label}:{exc.lineno}:{exc.offset}: {exc.msg}") from None
+
+
+def _is_python(target: str) -> bool:
+    from .workloads import WORKLOADS
+
+    return target in WORKLOADS or target.endswith(".py")
+
+
+def _batches(target: str, preset: str) -> list[Program]:
+    if _is_python(target):
+        return _capture(target, preset).batches
+    return [_load(target)]
+
+
+def _options(args: argparse.Namespace) -> dict[str, float]:
     if args.algorithm == "optimal":
-        options = {"time_limit": args.time_limit, "max_nodes": args.max_nodes}
-    elif args.algorithm == "ilp":
-        options = {"time_limit": args.time_limit}
-    result = partition(program, args.algorithm, args.cost, **options)
+        return {"time_limit": args.time_limit, "max_nodes": args.max_nodes}
+    if args.algorithm == "ilp":
+        return {"time_limit": args.time_limit}
+    return {}
+
+
+def _cmd_partition(args: argparse.Namespace) -> int:
+    from .partition import MergeCache
+
+    batches = _batches(args.program, args.preset)
+    cache = MergeCache()
+    results = [partition(b, args.algorithm, args.cost, cache=cache, **_options(args)) for b in batches]
     if args.format == "json":
-        print(result.to_json(trace=args.trace))
+        if len(results) == 1:
+            print(results[0].to_json(trace=args.trace))
+        else:
+            print(json.dumps({"batches": [r.to_dict() for r in results],
+                              "merge_cache": {"hits": cache.hits, "misses": cache.misses}}, indent=2))
     elif args.format == "dot":
         from .dot import get_dot
 
-        print(get_dot(result))
+        for r in results:
+            print(get_dot(r))
     else:
-        print(result.format_text())
+        for k, r in enumerate(results):
+            if len(results) > 1:
+                print(f"# batch {k + 1} of {len(results)}" + (" (merge cache hit)" if r.cache_hit else ""))
+            print(r.format_text())
+        if len(results) > 1:
+            print(f"merge cache: {cache.hits} hits, {cache.misses} misses")
+    return 0
+
+
+def _cmd_capture(args: argparse.Namespace) -> int:
+    cap = _capture(args.program, args.preset)
+    if args.format == "json":
+        print(json.dumps({
+            "instructions": cap.instructions,
+            "batches": [{"instructions": len(b), "text": b.to_text()} for b in cap.batches],
+            "notices": [str(n) for n in cap.notices],
+            "seconds": round(cap.seconds, 6),
+        }, indent=2))
+        return 0
+    for k, b in enumerate(cap.batches):
+        print(f"# batch {k + 1} of {len(cap.batches)}: {len(b)} instructions")
+        print(b.to_text())
+    for n in cap.notices:
+        print(f"# note: {n}")
+    return 0
+
+
+def _same(a: object, b: object) -> tuple[bool, float]:
+    """Whether a replayed value equals plain NumPy's, and the largest difference."""
+    try:
+        x, y = np.asarray(a), np.asarray(b)
+        if x.shape != y.shape:
+            return False, float("inf")
+        if x.dtype.kind in "fc" or y.dtype.kind in "fc":
+            ok = bool(np.allclose(x, y, rtol=1e-9, atol=1e-12, equal_nan=True))
+            diff = float(np.nanmax(np.abs(x - y))) if x.size else 0.0
+            return ok, diff
+        same = bool(np.array_equal(x, y))
+        return same, 0.0 if same else float("inf")
+    except (TypeError, ValueError):
+        return a == b, 0.0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    import contextlib
+
+    source, label = _target_source(args.program, args.preset)
+    plain: dict[str, object] = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            exec(compile(source, label, "exec"), plain)
+        except Exception as exc:
+            raise _InputError(f"{label} fails under plain NumPy: {type(exc).__name__}: {exc}") from None
+    cap = _capture(args.program, args.preset)
+    parts = {k: partition(b, args.algorithm, args.cost, **_options(args)).blocks for k, b in enumerate(cap.batches)}
+    replayed = cap.replay(parts)
+    mismatches = []
+    compared = 0
+    for name, value in plain.items():
+        if name.startswith("__") or isinstance(value, type(np)) or callable(value):
+            continue
+        compared += 1
+        ok, diff = _same(cap.namespace.get(name), value)
+        if not ok:
+            mismatches.append({"variable": name, "where": "namespace", "max_abs_error": diff})
+        if name in replayed:
+            ok, diff = _same(replayed[name], value)
+            if not ok:
+                mismatches.append({"variable": name, "where": f"replay under {args.algorithm}", "max_abs_error": diff})
+    out = {"variables": compared, "replayed": len(replayed), "batches": len(cap.batches),
+           "instructions": cap.instructions, "mismatches": mismatches}
+    if args.format == "json":
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"{label}: {compared} variables, {len(replayed)} arrays replayed from {len(cap.batches)} batches "
+              f"({cap.instructions} instructions) under {args.algorithm}/{args.cost}")
+        for m in mismatches:
+            print(f"  MISMATCH {m['variable']} ({m['where']}): max abs error {m['max_abs_error']:g}")
+        print("OK" if not mismatches else f"{len(mismatches)} mismatches")
+    return 0 if not mismatches else 1
+
+
+def _cmd_workloads(args: argparse.Namespace) -> int:
+    from .workloads import WORKLOADS
+
+    for w in WORKLOADS.values():
+        sizes = "  ".join(f"{p}: " + ", ".join(f"{k}={v}" for k, v in kw.items()) for p, kw in w.presets.items())
+        print(f"{w.name:<26} {w.title:<28} {sizes}")
     return 0
 
 
@@ -141,8 +294,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``fusionlab`` command."""
     ap = argparse.ArgumentParser(prog="fusionlab", description="Explore the fusion of array operations (WSP).")
     sub = ap.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("partition", help="partition a program and print the result")
-    p.add_argument("program", help="bytecode file, '-' for stdin, or 'fig3'")
+    target_help = "bytecode file, '-' for stdin, 'fig3', a Python file (.py) or a workload name"
+    p = sub.add_parser("partition", help="partition a program (each batch of a Python file or workload)")
+    p.add_argument("program", help=target_help)
+    p.add_argument("--preset", default="tiny", help="workload size preset (tiny, medium, paper)")
     p.add_argument("--algorithm", "-a", choices=list(ALGORITHMS), default="greedy")
     p.add_argument("--cost", "-c", choices=list(COST_MODELS), default="bohrium")
     p.add_argument("--format", "-f", choices=["text", "json", "dot"], default="text")
@@ -159,6 +314,22 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(run=_cmd_cost)
     d = sub.add_parser("demo", help="print the paper's Fig. 3 example under every algorithm")
     d.set_defaults(run=_cmd_demo)
+    cp = sub.add_parser("capture", help="print the bytecode a Python file or workload records")
+    cp.add_argument("program", help="a Python file (.py) or a workload name")
+    cp.add_argument("--preset", default="tiny", help="workload size preset (tiny, medium, paper)")
+    cp.add_argument("--format", "-f", choices=["text", "json"], default="text")
+    cp.set_defaults(run=_cmd_capture)
+    v = sub.add_parser("verify", help="run plainly and captured (replayed under a partition); compare")
+    v.add_argument("program", help="a Python file (.py) or a workload name")
+    v.add_argument("--preset", default="tiny", help="workload size preset (tiny, medium, paper)")
+    v.add_argument("--algorithm", "-a", choices=list(ALGORITHMS), default="greedy")
+    v.add_argument("--cost", "-c", choices=list(COST_MODELS), default="bohrium")
+    v.add_argument("--format", "-f", choices=["text", "json"], default="text")
+    v.add_argument("--time-limit", type=float, default=30.0, help="seconds for optimal and ilp")
+    v.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal")
+    v.set_defaults(run=_cmd_verify)
+    w = sub.add_parser("workloads", help="list the workloads and their size presets")
+    w.set_defaults(run=_cmd_workloads)
     return ap
 
 

@@ -149,16 +149,17 @@ class Traced:
             full_int = isinstance(key, (int, np.integer)) and self.ndim == 1 or (
                 isinstance(key, tuple) and len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key)
             )
+            vkey = _view_key(key)
             if full_int:  # NumPy gives a scalar copy, not a view
-                whole = key if isinstance(key, tuple) else (key,)
-                return _copy_of(self._derive(lambda a: a[whole + (Ellipsis,)]), scalar=True)
-            return self._derive(lambda a: a[key])
+                return _copy_of(self._derive(lambda a: a[vkey]), scalar=True)
+            return self._derive(lambda a: a[vkey])
         return _opaque(self._rec, "fancy indexing", lambda a, k: a[k], (self, key), {})
 
     def __setitem__(self, key: Any, value: Any) -> None:
         rec = self._rec
         if _is_basic(key):
-            target = self._derive(lambda a: a[key])
+            vkey = _view_key(key)
+            target = self._derive(lambda a: a[vkey])
             value = lift(rec, value)
             target._real[...] = unwrap(value)
             _emit(rec, Instruction(Opcode.COPY, (target._v,), (_operand(value),)))
@@ -281,6 +282,13 @@ class Traced:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _view_key(key: Any) -> tuple[Any, ...]:
+    """``key`` with a trailing ``...`` unless it has one: integer indexing then gives a 0-d
+    view (which can be written through) instead of a scalar copy."""
+    items = key if isinstance(key, tuple) else (key,)
+    return items if any(k is Ellipsis for k in items) else items + (Ellipsis,)
 
 
 def _is_basic(key: Any) -> bool:
