@@ -93,9 +93,11 @@ def _capture(target: str, preset: str) -> "Capture":
 
 
 def _is_python(target: str) -> bool:
+    """Python to capture, or bytecode? ``fig3`` names the paper's bytecode listing here
+    (its Python version is the ``fig3`` workload of ``capture`` and ``verify``)."""
     from .workloads import WORKLOADS
 
-    return target in WORKLOADS or target.endswith(".py")
+    return target.endswith(".py") or (target in WORKLOADS and target != "fig3")
 
 
 def _batches(target: str, preset: str) -> list[Program]:
@@ -159,6 +161,11 @@ def _cmd_capture(args: argparse.Namespace) -> int:
 
 def _same(a: object, b: object) -> tuple[bool, float]:
     """Whether a replayed value equals plain NumPy's, and the largest difference."""
+    if isinstance(b, (tuple, list)):
+        if not isinstance(a, (tuple, list)) or len(a) != len(b):
+            return False, float("inf")
+        got = [_same(x, y) for x, y in zip(a, b)]
+        return all(ok for ok, _ in got), max((d for _, d in got), default=0.0)
     try:
         x, y = np.asarray(a), np.asarray(b)
         if x.shape != y.shape:
@@ -170,7 +177,10 @@ def _same(a: object, b: object) -> tuple[bool, float]:
         same = bool(np.array_equal(x, y))
         return same, 0.0 if same else float("inf")
     except (TypeError, ValueError):
-        return a == b, 0.0
+        try:
+            return bool(a == b), 0.0
+        except (TypeError, ValueError):
+            return False, float("inf")
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:

@@ -86,3 +86,48 @@ def test_installed_command_runs_as_a_process():
                          input="ARRAY A float64[3]\nCOPY A, 1\nSQRT A, A\nSYNC A\n", capture_output=True, text=True)
     assert got.returncode == 0, got.stderr
     assert json.loads(got.stdout)["blocks"] == [[1, 2, 3]]   # SYNC joins by a zero-weight edge
+
+
+def test_capture_prints_batches_of_a_python_file(capsys, tmp_path):
+    from fusionlab.examples import FIG3_PYTHON
+
+    path = tmp_path / "fig3.py"
+    path.write_text(FIG3_PYTHON)
+    code, out, err = run(capsys, "capture", str(path))
+    assert code == 0 and err == "[0. 0. 0. 0. 0.]\n"        # the program's own output: stderr
+    assert out.splitlines()[0] == "# batch 1 of 2: 16 instructions"
+    assert "MAXIMUM t2[1:], t4, t3[1:]" in out and out.rstrip().endswith("DEL t2")
+    code, out, _ = run(capsys, "capture", str(path), "--format", "json")
+    d = json.loads(out)
+    assert d["instructions"] == 17 and [b["instructions"] for b in d["batches"]] == [16, 1]
+
+
+def test_partition_of_a_workload_uses_the_merge_cache(capsys):
+    code, out, _ = run(capsys, "partition", "heat_equation", "--format", "json")
+    d = json.loads(out)
+    assert code == 0 and len(d["batches"]) == 4
+    assert d["merge_cache"] == {"hits": 1, "misses": 3}
+    assert all(b["legal"] for b in d["batches"])
+
+
+def test_verify_workloads_and_files(capsys, tmp_path):
+    code, out, _ = run(capsys, "verify", "black_scholes", "--algorithm", "greedy", "--format", "json")
+    d = json.loads(out)
+    assert code == 0 and d["mismatches"] == [] and d["variables"] >= 1 and d["batches"] == 4
+    path = tmp_path / "prog.py"
+    path.write_text("import numpy as np\nx = np.arange(10.0)\ny = np.sqrt(x) + x[::-1]\nz = y.sum()\n")
+    code, out, _ = run(capsys, "verify", str(path), "--algorithm", "optimal", "--format", "json")
+    d = json.loads(out)
+    assert code == 0 and d == {**d, "variables": 3, "replayed": 3, "mismatches": []}
+    bad = tmp_path / "bad.py"
+    bad.write_text("import numpy as np\nx = np.ones(3)\ny = x[5]\n")
+    code, _, err = run(capsys, "verify", str(bad))
+    assert code == 2 and "IndexError" in err
+
+
+def test_workloads_lists_every_workload(capsys):
+    from fusionlab.workloads import WORKLOADS
+
+    code, out, _ = run(capsys, "workloads")
+    assert code == 0 and len(out.splitlines()) == len(WORKLOADS) == 20
+    assert out.splitlines()[0].startswith("black_scholes")

@@ -21,3 +21,11 @@ def test_semantics_page_names_the_tested_choices():
     text = (DOCS / "semantics.md").read_text()
     for phrase in ("acyclic", "syncs anywhere", "transitive reduction", "pairwise", "conservatively"):
         assert phrase in text
+
+
+def test_workloads_page_lists_every_workload():
+    from fusionlab.workloads import WORKLOADS
+
+    text = (DOCS / "workloads.md").read_text()
+    for w in WORKLOADS.values():
+        assert f"| {w.title} |" in text, f"docs/workloads.md misses {w.title}: run docs/workloads_table.py"

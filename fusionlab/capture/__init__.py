@@ -192,10 +192,15 @@ def capture(
     # arrays bound to names are what the user keeps: SYNC them, then stop recording
     outputs: dict[str, tuple[View, bool]] = {}
     for k, v in run_ns.items():
-        if isinstance(v, Traced) and not k.startswith("_"):
-            if all(v._v.base != seen.base for seen, _ in outputs.values()):
-                rec.emit(Instruction(Opcode.SYNC, (), (v._v.base.view(),)))
-            outputs[k] = (v._v, v._scalar)
+        if k.startswith("_"):
+            continue
+        items = [(k, v)] if isinstance(v, Traced) else (
+            [(f"{k}[{i}]", x) for i, x in enumerate(v) if isinstance(x, Traced)] if isinstance(v, (tuple, list)) else []
+        )
+        for label, t in items:
+            if all(t._v.base != seen.base for seen, _ in outputs.values()):
+                rec.emit(Instruction(Opcode.SYNC, (), (t._v.base.view(),)))
+            outputs[label] = (t._v, t._scalar)
     rec.flush()
     rec.active = False
     result_ns: dict[str, Any] = {}

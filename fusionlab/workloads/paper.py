@@ -76,7 +76,7 @@ def black_scholes(n: int = 256, iterations: int = 3, seed: int = 0) -> "tuple[np
     volatility = 0.30
     t = 1.0 / 365.0
 
-    def cnd(x):
+    def cnd(x: "np.ndarray") -> "np.ndarray":
         a1, a2, a3, a4, a5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
         ax = np.abs(x)
         k = 1.0 / (1.0 + 0.2316419 * ax)
@@ -122,7 +122,7 @@ def game_of_life(n: int = 16, iterations: int = 3, seed: int = 0) -> "tuple[np.n
     Examples
     --------
     >>> board, alive = game_of_life(n=8, iterations=2)
-    >>> board.shape, alive == board.sum()
+    >>> board.shape, alive == float(board.sum())
     ((8, 8), True)
     """
     import numpy as np
@@ -131,7 +131,7 @@ def game_of_life(n: int = 16, iterations: int = 3, seed: int = 0) -> "tuple[np.n
     full = np.zeros((n + 2, n + 2))
     cells = full[1:-1, 1:-1]
     cells[:] = (rng.random((n, n)) < 0.3).astype(np.float64)
-    alive = float(cells.sum())
+    alive = 0.0
     for _ in range(iterations):
         neighbours = (
             full[:-2, :-2] + full[:-2, 1:-1] + full[:-2, 2:]
@@ -252,8 +252,8 @@ def gauss_elimination(n: int = 8, iterations: int = 7, seed: int = 0) -> "np.nda
     Examples
     --------
     >>> a = gauss_elimination(n=4, iterations=3)
-    >>> a.shape, float(a[3, 3]), float(a[3, 0])
-    ((4, 5), 1.0, 0.0)
+    >>> a.shape, float(a[3, 3]), bool(abs(a[3, 0]) < 1e-12)
+    ((4, 5), 1.0, True)
     """
     import numpy as np
 
@@ -300,8 +300,8 @@ def lu_factorization(n: int = 8, iterations: int = 7, seed: int = 0) -> "tuple[n
     Examples
     --------
     >>> l, u = lu_factorization(n=4, iterations=3)
-    >>> float(l[0, 0]), float(l[0, 3]), float(u[3, 0])
-    (1.0, 0.0, 0.0)
+    >>> float(l[0, 0]), float(l[0, 3]), bool(abs(u[3, 0]) < 1e-12)
+    (1.0, 0.0, True)
     """
     import numpy as np
 
@@ -519,7 +519,7 @@ def rosenbrock(n: int = 256, iterations: int = 3, seed: int = 0) -> float:
 
     Examples
     --------
-    >>> rosenbrock(n=2, iterations=1) == 100 * (rosenbrock.__defaults__ and 0) + rosenbrock(n=2, iterations=2)
+    >>> rosenbrock(n=200, iterations=2) > 0
     True
     """
     import numpy as np
@@ -567,7 +567,7 @@ def sor(n: int = 16, iterations: int = 3) -> "tuple[np.ndarray, float]":
     grid = np.zeros((n + 2, n + 2))
     grid[0, :] = 1.0  # hot top edge
 
-    def quarter(r, c):
+    def quarter(r: int, c: int) -> "np.ndarray":
         return grid[r:r + n:2, c:c + n:2]
 
     # (row, column) of the first element of each quarter, in update order r1, r0, b1, b0
@@ -694,13 +694,17 @@ def nbody_nice(
     am = rng.uniform(1e-6, 1e-5, asteroids)
     planet_diagonal = np.where(np.arange(planets)[:, None] == np.arange(planets), 1.0, 0.0)
 
-    def forces(a_pos, a_m, b_pos, b_m, diagonal):
+    def forces(
+        a_pos: "np.ndarray", a_m: "np.ndarray", b_pos: "np.ndarray", b_m: "np.ndarray", diagonal: "np.ndarray | None"
+    ) -> "tuple[np.ndarray, np.ndarray, np.ndarray]":
         """Forces on the bodies ``a`` (rows) from the bodies ``b`` (columns)."""
         dx = b_pos[0] - a_pos[0][:, None]
         dy = b_pos[1] - a_pos[1][:, None]
         dz = b_pos[2] - a_pos[2][:, None]
         masses = b_m * a_m[:, None]
-        r = np.sqrt(dx * dx + dy * dy + dz * dz) + diagonal  # self pairs: d = 0, r = 1
+        r = np.sqrt(dx * dx + dy * dy + dz * dz)
+        if diagonal is not None:
+            r = r + diagonal  # self pairs: d = 0, so r = 1 gives F = 0
         f = g * masses / (r * r)
         return f * (dx / r), f * (dy / r), f * (dz / r)
 
@@ -710,7 +714,7 @@ def nbody_nice(
         pv[0] += np.sum(fx, axis=1) / pm * dt
         pv[1] += np.sum(fy, axis=1) / pm * dt
         pv[2] += np.sum(fz, axis=1) / pm * dt
-        fx, fy, fz = forces(ap, am, pp, pm, 0.0)
+        fx, fy, fz = forces(ap, am, pp, pm, None)
         av[0] += np.sum(fx, axis=1) / am * dt
         av[1] += np.sum(fy, axis=1) / am * dt
         av[2] += np.sum(fz, axis=1) / am * dt
@@ -768,19 +772,28 @@ def lattice_boltzmann_d3q19(
     weights = [1.0 / 3.0] + [1.0 / 18.0] * 6 + [1.0 / 36.0] * 12
     opposite = [velocities.index((-cx, -cy, -cz)) for cx, cy, cz in velocities]
 
-    def equilibrium_plane(q, rho, ux, uy, uz, usq):
+    def equilibrium_plane(
+        q: int, rho: "np.ndarray", ux: "np.ndarray", uy: "np.ndarray", uz: "np.ndarray", usq: "np.ndarray"
+    ) -> "np.ndarray":
         cx, cy, cz = velocities[q]
+        if velocities[q] == (0, 0, 0):
+            return weights[q] * rho * (1.0 - 1.5 * usq)
         cu = 0.0
         for c, u in ((cx, ux), (cy, uy), (cz, uz)):
             if c == 1:
                 cu = cu + u
             elif c == -1:
                 cu = cu - u
-        if velocities[q] == (0, 0, 0):
-            return weights[q] * rho * (1.0 - 1.5 * usq)
         return weights[q] * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - 1.5 * usq)
 
-    def shifts(c):
+    def signed_sum(t: "np.ndarray", axis: int) -> "np.ndarray":
+        """Sum of the planes moving in +axis minus the planes moving in -axis."""
+        plus = [q for q in range(19) if velocities[q][axis] == 1]
+        minus = [q for q in range(19) if velocities[q][axis] == -1]
+        acc = t[plus[0]] + t[plus[1]] + t[plus[2]] + t[plus[3]] + t[plus[4]]
+        return acc - t[minus[0]] - t[minus[1]] - t[minus[2]] - t[minus[3]] - t[minus[4]]
+
+    def shifts(c: int) -> "list[tuple[slice, slice]]":
         """(destination, source) slice pairs of a periodic shift by ``c`` along one axis."""
         if c == 1:
             return [(slice(1, None), slice(None, -1)), (slice(0, 1), slice(-1, None))]
@@ -814,9 +827,9 @@ def lattice_boltzmann_d3q19(
                         t[q, dx, dy, dz] = f[q, sx, sy, sz]
         # macroscopic quantities
         rho = np.sum(t, axis=0)
-        ux = (t[1] + t[7] + t[8] + t[13] + t[14] - t[2] - t[10] - t[11] - t[16] - t[17]) / rho
-        uy = (t[3] + t[7] + t[9] + t[10] + t[15] - t[4] - t[13] - t[12] - t[16] - t[18]) / rho
-        uz = (t[5] + t[8] + t[9] + t[11] + t[12] - t[6] - t[14] - t[15] - t[17] - t[18]) / rho
+        ux = signed_sum(t, 0) / rho
+        uy = signed_sum(t, 1) / rho
+        uz = signed_sum(t, 2) / rho
         usq = ux * ux + uy * uy + uz * uz
         # collision in the fluid, bounce-back in the solid
         for q in range(19):
@@ -826,7 +839,9 @@ def lattice_boltzmann_d3q19(
     return np.sum(f, axis=0), f, momentum
 
 
-def water_ice(nl: int = 8, nw: int = 6, iterations: int = 3, seed: int = 0) -> "tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]":
+def water_ice(
+    nl: int = 8, nw: int = 6, iterations: int = 3, seed: int = 0
+) -> "tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]":
     """A four-layer ocean column model with sea ice, advanced by forward Euler.
 
     Source: Table I, "Water-Ice Simulation" (/work/shared/workloads.md). State arrays have
@@ -885,21 +900,21 @@ def water_ice(nl: int = 8, nw: int = 6, iterations: int = 3, seed: int = 0) -> "
     cover[0] = (height[0] > 0.0) * 1.0
     air = np.linspace(-20.0, -5.0, nl)[:, None] + np.zeros((nl, nw))  # air temperature
 
-    def density(s, t):
+    def density(s: "np.ndarray", t: "np.ndarray") -> "np.ndarray":
         """UNESCO (EOS-80) density of seawater at the surface, kg/m^3."""
         rho_w = 999.842594 + t * (6.793952e-2 + t * (-9.095290e-3 + t * (1.001685e-4 + t * (-1.120083e-6 + t * 6.536332e-9))))
         a = 0.824493 + t * (-4.0899e-3 + t * (7.6438e-5 + t * (-8.2467e-7 + t * 5.3875e-9)))
         b = -5.72466e-3 + t * (1.0227e-4 - t * 1.6546e-6)
         return rho_w + a * s + b * s**1.5 + 4.8314e-4 * s * s
 
-    def heat_capacity(s, t):
+    def heat_capacity(s: "np.ndarray", t: "np.ndarray") -> "np.ndarray":
         """UNESCO (Millero) specific heat of seawater at the surface, J/kg/K."""
         cp0 = 4217.4 + t * (-3.720283 + t * (0.1412855 + t * (-2.654387e-3 + t * 2.093236e-5)))
         a = -7.64357 + t * (0.1072763 - t * 1.38385e-3)
         b = 0.1770383 + t * (-4.07718e-3 + t * 5.148e-5)
         return cp0 + a * s + b * s * s**0.5
 
-    def exchange(x, kv, kh, kd):
+    def exchange(x: "np.ndarray", kv: float, kh: float, kd: float) -> "np.ndarray":
         """Net inflow per cell from the neighbouring layers and columns (x: nl, nw, 4)."""
         vertical = np.zeros((nl, nw, layers + 1))
         vertical[:, :, 1:layers] = kv * (x[:, :, 0:layers - 1] - x[:, :, 1:layers])
