@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.stamp-install
 
-.PHONY: setup lab demo test bench clean
+.PHONY: setup lab demo test bench docs clean
 
 setup: $(STAMP)
 
@@ -32,6 +32,12 @@ test: setup
 
 bench: setup
 	$(PY) benchmarks/bench_partition.py
+	$(PY) benchmarks/bench_capture.py
+
+# regenerate the pages whose figures are computed (tests check they are current)
+docs: setup
+	$(PY) docs/paper_reproduction.py
+	$(PY) docs/workloads_table.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

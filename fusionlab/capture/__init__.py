@@ -28,8 +28,8 @@ ADD t3, t2, t0
 DEL t2
 SYNC t0
 SYNC t3
->>> type(cap.namespace["y"]).__name__, cap.namespace["y"][1]
-('ndarray', 3.0)
+>>> type(cap.namespace["y"]).__name__, cap.namespace["y"].tolist()
+('ndarray', [0.0, 3.0, 4.82842712474619, 6.464101615137754])
 """
 
 from __future__ import annotations
