@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -222,6 +223,38 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0 if not mismatches else 1
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .execute.run import run
+
+    cap = _capture(args.program, args.preset)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = run(cap, args.algorithm, args.cost, check=args.check, min_size=args.min_size)
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    print(f"{args.program}: {len(cap.batches)} batches under {args.algorithm}/{args.cost}: "
+          f"{r.kernels} compiled kernels, {len(r.fallbacks)} blocks run by NumPy, {r.seconds:.4f} s")
+    for f in r.fallbacks[:10]:
+        print(f"  NumPy: {f}")
+    if args.check:
+        print(f"max abs error against the reference executor: {r.max_abs_error:.3g}")
+        return 0 if r.max_abs_error is not None and r.max_abs_error <= 1e-9 else 1
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .execute.run import compare, format_records
+
+    cap = _capture(args.program, args.preset)
+    records = compare(cap, args.algorithms.split(","), args.costs.split(","), repeat=args.repeat,
+                      min_size=args.min_size)
+    if args.format == "json":
+        print(json.dumps([r.to_dict() for r in records], indent=2))
+    else:
+        print(format_records(records))
+    return 0
+
+
 def _cmd_workloads(args: argparse.Namespace) -> int:
     from .workloads import WORKLOADS
 
@@ -341,6 +374,23 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--time-limit", type=float, default=30.0, help="seconds for optimal and ilp")
     v.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal")
     v.set_defaults(run=_cmd_verify)
+    r = sub.add_parser("run", help="run a Python file or workload with fused Numba kernels")
+    r.add_argument("program", help="a Python file (.py) or a workload name")
+    r.add_argument("--preset", default="tiny", help="workload size preset (tiny, medium, paper)")
+    r.add_argument("--algorithm", "-a", choices=list(ALGORITHMS), default="greedy")
+    r.add_argument("--cost", "-c", choices=list(COST_MODELS), default="bohrium")
+    r.add_argument("--check", action="store_true", help="compare with the reference executor")
+    r.add_argument("--min-size", type=int, default=4096, help="smaller blocks run with NumPy")
+    r.set_defaults(run=_cmd_run)
+    c2 = sub.add_parser("compare", help="time the partitions of several algorithms and cost models")
+    c2.add_argument("program", help="a Python file (.py) or a workload name")
+    c2.add_argument("--preset", default="tiny", help="workload size preset (tiny, medium, paper)")
+    c2.add_argument("--algorithms", default="linear,greedy,optimal")
+    c2.add_argument("--costs", default="bohrium,max_contract,max_locality,robinson")
+    c2.add_argument("--repeat", type=int, default=5)
+    c2.add_argument("--min-size", type=int, default=4096, help="smaller blocks run with NumPy")
+    c2.add_argument("--format", "-f", choices=["text", "json"], default="text")
+    c2.set_defaults(run=_cmd_compare)
     w = sub.add_parser("workloads", help="list the workloads and their size presets")
     w.set_defaults(run=_cmd_workloads)
     return ap

@@ -100,6 +100,10 @@ class Capture:
         for k, batch in enumerate(self.batches):
             part = None if partitions is None else partitions.get(k)
             synced.update(run_reference(batch, part, externals=self.externals, storage=storage))
+        return self.values_from(synced)
+
+    def values_from(self, synced: Mapping[str, np.ndarray]) -> dict[str, Any]:
+        """The namespace's array variables read out of synced bases (by base name)."""
         out: dict[str, Any] = {}
         for name, (view, scalar) in self.outputs.items():
             flat = synced[view.base.name].reshape(-1)

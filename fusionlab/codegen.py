@@ -1,0 +1,293 @@
+"""Numba source for one block: a ``prange`` loop nest with array contraction.
+
+A block of fused instructions becomes one ``@numba.njit(parallel=True)`` function:
+
+- the loop nest runs over the block's iteration space (the outer, parallel axis is the
+  first one no axis-reduction reduces); one statement per instruction, in program order,
+  named after the bytecode's arrays, with a comment naming the instruction;
+- an array the block creates and frees, never syncs, and always accesses through one view
+  of the iteration space's shape is *contracted*: a scalar local, never allocated;
+- every other view is an argument, made by the caller from the program's storage;
+- a reduction over everything accumulates per outer index into a small partial array,
+  combined after the parallel loop; a reduction over one axis accumulates into its output.
+
+:func:`get_kernel` returns the source as data (a :class:`KernelSource`), or the reason the
+block cannot be compiled; :mod:`fusionlab.execute.numba_backend` compiles and runs it.
+
+Examples
+--------
+>>> from fusionlab import parse
+>>> p = parse('''
+... ARRAY A float64[100]
+... ARRAY B float64[100]
+... ARRAY T float64[100]
+... MULTIPLY T, A, B
+... ADD A, A, T
+... DEL T
+... ''')
+>>> k = get_kernel(p, [0, 1, 2])
+>>> k.contracted
+('T',)
+>>> print(k.source)  # doctest: +NORMALIZE_WHITESPACE
+@numba.njit(parallel=True, cache=True)
+def kernel(A, B, n0):
+    # A = A
+    # B = B
+    for i0 in numba.prange(n0):
+        T = A[i0] * B[i0]  # 1: MULTIPLY T, A, B
+        A[i0] = A[i0] + T  # 2: ADD A, A, T
+    # 3: DEL T (contracted: never allocated)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
+from .costs import access_info
+from .text import format_instruction, format_view
+
+__all__ = ["KernelSource", "Unsupported", "get_kernel"]
+
+_OPERATORS = {
+    Opcode.ADD: "+", Opcode.SUBTRACT: "-", Opcode.MULTIPLY: "*", Opcode.DIVIDE: "/",
+    Opcode.POWER: "**", Opcode.LESS: "<", Opcode.LESS_EQUAL: "<=", Opcode.GREATER: ">",
+    Opcode.GREATER_EQUAL: ">=", Opcode.EQUAL: "==", Opcode.NOT_EQUAL: "!=",
+}
+_IDENTITY = {
+    Opcode.ADD_REDUCE: "0", Opcode.MULTIPLY_REDUCE: "1", Opcode.MAXIMUM_REDUCE: "-np.inf",
+    Opcode.MINIMUM_REDUCE: "np.inf", Opcode.LOGICAL_AND_REDUCE: "True", Opcode.LOGICAL_OR_REDUCE: "False",
+}
+_COMBINE = {
+    Opcode.ADD_REDUCE: "{a} + {b}", Opcode.MULTIPLY_REDUCE: "{a} * {b}",
+    Opcode.MAXIMUM_REDUCE: "np.maximum({a}, {b})", Opcode.MINIMUM_REDUCE: "np.minimum({a}, {b})",
+    Opcode.LOGICAL_AND_REDUCE: "{a} and {b}", Opcode.LOGICAL_OR_REDUCE: "{a} or {b}",
+}
+
+
+_RESERVED = {"np", "numba", "kernel", "range", "True", "False", "None", "fill", "sum", "prod", "max", "min",
+             "all", "any", "full"}
+
+
+def _safe(name: str) -> str:
+    """A Python identifier for an array name that cannot clash with the kernel's own."""
+    import keyword
+
+    if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "in" and name[1:].isdigit() \
+            or name.startswith("acc"):
+        return f"{name}_"
+    return name
+
+
+def _np_type(dtype: str) -> str:
+    return "np.bool_" if dtype == "bool" else f"np.{dtype}"
+
+
+class Unsupported(Exception):
+    """Why a block is run by NumPy instead of a compiled kernel."""
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """A block's kernel as data: its source, its arguments and what it contracted."""
+
+    source: str
+    arguments: tuple[View, ...]
+    extents: tuple[int, ...]
+    contracted: tuple[str, ...]
+    instructions: tuple[int, ...]
+    signature: str
+    randoms: tuple[int, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """A short hash of the canonical signature (the kernel cache's key)."""
+        return hashlib.sha1(self.signature.encode()).hexdigest()[:16]
+
+
+def _literal(x: Literal, dtype: np.dtype) -> str:
+    v = x.value
+    if isinstance(v, float):
+        if v != v:
+            return "np.nan"
+        if v in (float("inf"), float("-inf")):
+            return "np.inf" if v > 0 else "-np.inf"
+    return repr(v)
+
+
+def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) -> KernelSource:
+    """The kernel of ``block`` (0-based instruction indices), or raise :class:`Unsupported`."""
+    block = sorted(block)
+    acc, synced = access_info(program)
+    compute = [i for i in block if program[i].opcode not in OpFamily.SYSTEM]
+    if not compute:
+        raise Unsupported("no computing instruction")
+    for i in compute:
+        op = program[i].opcode
+        if op in OpFamily.OPAQUE | OpFamily.SCAN:
+            raise Unsupported(f"{op.name} runs with NumPy")
+        if op is Opcode.RANDOM and program[i].attr("key") is None:
+            raise Unsupported("RANDOM without recorded values runs with NumPy")
+    domain = program[compute[0]].domain
+    if domain is None or not domain or 0 in domain:
+        raise Unsupported("an empty or zero-dimensional iteration space")
+    if any(program[i].domain != domain for i in compute):
+        raise Unsupported("instructions of different iteration shapes")
+    # a SYNC between two writes of its base inside the block cannot be honoured by a fused loop
+    for pos, i in enumerate(block):
+        if program[i].opcode is Opcode.SYNC:
+            name = program[i].views_in[0].base.name
+            if any(v.base.name == name for j in block[pos + 1:] for v in program[j].writes()):
+                raise Unsupported(f"SYNC {name} sits between writes of {name}")
+    rank = len(domain)
+    reduced_axes = {
+        program[i].attr("axis") % rank for i in compute
+        if program[i].opcode in OpFamily.REDUCTION and program[i].attr("axis") is not None and rank > 1
+    }
+    outer = next((a for a in range(rank) if a not in reduced_axes), None)
+    if outer is None:
+        raise Unsupported("every axis is reduced in this block")
+    full_reductions = [
+        i for i in compute
+        if program[i].opcode in OpFamily.REDUCTION and (program[i].attr("axis") is None or rank == 1)
+    ]
+    if full_reductions and outer != 0:
+        raise Unsupported("a full reduction together with an axis reduction over the first axis")
+
+    # contraction: created and freed here, never synced, accessed only through one
+    # view of the iteration space's shape
+    new = set().union(*(acc[i].new for i in block))
+    freed = set().union(*(acc[i].deleted for i in block)) - synced
+    views_of: dict[str, set[View]] = {}
+    for i in compute:
+        for v in program[i].reads() + program[i].writes():
+            views_of.setdefault(v.base.name, set()).add(v)
+    contracted = {
+        name for name in new & freed
+        if len(views_of.get(name, ())) == 1 and next(iter(views_of[name])).shape == domain
+        and not any(program[i].opcode in OpFamily.REDUCTION and program[i].outputs[0].base.name == name for i in compute)
+    }
+
+    # arguments: every distinct view of a base not contracted
+    args: list[View] = []
+    arg_name: dict[View, str] = {}
+    used_names: set[str] = set()
+    for i in compute:
+        ins = program[i]
+        for v in ins.views_in + ins.outputs:
+            if v.base.name in contracted or v in arg_name:
+                continue
+            base = _safe(v.base.name)
+            name = base if base not in used_names else f"{base}_{sum(1 for x in args if x.base.name == v.base.name)}"
+            used_names.add(name)
+            arg_name[v] = name
+            args.append(v)
+    randoms: list[int] = []   # recorded random values, passed in after the views
+    extents = tuple(f"n{a}" for a in range(rank))
+    idx = [f"i{a}" for a in range(rank)]
+
+    def ref(v: View) -> str:
+        if v.base.name in contracted:
+            return _safe(v.base.name)
+        name = arg_name[v]
+        if v.ndim == 0:
+            return f"{name}[0]"
+        offset = rank - v.ndim
+        parts = ["0" if (n == 1 and domain[offset + j] != 1) else idx[offset + j] for j, n in enumerate(v.shape)]
+        return f"{name}[{', '.join(parts)}]"
+
+    def operand(x: View | Literal) -> str:
+        return ref(x) if isinstance(x, View) else _literal(x, np.dtype("float64"))
+
+    lines: list[str] = []
+    pre: list[str] = []
+    post: list[str] = []
+    body: list[str] = []
+    acc_names: dict[int, str] = {}
+    for i in block:
+        ins = program[i]
+        comment = f"  # {i + 1}: {format_instruction(ins)}"
+        op = ins.opcode
+        if op in OpFamily.SYSTEM:
+            if op is Opcode.DEL and ins.outputs[0].base.name in contracted:
+                post.append(f"# {i + 1}: DEL {ins.outputs[0].base.name} (contracted: never allocated)")
+            continue
+        out = ins.outputs[0]
+        ops = [operand(x) for x in ins.inputs]
+        if op in _OPERATORS:
+            expr = f"{ops[0]} {_OPERATORS[op]} {ops[1]}"
+        elif op is Opcode.COPY:
+            expr = ops[0]
+        elif op is Opcode.WHERE:
+            expr = f"{ops[1]} if {ops[0]} else {ops[2]}"
+        elif op is Opcode.NEGATIVE:
+            expr = f"-{ops[0]}"
+        elif op is Opcode.RANGE:
+            flat = " + ".join(
+                f"{idx[a]}" + "".join(f" * {extents[b]}" for b in range(a + 1, rank)) for a in range(rank)
+            )
+            start, step = ins.attr("start", 0), ins.attr("step", 1)
+            expr = f"({flat})" if (start, step) == (0, 1) else f"{start!r} + {step!r} * ({flat})"
+        elif op is Opcode.RANDOM:
+            randoms.append(ins.attr("key"))
+            name = f"rnd{len(randoms) - 1}"
+            offset = rank - out.ndim
+            expr = f"{name}[{', '.join(idx[offset:])}]"
+        elif op in OpFamily.UNARY | OpFamily.BINARY:
+            expr = f"np.{op.value}({', '.join(ops)})"
+        elif op in OpFamily.REDUCTION:
+            (src,) = ops
+            if ins.attr("axis") is None or rank == 1:
+                a = acc_names[i] = f"acc{i + 1}"
+                pre.append(f"{a}_part = np.full({extents[0]}, {_IDENTITY[op]}, dtype={_np_type(out.dtype)})")
+                body.append(f"{a}_part[{idx[0]}] = " + _COMBINE[op].format(a=f"{a}_part[{idx[0]}]", b=src) + comment)
+                post.append(f"{ref(out)} = " + {
+                    Opcode.ADD_REDUCE: f"{a}_part.sum()", Opcode.MULTIPLY_REDUCE: f"{a}_part.prod()",
+                    Opcode.MAXIMUM_REDUCE: f"{a}_part.max()", Opcode.MINIMUM_REDUCE: f"{a}_part.min()",
+                    Opcode.LOGICAL_AND_REDUCE: f"{a}_part.all()", Opcode.LOGICAL_OR_REDUCE: f"{a}_part.any()",
+                }[op] + f"  # {i + 1}: the partial results combined")
+            else:
+                axis = ins.attr("axis") % rank
+                keep = [idx[a] for a in range(rank) if a != axis]
+                target = f"{arg_name[out]}[{', '.join(keep)}]"
+                pre.append(f"{arg_name[out]}.fill({_IDENTITY[op]})  # {i + 1}: start the reduction")
+                body.append(f"{target} = " + _COMBINE[op].format(a=target, b=src) + comment)
+            continue
+        else:  # pragma: no cover - families are exhausted above
+            raise Unsupported(f"{op.name} has no kernel form")
+        if out.dtype != "float64" or any(isinstance(x, View) and x.dtype != "float64" for x in ins.inputs):
+            expr = f"{_np_type(out.dtype)}({expr})"
+        body.append(f"{ref(out)} = {expr}{comment}")
+
+    params = [arg_name[v] for v in args] + [f"rnd{k}" for k in range(len(randoms))] + list(extents)
+    lines.append(f"@numba.njit(parallel={parallel}, cache=True)")
+    lines.append(f"def kernel({', '.join(params)}):")
+    for v in args:
+        lines.append(f"    # {arg_name[v]} = {format_view(v)}")
+    lines += [f"    {p}" for p in pre]
+    indent = "    "
+    order = [outer] + [a for a in range(rank) if a != outer]
+    for depth, a in enumerate(order):
+        loop = "numba.prange" if depth == 0 and parallel else "range"
+        lines.append(f"{indent}for {idx[a]} in {loop}({extents[a]}):")
+        indent += "    "
+    lines += [f"{indent}{b}" for b in body]
+    lines += [f"    {p}" for p in post]
+    source = "\n".join(lines)
+    # The kernel depends on the code, not on sizes, offsets or names: blocks whose code is
+    # the same up to renaming share one compiled kernel (arguments are positional).
+    rename = {arg_name[v]: f"a{k}" for k, v in enumerate(args)}
+    rename.update({_safe(name): f"c{k}" for k, name in enumerate(sorted(contracted))})
+    pattern = re.compile(r"(?<![.\w])(" + "|".join(map(re.escape, sorted(rename, key=len, reverse=True))) + r")\b") \
+        if rename else None
+    code = [line.split("#", 1)[0].rstrip() for line in lines]
+    canonical = "\n".join(pattern.sub(lambda m: rename[m.group(1)], c) if pattern else c for c in code if c.strip())
+    dtypes = ",".join(f"{v.dtype}:{v.ndim}" for v in args)
+    signature = f"{canonical}\n#args={dtypes}"
+    return KernelSource(source, tuple(args), tuple(domain), tuple(sorted(contracted)), tuple(block), signature,
+                        tuple(randoms))

@@ -1,0 +1,249 @@
+"""``run`` a captured program (or a bytecode program) with Numba kernels, and ``compare``
+partitions of several algorithms and cost models against NumPy, timed in one process."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..bytecode import Program
+from ..partition import MergeCache, partition
+from .numba_backend import DEFAULT_MIN_SIZE, KernelCache, Plan, plan, run_plan
+from .reference import Externals, Storage, run_reference
+
+__all__ = ["run", "compare", "RunResult", "Record", "format_records"]
+
+
+@dataclass
+class RunResult:
+    """Values computed by the fused kernels, and how each block ran."""
+
+    values: dict[str, Any]
+    plans: list[Plan]
+    seconds: float
+    max_abs_error: float | None = None
+
+    @property
+    def kernels(self) -> int:
+        """Compiled blocks, over distinct batches."""
+        return sum(1 for p in self._distinct() for b in p.blocks if b.kernel is not None)
+
+    @property
+    def fallbacks(self) -> list[str]:
+        """Blocks NumPy ran, and why."""
+        out = []
+        for p in self._distinct():
+            for b in p.blocks:
+                if b.kernel is None and b.reason != "no computing instruction":
+                    out.append(f"block {b.numbered}: {b.reason}")
+        return out
+
+    def _distinct(self) -> list[Plan]:
+        seen, out = set(), []
+        for p in self.plans:
+            key = (p.program.signature(), tuple(b.instructions for b in p.blocks))
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+        return out
+
+
+def _parts(target: Any) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
+    from ..capture import Capture
+
+    if isinstance(target, Capture):
+        return target.batches, target.inputs, target.externals
+    return [target], {}, Externals()
+
+
+def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
+    from ..capture import Capture
+
+    return target.values_from(synced) if isinstance(target, Capture) else synced
+
+
+def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size: int,
+           partitions: Mapping[int, Any] | None, merge_cache: MergeCache) -> list[Plan]:
+    # partitions repeat through the merge cache; kernels through the kernel cache. Plans
+    # are per batch: a kernel's arguments are views of that batch's own arrays.
+    plans = []
+    for k, batch in enumerate(batches):
+        blocks = partitions[k] if partitions is not None else partition(
+            batch, algorithm, cost_model, cache=merge_cache,
+            **({"max_nodes": 20_000} if algorithm == "optimal" else {})).blocks
+        plans.append(plan(batch, blocks, min_size))
+    return plans
+
+
+def run(
+    target: Any,
+    algorithm: str = "greedy",
+    cost_model: Any = "bohrium",
+    *,
+    partitions: Mapping[int, Any] | None = None,
+    check: bool = False,
+    cache: KernelCache | None = None,
+    min_size: int = DEFAULT_MIN_SIZE,
+    inputs: Mapping[str, np.ndarray] | None = None,
+) -> RunResult:
+    """Execute a :class:`~fusionlab.capture.Capture` (every batch) or a program, with the
+    partition of ``algorithm`` under ``cost_model`` (or ``partitions``: batch index to
+    blocks), one Numba kernel per block.
+
+    ``check=True`` also runs the reference executor and reports the largest difference.
+
+    Examples
+    --------
+    >>> from fusionlab.capture import capture
+    >>> cap = capture("import numpy as np\\nx = np.arange(8.0)\\ny = np.sqrt(x) * 2 + x")
+    >>> r = run(cap, "greedy", check=True, min_size=0)
+    >>> r.values["y"][:3], r.max_abs_error, r.kernels
+    (array([0.        , 3.        , 4.82842712]), 0.0, 1)
+    """
+    batches, base_inputs, externals = _parts(target)
+    cache = cache or KernelCache()
+    plans = _plans(batches, algorithm, cost_model, min_size, partitions, MergeCache())
+    storage = Storage({**base_inputs, **(inputs or {})})
+    t = time.perf_counter()
+    synced: dict[str, np.ndarray] = {}
+    for p in plans:
+        synced.update(run_plan(p, storage, externals, cache))
+    seconds = time.perf_counter() - t
+    values = _values(target, synced)
+    result = RunResult(values, plans, seconds)
+    if check:
+        ref_storage = Storage({**base_inputs, **(inputs or {})})
+        ref: dict[str, np.ndarray] = {}
+        for b in batches:
+            ref.update(run_reference(b, externals=externals, storage=ref_storage))
+        want = _values(target, ref)
+        result.max_abs_error = max((_error(values[k], want[k]) for k in want), default=0.0)
+    return result
+
+
+def _error(a: Any, b: Any) -> float:
+    x, y = np.asarray(a), np.asarray(b)
+    if x.shape != y.shape:
+        return float("inf")
+    if x.size == 0:
+        return 0.0
+    if x.dtype.kind not in "fciub" or y.dtype.kind not in "fciub":
+        return 0.0 if np.array_equal(x, y) else float("inf")
+    with np.errstate(invalid="ignore"):
+        d = np.abs(x.astype(np.complex128) - y.astype(np.complex128))
+    both_nan = np.isnan(x.astype(np.complex128)) & np.isnan(y.astype(np.complex128))
+    d = np.where(both_nan, 0.0, d)
+    return float(np.max(d)) if d.size else 0.0
+
+
+@dataclass
+class Record:
+    """One row of a comparison."""
+
+    cost_model: str
+    algorithm: str
+    blocks: int
+    kernels: int
+    cost: float | None
+    compile_seconds: float
+    median_seconds: float
+    min_seconds: float
+    speedup: float
+    max_abs_error: float | None
+    fallbacks: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def compare(
+    target: Any,
+    algorithms: Sequence[str] = ("linear", "greedy", "optimal"),
+    cost_models: Sequence[str] = ("bohrium", "max_contract", "max_locality", "robinson"),
+    *,
+    repeat: int = 5,
+    min_size: int = DEFAULT_MIN_SIZE,
+    cache: KernelCache | None = None,
+) -> list[Record]:
+    """Time the fused partitions of every algorithm × cost model against NumPy eager.
+
+    NumPy eager is the first record: the captured source run plainly (for a bytecode
+    program, the reference executor). Times exclude compilation (a warm-up run compiles
+    every kernel and is reported as ``compile_seconds``).
+    """
+    from ..capture import Capture
+
+    batches, inputs, externals = _parts(target)
+    cache = cache or KernelCache()
+    if isinstance(target, Capture) and target.source:
+        source = target.source
+
+        def baseline() -> None:
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(source, "<numpy>", "exec"), {"__name__": "__main__"})
+    else:
+        def baseline() -> None:
+            st = Storage(inputs)
+            for b in batches:
+                run_reference(b, externals=externals, storage=st)
+
+    def timed(fn: Any) -> list[float]:
+        times = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        return times
+
+    baseline()
+    base = timed(baseline)
+    base_med = statistics.median(base)
+    records = [Record("numpy", "eager", 0, 0, None, 0.0, base_med, min(base), 1.0, None)]
+    merge_cache = MergeCache()
+    for model in cost_models:
+        for algorithm in algorithms:
+            plans = _plans(batches, algorithm, model, min_size, None, merge_cache)
+            cost = 0.0
+            for b in batches:
+                r = partition(b, algorithm, model, cache=merge_cache,
+                              **({"max_nodes": 20_000} if algorithm == "optimal" else {}))
+                cost += r.cost
+
+            def fused() -> None:
+                st = Storage(inputs)
+                for p in plans:
+                    run_plan(p, st, externals, cache)
+
+            t = time.perf_counter()
+            fused()
+            first = time.perf_counter() - t
+            times = timed(fused)
+            med = statistics.median(times)
+            res = run(target, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
+                      check=True, cache=cache, min_size=min_size)
+            records.append(Record(
+                model, algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
+                max(first - med, 0.0), med, min(times), base_med / med if med else float("inf"),
+                res.max_abs_error, res.fallbacks,
+            ))
+    return records
+
+
+def format_records(records: Sequence[Record]) -> str:
+    """A text table of comparison records."""
+    head = f"{'cost model':<14}{'algorithm':<12}{'blocks':>7}{'kernels':>8}{'cost':>14}{'compile s':>10}" \
+           f"{'median s':>10}{'min s':>10}{'speed-up':>9}{'max err':>10}"
+    lines = [head, "-" * len(head)]
+    for r in records:
+        cost = "" if r.cost is None else f"{r.cost:g}"
+        err = "" if r.max_abs_error is None else f"{r.max_abs_error:.1e}"
+        lines.append(f"{r.cost_model:<14}{r.algorithm:<12}{r.blocks:>7}{r.kernels:>8}{cost:>14}"
+                     f"{r.compile_seconds:>10.3f}{r.median_seconds:>10.4f}{r.min_seconds:>10.4f}"
+                     f"{r.speedup:>8.2f}x{err:>10}")
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""The Numba backend against the reference executor: contraction, fallbacks, workloads."""
+
+from __future__ import annotations
+
+import io
+import warnings
+from contextlib import redirect_stdout
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from fusionlab import parse
+from fusionlab.capture import capture
+from fusionlab.codegen import get_kernel
+from fusionlab.execute.numba_backend import KernelCache, Plan, plan, run_plan
+from fusionlab.execute.reference import Externals, Storage, run_reference
+from fusionlab.execute.run import compare, format_records, run
+from fusionlab.workloads import WORKLOADS
+
+from test_capture import numpy_sources
+
+CACHE = KernelCache()   # one per test session: blocks with the same code compile once
+
+FIG1 = parse("""
+ARRAY A float64[10000]
+ARRAY B float64[10000]
+ARRAY T float64[10000]
+MULTIPLY T, B, A
+ADD A, A, T
+DEL T
+SYNC A
+""")
+
+
+class RecordingStorage(Storage):
+    """Storage that remembers which bases were ever allocated."""
+
+    def __init__(self, inputs=None):
+        super().__init__(inputs)
+        self.allocated: set[str] = set()
+
+    def ensure(self, base):
+        self.allocated.add(base.name)
+        return super().ensure(base)
+
+
+def test_contracted_temporary_is_never_allocated():
+    kernel = get_kernel(FIG1, [0, 1, 2, 3])
+    assert kernel.contracted == ("T",)
+    assert [v.base.name for v in kernel.arguments] == ["B", "A"]
+    assert "T = B[i0] * A[i0]  # 1: MULTIPLY T, B, A" in kernel.source
+    assert "A[i0] = A[i0] + T  # 2: ADD A, A, T" in kernel.source
+    inputs = {"A": np.arange(10000.0), "B": np.full(10000, 2.0)}
+    storage = RecordingStorage(inputs)
+    out = run_plan(plan(FIG1, [[0, 1, 2, 3]], min_size=0), storage, Externals(), CACHE)
+    assert "T" not in storage.allocated and storage.allocated == {"A", "B"}
+    np.testing.assert_array_equal(out["A"], run_reference(FIG1, inputs=inputs)["A"])
+    # the singleton partition has to allocate T
+    singles = RecordingStorage(inputs)
+    run_plan(plan(FIG1, [[0], [1], [2], [3]], min_size=0), singles, Externals(), CACHE)
+    assert "T" in singles.allocated
+
+
+def test_small_blocks_run_with_numpy_and_say_why():
+    p = plan(FIG1, [[0, 1, 2, 3]], min_size=1 << 20)
+    assert p.blocks[0].kernel is None and "smaller than min_size" in p.blocks[0].reason
+
+
+def test_a_block_numba_rejects_falls_back_with_a_warning(monkeypatch):
+    import fusionlab.execute.numba_backend as nb
+
+    good = plan(FIG1, [[0, 1, 2, 3]], min_size=0).blocks[0]
+    broken = good.kernel.__class__(
+        good.kernel.source.replace("A[i0] + T", "A[i0] + undefined_name"), good.kernel.arguments,
+        good.kernel.extents, good.kernel.contracted, good.kernel.instructions, good.kernel.signature + "broken",
+    )
+    inputs = {"A": np.arange(10000.0), "B": np.full(10000, 2.0)}
+    cache = KernelCache(directory=CACHE.directory)
+    with pytest.warns(RuntimeWarning, match=r"block \[1, 2, 3, 4\]: Numba could not compile it"):
+        out = run_plan(Plan(FIG1, (nb.BlockPlan(good.instructions, broken),)), Storage(inputs), Externals(), cache)
+    np.testing.assert_array_equal(out["A"], run_reference(FIG1, inputs=inputs)["A"])
+    assert broken.key in cache.failed
+
+
+@pytest.mark.parametrize("name", list(WORKLOADS))
+def test_workloads_under_fused_kernels_equal_the_reference(name):
+    with redirect_stdout(io.StringIO()):
+        cap = capture(WORKLOADS[name].script("tiny"), {})
+    for algorithm in ("linear", "greedy"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")   # no block may fail to compile
+            r = run(cap, algorithm, check=True, cache=CACHE, min_size=0)
+        assert r.max_abs_error <= 1e-9, (algorithm, r.max_abs_error)
+        assert r.kernels >= 1
+
+
+@pytest.mark.parametrize("name", ["fig3", "heat_equation", "rosenbrock", "fig1_loops"])
+def test_every_algorithm_runs_fused(name):
+    with redirect_stdout(io.StringIO()):
+        cap = capture(WORKLOADS[name].script("tiny"), {})
+    for algorithm in ("singleton", "unintrusive", "optimal", "ilp"):
+        r = run(cap, algorithm, check=True, cache=CACHE, min_size=0)
+        assert r.max_abs_error <= 1e-9, (algorithm, r.max_abs_error)
+
+
+@settings(max_examples=15, deadline=None)
+@given(numpy_sources())
+def test_random_programs_under_fused_kernels(source):
+    cap = capture(source, {})
+    r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
+    assert r.max_abs_error <= 1e-9
+
+
+def test_compare_has_numpy_first_and_a_row_per_choice():
+    with redirect_stdout(io.StringIO()):
+        cap = capture(WORKLOADS["fig1_loops"].script("tiny"), {})
+    records = compare(cap, ["linear", "greedy"], ["bohrium", "max_contract"], repeat=2, cache=CACHE, min_size=0)
+    assert [(r.cost_model, r.algorithm) for r in records] == [
+        ("numpy", "eager"), ("bohrium", "linear"), ("bohrium", "greedy"), ("max_contract", "linear"),
+        ("max_contract", "greedy"),
+    ]
+    assert all(r.max_abs_error <= 1e-9 for r in records[1:])
+    assert all(r.median_seconds > 0 and r.min_seconds <= r.median_seconds for r in records)
+    table = format_records(records)
+    assert table.splitlines()[0].startswith("cost model") and len(table.splitlines()) == 7
