@@ -70,7 +70,9 @@ _COMBINE = {
 }
 
 
-_RESERVED = {"np", "numba", "kernel", "range", "True", "False", "None", "fill", "sum", "prod", "max", "min",
+_CHUNK = 4096
+
+_RESERVED = {"chunk", "np", "numba", "kernel", "range", "True", "False", "None", "fill", "sum", "prod", "max", "min",
              "all", "any", "full"}
 
 
@@ -204,6 +206,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     def operand(x: View | Literal) -> str:
         return ref(x) if isinstance(x, View) else _literal(x, np.dtype("float64"))
 
+    # a one-dimensional space with a full reduction runs in chunks: a partial result per
+    # chunk keeps the parallel reduction's memory small
+    chunked = rank == 1 and bool(full_reductions)
     lines: list[str] = []
     pre: list[str] = []
     post: list[str] = []
@@ -244,8 +249,10 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
             (src,) = ops
             if ins.attr("axis") is None or rank == 1:
                 a = acc_names[i] = f"acc{i + 1}"
-                pre.append(f"{a}_part = np.full({extents[0]}, {_IDENTITY[op]}, dtype={_np_type(out.dtype)})")
-                body.append(f"{a}_part[{idx[0]}] = " + _COMBINE[op].format(a=f"{a}_part[{idx[0]}]", b=src) + comment)
+                slot = "chunk" if chunked else idx[0]
+                size = f"(({extents[0]} + {_CHUNK - 1}) // {_CHUNK})" if chunked else extents[0]
+                pre.append(f"{a}_part = np.full({size}, {_IDENTITY[op]}, dtype={_np_type(out.dtype)})")
+                body.append(f"{a}_part[{slot}] = " + _COMBINE[op].format(a=f"{a}_part[{slot}]", b=src) + comment)
                 post.append(f"{ref(out)} = " + {
                     Opcode.ADD_REDUCE: f"{a}_part.sum()", Opcode.MULTIPLY_REDUCE: f"{a}_part.prod()",
                     Opcode.MAXIMUM_REDUCE: f"{a}_part.max()", Opcode.MINIMUM_REDUCE: f"{a}_part.min()",
@@ -272,6 +279,12 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     lines += [f"    {p}" for p in pre]
     indent = "    "
     order = [outer] + [a for a in range(rank) if a != outer]
+    if chunked:  # one partial result per chunk, not per element
+        lines.append(f"{indent}for chunk in {'numba.prange' if parallel else 'range'}"
+                     f"(({extents[0]} + {_CHUNK - 1}) // {_CHUNK}):")
+        lines.append(f"{indent}    for {idx[0]} in range(chunk * {_CHUNK}, min({extents[0]}, (chunk + 1) * {_CHUNK})):")
+        indent += "        "
+        order = []
     for depth, a in enumerate(order):
         loop = "numba.prange" if depth == 0 and parallel else "range"
         lines.append(f"{indent}for {idx[a]} in {loop}({extents[a]}):")
