@@ -33,6 +33,7 @@ test: setup
 bench: setup
 	$(PY) benchmarks/bench_partition.py
 	$(PY) benchmarks/bench_capture.py
+	$(PY) benchmarks/bench_backend.py
 
 # regenerate the pages whose figures are computed (tests check they are current)
 docs: setup
