@@ -48,7 +48,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
+from .bytecode import Literal, Opcode, OpFamily, Program, View
 from .costs import access_info
 from .text import format_instruction, format_view
 

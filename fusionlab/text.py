@@ -42,7 +42,6 @@ from .bytecode import (
     Instruction,
     Literal,
     Opcode,
-    OpFamily,
     Program,
     ProgramError,
     View,

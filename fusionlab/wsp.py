@@ -25,7 +25,7 @@ import enum
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from .bytecode import Base, Instruction, OpFamily, Opcode, Program, View
+from .bytecode import Instruction, OpFamily, Program, View
 from .text import format_view
 
 __all__ = ["Conflict", "IllegalMerge", "Dependency", "WSPGraph", "PartitionState", "partition_problems"]

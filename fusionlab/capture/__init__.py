@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import builtins
 import inspect
-import sys
 import textwrap
 import time
 import types

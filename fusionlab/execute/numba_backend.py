@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..bytecode import Opcode, OpFamily, Program
+from ..bytecode import OpFamily, Program
 from ..codegen import KernelSource, Unsupported, get_kernel
 from .reference import Externals, Storage, block_order, execute_instruction
 

@@ -12,6 +12,11 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: each workload imports numpy itself
+    import numpy as np
+
 __all__ = ["fig3", "fig1_loops", "softmax", "stencil_2d", "normalize2"]
 
 
