@@ -86,6 +86,16 @@ def _safe(name: str) -> str:
     return name
 
 
+def _identity(op: Opcode, dtype: str) -> str:
+    """The reduction's starting value, typed as its output."""
+    kind = np.dtype(dtype).kind
+    if op in (Opcode.MAXIMUM_REDUCE, Opcode.MINIMUM_REDUCE) and kind in "iub":
+        info = np.iinfo(dtype) if kind != "b" else None
+        value = (info.min if op is Opcode.MAXIMUM_REDUCE else info.max) if info else (op is Opcode.MINIMUM_REDUCE)
+        return f"{_np_type(dtype)}({value})"
+    return f"{_np_type(dtype)}({_IDENTITY[op]})"
+
+
 def _np_type(dtype: str) -> str:
     return "np.bool_" if dtype == "bool" else f"np.{dtype}"
 
@@ -210,6 +220,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     # chunk keeps the parallel reduction's memory small
     chunked = rank == 1 and bool(full_reductions)
     lines: list[str] = []
+    opening: list[str] = []   # inside the parallel loop, before the inner loops
+    closing: list[str] = []   # inside the parallel loop, after them
     pre: list[str] = []
     post: list[str] = []
     body: list[str] = []
@@ -251,8 +263,11 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
                 a = acc_names[i] = f"acc{i + 1}"
                 slot = "chunk" if chunked else idx[0]
                 size = f"(({extents[0]} + {_CHUNK - 1}) // {_CHUNK})" if chunked else extents[0]
-                pre.append(f"{a}_part = np.full({size}, {_IDENTITY[op]}, dtype={_np_type(out.dtype)})")
-                body.append(f"{a}_part[{slot}] = " + _COMBINE[op].format(a=f"{a}_part[{slot}]", b=src) + comment)
+                pre.append(f"{a}_part = np.full({size}, {_identity(op, out.dtype)}, dtype={_np_type(out.dtype)})")
+                # a scalar accumulator per outer iteration (or chunk) stays in a register
+                opening.append(f"{a} = {_identity(op, out.dtype)}")
+                body.append(f"{a} = " + _COMBINE[op].format(a=a, b=src) + comment)
+                closing.append(f"{a}_part[{slot}] = {a}")
                 post.append(f"{ref(out)} = " + {
                     Opcode.ADD_REDUCE: f"{a}_part.sum()", Opcode.MULTIPLY_REDUCE: f"{a}_part.prod()",
                     Opcode.MAXIMUM_REDUCE: f"{a}_part.max()", Opcode.MINIMUM_REDUCE: f"{a}_part.min()",
@@ -262,7 +277,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
                 axis = ins.attr("axis") % rank
                 keep = [idx[a] for a in range(rank) if a != axis]
                 target = f"{arg_name[out]}[{', '.join(keep)}]"
-                pre.append(f"{arg_name[out]}.fill({_IDENTITY[op]})  # {i + 1}: start the reduction")
+                pre.append(f"{arg_name[out]}.fill({_identity(op, out.dtype)})  # {i + 1}: start the reduction")
                 body.append(f"{target} = " + _COMBINE[op].format(a=target, b=src) + comment)
             continue
         else:  # pragma: no cover - families are exhausted above
@@ -272,7 +287,10 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
         body.append(f"{ref(out)} = {expr}{comment}")
 
     params = [arg_name[v] for v in args] + [f"rnd{k}" for k in range(len(randoms))] + list(extents)
-    lines.append(f"@numba.njit(parallel={parallel}, cache=True)")
+    # reassociation lets the accumulations vectorise; results differ from NumPy's pairwise
+    # sums in the last bits (the tests compare with a tolerance)
+    fast = ", fastmath={'reassoc'}" if full_reductions or reduced_axes else ""
+    lines.append(f"@numba.njit(parallel={parallel}{fast}, cache=True)")
     lines.append(f"def kernel({', '.join(params)}):")
     for v in args:
         lines.append(f"    # {arg_name[v]} = {format_view(v)}")
@@ -282,6 +300,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     if chunked:  # one partial result per chunk, not per element
         lines.append(f"{indent}for chunk in {'numba.prange' if parallel else 'range'}"
                      f"(({extents[0]} + {_CHUNK - 1}) // {_CHUNK}):")
+        lines += [f"{indent}    {x}" for x in opening]
         lines.append(f"{indent}    for {idx[0]} in range(chunk * {_CHUNK}, min({extents[0]}, (chunk + 1) * {_CHUNK})):")
         indent += "        "
         order = []
@@ -289,7 +308,10 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
         loop = "numba.prange" if depth == 0 and parallel else "range"
         lines.append(f"{indent}for {idx[a]} in {loop}({extents[a]}):")
         indent += "    "
+        if depth == 0:
+            lines += [f"{indent}{x}" for x in opening]
     lines += [f"{indent}{b}" for b in body]
+    lines += [f"        {x}" for x in closing]
     lines += [f"    {p}" for p in post]
     source = "\n".join(lines)
     # The kernel depends on the code, not on sizes, offsets or names: blocks whose code is
