@@ -24,8 +24,9 @@ from fusionlab.execute.numba_backend import KernelCache
 from fusionlab.execute.run import compare
 from fusionlab.workloads import WORKLOADS
 
+from _report import write_section
+
 HERE = Path(__file__).resolve().parent
-START, END = "<!-- bench_backend:start -->", "<!-- bench_backend:end -->"
 WORKLOAD_NAMES = ["black_scholes", "heat_equation", "leibnitz_pi", "rosenbrock", "monte_carlo_pi",
                   "shallow_water", "sor", "stencil_27pt"]
 
@@ -133,8 +134,7 @@ def main() -> None:
     results.mkdir(exist_ok=True)
     (results / "backend.json").write_text(json.dumps(data, indent=1))
     _plot(data, results / "cost_models.png")
-    text = "\n".join([
-        START,
+    body = "\n".join([
         f"Measured {time.strftime('%Y-%m-%d')}, preset `{args.preset}`, medians of {args.repeat} runs after a "
         "compiling warm-up; blocks under 4096 elements run with NumPy (`docs/backend.md`).",
         "",
@@ -157,16 +157,8 @@ def main() -> None:
         "| kernel | NumPy | Numba `parallel=True` on the NumPy code | hand-written fused prange loop |",
         "| --- | ---: | ---: | ---: |",
         *reference_points(),
-        END,
     ])
-    readme = HERE / "README.md"
-    old = readme.read_text()
-    if START in old:
-        new = old[: old.index(START)] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip() + "\n\n## Fused execution (`bench_backend.py`)\n\n" + text + "\n"
-    readme.write_text(new)
-    print(text)
+    print(write_section("bench_backend", body, "## Fused execution (`bench_backend.py`)"))
 
 
 def _plot(data: dict, path: Path) -> None:  # type: ignore[type-arg]

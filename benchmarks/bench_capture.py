@@ -11,13 +11,11 @@ import contextlib
 import io
 import statistics
 import time
-from pathlib import Path
-
 from fusionlab.capture import capture
 from fusionlab.workloads import WORKLOADS
 
-HERE = Path(__file__).resolve().parent
-START, END = "<!-- bench_capture:start -->", "<!-- bench_capture:end -->"
+from _report import write_section
+
 
 LOOP = """
 import numpy as np
@@ -60,23 +58,14 @@ def main() -> None:
         t_plain, t_cap = median_time(plain), median_time(captured)
         rows.append(f"| {label} | {cap.instructions} | {len(cap.batches)} | {t_plain:.3f} | {t_cap:.3f} | "
                     f"{t_cap / t_plain:.1f} | {cap.instructions / t_cap:,.0f} |")
-    text = "\n".join([
-        START,
+    body = "\n".join([
         f"Measured {time.strftime('%Y-%m-%d')}; medians of 5 runs after a warm-up, one process.",
         "",
         "| program | instructions | batches | plain NumPy s | capture s | ratio | instructions/s |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
         *rows,
-        END,
     ])
-    readme = HERE / "README.md"
-    old = readme.read_text()
-    if START in old:
-        new = old[: old.index(START)] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip() + "\n\n## Capture (`bench_capture.py`)\n\n" + text + "\n"
-    readme.write_text(new)
-    print(text)
+    print(write_section("bench_capture", body, "## Capture (`bench_capture.py`)"))
 
 
 if __name__ == "__main__":

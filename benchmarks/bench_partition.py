@@ -19,8 +19,9 @@ from fusionlab.examples import fig3, random_program
 from fusionlab.partition import partition
 from fusionlab.wsp import WSPGraph
 
+from _report import write_section
+
 HERE = Path(__file__).resolve().parent
-START, END = "<!-- bench_partition:start -->", "<!-- bench_partition:end -->"
 
 
 def timed(fn, repeat: int) -> tuple[float, float, object]:
@@ -63,22 +64,15 @@ def main() -> None:
         "| program | instructions | algorithm | cost (elements) | median s | min s | blocks | proven optimal |\n"
         "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |\n"
     )
-    body = "".join(
+    rows_text = "".join(
         f"| {a} | {n} | {alg} | {c} | {med:.4f} | {mn:.4f} | {k} | {p} |\n" for a, n, alg, c, med, mn, k, p in rows
-    )
-    text = (
-        f"{START}\n"
+    ).rstrip("\n")
+    body = (
         f"Measured {time.strftime('%Y-%m-%d')} on {machine()}; Bohrium cost model; "
         "medians of 7 runs (3 for optimal and ilp above 20 instructions) after a warm-up.\n\n"
-        + header + body + f"{END}"
+        + header + rows_text
     )
-    readme = HERE / "README.md"
-    old = readme.read_text() if readme.exists() else ""
-    if START in old and END in old:
-        new = old[: old.index(START)] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip() + "\n\n" + text + "\n"
-    readme.write_text(new)
+    text = write_section("bench_partition", body, "## Partition algorithms (`bench_partition.py`)")
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "partition.json").write_text(json.dumps(
         [dict(zip(["program", "instructions", "algorithm", "cost_elements", "median_s", "min_s", "blocks", "proven"], r))

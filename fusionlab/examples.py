@@ -14,26 +14,18 @@ from .text import parse
 
 __all__ = ["fig3", "fig3_text", "FIG3_PYTHON"]
 
-#: The Python program of the paper's Fig. 3a (Bohrium's ``bh`` spelled as NumPy).
-FIG3_PYTHON = """\
-import numpy as np
+def _fig3_python() -> str:
+    import inspect
+    import textwrap
 
-def synthetic():
-    A = np.zeros(4)
-    B = np.zeros(4)
-    D = np.zeros(5)
-    E = np.zeros(5)
-    A += D[:-1]
-    A[:] = D[:-1]
-    B += E[:-1]
-    B[:] = E[:-1]
-    T = A * B
-    np.maximum(T, E[1:], out=D[1:])
-    np.minimum(T, D[1:], out=E[1:])
-    return D
+    from .workloads.teaching import fig3 as synthetic
 
-print(synthetic())
-"""
+    return textwrap.dedent(inspect.getsource(synthetic)) + "\n\nprint(fig3())\n"
+
+
+#: The Python program of the paper's Fig. 3a (Bohrium's ``bh`` spelled as NumPy): the
+#: ``fig3`` workload's function, then ``print`` of its result (the SYNC of Fig. 3b).
+FIG3_PYTHON = _fig3_python()
 
 
 def fig3_text() -> str:

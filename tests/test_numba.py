@@ -121,6 +121,7 @@ def test_compare_has_numpy_first_and_a_row_per_choice():
         ("max_contract", "greedy"),
     ]
     assert all(r.max_abs_error <= 1e-9 for r in records[1:])
-    assert all(r.median_seconds > 0 and r.min_seconds <= r.median_seconds for r in records)
+    # structure only (tests never judge speed): a minimum is never above its median
+    assert all(0 < r.min_seconds and max(r.min_seconds, r.median_seconds) == r.median_seconds for r in records)
     table = format_records(records)
     assert table.splitlines()[0].startswith("cost model") and len(table.splitlines()) == 7
