@@ -1,8 +1,11 @@
-"""Shared by the benchmark scripts: write a marked section of benchmarks/README.md."""
+"""Shared by the benchmark scripts: timing, and writing a marked section of README.md."""
 
 from __future__ import annotations
 
+import statistics
+import time
 from pathlib import Path
+from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 
@@ -19,3 +22,14 @@ def write_section(name: str, body: str, heading: str) -> str:
         new = old.rstrip() + f"\n\n{heading}\n\n{text}\n"
     readme.write_text(new)
     return text
+
+
+def median_seconds(fn: Callable[[], object], repeat: int = 5) -> float:
+    """The median wall time of ``fn`` over ``repeat`` runs, after one warm-up run."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)

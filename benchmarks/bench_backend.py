@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import io
 import json
-import statistics
 import time
 from pathlib import Path
 
@@ -24,21 +23,11 @@ from fusionlab.execute.numba_backend import KernelCache
 from fusionlab.execute.run import compare
 from fusionlab.workloads import WORKLOADS
 
-from _report import write_section
+from _report import median_seconds, write_section
 
 HERE = Path(__file__).resolve().parent
 WORKLOAD_NAMES = ["black_scholes", "heat_equation", "leibnitz_pi", "rosenbrock", "monte_carlo_pi",
                   "shallow_water", "sor", "stencil_27pt"]
-
-
-def median(fn, repeat: int = 7) -> float:  # type: ignore[no-untyped-def]
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 # --- reference points: NumPy code under Numba, and hand-written fused loops --------------
@@ -85,21 +74,21 @@ def reference_points() -> list[str]:
     n = 10_000_000
     rng = np.random.default_rng(0)
     x = rng.random(n)
-    np_t = median(lambda: np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2))
-    nn_t = median(lambda: _rosenbrock_numba_numpy(x))
-    loop_t = median(lambda: _rosenbrock_loop(x))
+    np_t = median_seconds(repeat=7, fn=lambda: np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2))
+    nn_t = median_seconds(repeat=7, fn=lambda: _rosenbrock_numba_numpy(x))
+    loop_t = median_seconds(repeat=7, fn=lambda: _rosenbrock_loop(x))
     rows.append(f"| Rosenbrock sum, 1e7 | {np_t * 1e3:.1f} | {nn_t * 1e3:.1f} ({np_t / nn_t:.1f}x) | "
                 f"{loop_t * 1e3:.1f} ({np_t / loop_t:.1f}x) |")
     k = np.arange(n, dtype=np.float64)
-    np_t = median(lambda: np.sum(1.0 / (4.0 * k + 1.0) - 1.0 / (4.0 * k + 3.0)))
-    nn_t = median(lambda: _leibniz_numba_numpy(n))
-    loop_t = median(lambda: _leibniz_loop(n))
+    np_t = median_seconds(repeat=7, fn=lambda: np.sum(1.0 / (4.0 * k + 1.0) - 1.0 / (4.0 * k + 3.0)))
+    nn_t = median_seconds(repeat=7, fn=lambda: _leibniz_numba_numpy(n))
+    loop_t = median_seconds(repeat=7, fn=lambda: _leibniz_loop(n))
     rows.append(f"| Leibniz pi, 1e7 terms | {np_t * 1e3:.1f} | {nn_t * 1e3:.1f} ({np_t / nn_t:.1f}x) | "
                 f"{loop_t * 1e3:.1f} ({np_t / loop_t:.1f}x) |")
     m = 20_000_000
     a, b, c = np.empty(m), rng.random(m), rng.random(m)
-    np_t = median(lambda: np.add(b, 3.0 * c, out=a))
-    loop_t = median(lambda: _triad(a, b, c, 3.0))
+    np_t = median_seconds(repeat=7, fn=lambda: np.add(b, 3.0 * c, out=a))
+    loop_t = median_seconds(repeat=7, fn=lambda: _triad(a, b, c, 3.0))
     gbs = 3 * m * 8 / loop_t / 1e9
     rows.append(f"| STREAM triad, 2e7 | {np_t * 1e3:.1f} | | {loop_t * 1e3:.1f} ({np_t / loop_t:.1f}x, {gbs:.1f} GB/s) |")
     return rows

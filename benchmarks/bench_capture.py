@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import io
-import statistics
 import time
 from fusionlab.capture import capture
 from fusionlab.workloads import WORKLOADS
 
-from _report import write_section
+from _report import median_seconds, write_section
 
 
 LOOP = """
@@ -27,16 +26,6 @@ for i in range({n}):
     d = np.sqrt(b)
     a = d - 1.0
 """
-
-
-def median_time(fn, repeat: int = 5) -> float:  # type: ignore[no-untyped-def]
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -55,7 +44,7 @@ def main() -> None:
 
         with contextlib.redirect_stdout(io.StringIO()):
             cap = capture(source, {})
-        t_plain, t_cap = median_time(plain), median_time(captured)
+        t_plain, t_cap = median_seconds(plain), median_seconds(captured)
         rows.append(f"| {label} | {cap.instructions} | {len(cap.batches)} | {t_plain:.3f} | {t_cap:.3f} | "
                     f"{t_cap / t_plain:.1f} | {cap.instructions / t_cap:,.0f} |")
     body = "\n".join([

@@ -36,6 +36,10 @@ from .wsp import WSPGraph, partition_problems
 if TYPE_CHECKING:
     from .capture import Capture
 
+#: Keep in step with fusionlab.execute.numba_backend.DEFAULT_MIN_SIZE (not imported here:
+#: that module loads Numba, which the other commands do not need).
+DEFAULT_MIN_SIZE = 4096
+
 
 class _InputError(Exception):
     """A problem with the user's input, already phrased for the terminal."""
@@ -360,37 +364,36 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(run=_cmd_cost)
     d = sub.add_parser("demo", help="print the paper's Fig. 3 example under every algorithm")
     d.set_defaults(run=_cmd_demo)
-    cp = sub.add_parser("capture", help="print the bytecode a Python file or workload records")
-    cp.add_argument("program", help="a Python file (.py) or a workload name")
-    cp.add_argument("--preset", default="tiny", help="workload size preset (tiny, medium, paper)")
+    def python_command(name: str, help: str, run: object) -> argparse.ArgumentParser:
+        # capture, verify, run and compare all take a Python file or workload and a preset
+        q = sub.add_parser(name, help=help)
+        q.add_argument("program", help="a Python file (.py) or a workload name")
+        q.add_argument("--preset", default="tiny", help="workload size preset (tiny, medium, paper)")
+        q.set_defaults(run=run)
+        return q
+
+    def partition_choice(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--algorithm", "-a", choices=list(ALGORITHMS), default="greedy")
+        q.add_argument("--cost", "-c", choices=list(COST_MODELS), default="bohrium")
+
+    min_size_help = "blocks with fewer elements run with NumPy (docs/backend.md)"
+    cp = python_command("capture", "print the bytecode a Python file or workload records", _cmd_capture)
     cp.add_argument("--format", "-f", choices=["text", "json"], default="text")
-    cp.set_defaults(run=_cmd_capture)
-    v = sub.add_parser("verify", help="run plainly and captured (replayed under a partition); compare")
-    v.add_argument("program", help="a Python file (.py) or a workload name")
-    v.add_argument("--preset", default="tiny", help="workload size preset (tiny, medium, paper)")
-    v.add_argument("--algorithm", "-a", choices=list(ALGORITHMS), default="greedy")
-    v.add_argument("--cost", "-c", choices=list(COST_MODELS), default="bohrium")
+    v = python_command("verify", "run plainly and captured (replayed under a partition); compare", _cmd_verify)
+    partition_choice(v)
     v.add_argument("--format", "-f", choices=["text", "json"], default="text")
     v.add_argument("--time-limit", type=float, default=30.0, help="seconds for optimal and ilp")
     v.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal")
-    v.set_defaults(run=_cmd_verify)
-    r = sub.add_parser("run", help="run a Python file or workload with fused Numba kernels")
-    r.add_argument("program", help="a Python file (.py) or a workload name")
-    r.add_argument("--preset", default="tiny", help="workload size preset (tiny, medium, paper)")
-    r.add_argument("--algorithm", "-a", choices=list(ALGORITHMS), default="greedy")
-    r.add_argument("--cost", "-c", choices=list(COST_MODELS), default="bohrium")
+    r = python_command("run", "run a Python file or workload with fused Numba kernels", _cmd_run)
+    partition_choice(r)
     r.add_argument("--check", action="store_true", help="compare with the reference executor")
-    r.add_argument("--min-size", type=int, default=4096, help="smaller blocks run with NumPy")
-    r.set_defaults(run=_cmd_run)
-    c2 = sub.add_parser("compare", help="time the partitions of several algorithms and cost models")
-    c2.add_argument("program", help="a Python file (.py) or a workload name")
-    c2.add_argument("--preset", default="tiny", help="workload size preset (tiny, medium, paper)")
+    r.add_argument("--min-size", type=int, default=DEFAULT_MIN_SIZE, help=min_size_help)
+    c2 = python_command("compare", "time the partitions of several algorithms and cost models", _cmd_compare)
     c2.add_argument("--algorithms", default="linear,greedy,optimal")
     c2.add_argument("--costs", default="bohrium,max_contract,max_locality,robinson")
     c2.add_argument("--repeat", type=int, default=5)
-    c2.add_argument("--min-size", type=int, default=4096, help="smaller blocks run with NumPy")
+    c2.add_argument("--min-size", type=int, default=DEFAULT_MIN_SIZE, help=min_size_help)
     c2.add_argument("--format", "-f", choices=["text", "json"], default="text")
-    c2.set_defaults(run=_cmd_compare)
     w = sub.add_parser("workloads", help="list the workloads and their size presets")
     w.set_defaults(run=_cmd_workloads)
     return ap

@@ -122,7 +122,7 @@ class KernelSource:
         return hashlib.sha1(self.signature.encode()).hexdigest()[:16]
 
 
-def _literal(x: Literal, dtype: np.dtype) -> str:
+def _literal(x: Literal) -> str:
     v = x.value
     if isinstance(v, float):
         if v != v:
@@ -223,7 +223,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
         return f"{name}[{', '.join(parts)}]"
 
     def operand(x: View | Literal) -> str:
-        return ref(x) if isinstance(x, View) else _literal(x, np.dtype("float64"))
+        return ref(x) if isinstance(x, View) else _literal(x)
 
     # a one-dimensional space with a full reduction runs in chunks: a partial result per
     # chunk keeps the parallel reduction's memory small
@@ -236,7 +236,6 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     pre: list[str] = []
     post: list[str] = []
     body: list[str] = []
-    acc_names: dict[int, str] = {}
     for i in block:
         ins = program[i]
         comment = f"  # {i + 1}: {format_instruction(ins)}"
@@ -271,7 +270,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
         elif op in OpFamily.REDUCTION:
             (src,) = ops
             if ins.attr("axis") is None or rank == 1:
-                a = acc_names[i] = f"acc{i + 1}"
+                a = f"acc{i + 1}"
                 slot = "chunk" if chunked else idx[0]
                 size = f"(({extents[0]} + {_CHUNK - 1}) // {_CHUNK})" if chunked else extents[0]
                 pre.append(f"{a}_part = np.full({size}, {_identity(op, out.dtype)}, dtype={_np_type(out.dtype)})")

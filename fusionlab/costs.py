@@ -190,7 +190,8 @@ class AdditiveCostModel:
             program, blocks = program_or_partition.program, program_or_partition.blocks
         else:
             program = program_or_partition
-        assert blocks is not None, "give the blocks"
+        if blocks is None:
+            raise TypeError("give the blocks: model.cost(program, [[0, 1], [2]]) or model.cost(partition)")
         return self.evaluator(WSPGraph(program)).cost(blocks)
 
     def cache_key(self) -> tuple[Any, ...]:

@@ -131,3 +131,12 @@ def test_workloads_lists_every_workload(capsys):
     code, out, _ = run(capsys, "workloads")
     assert code == 0 and len(out.splitlines()) == len(WORKLOADS) == 20
     assert out.splitlines()[0].startswith("black_scholes")
+
+
+def test_cli_min_size_default_matches_the_backend():
+    from fusionlab import cli
+    from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE
+
+    assert cli.DEFAULT_MIN_SIZE == DEFAULT_MIN_SIZE
+    args = cli.build_parser().parse_args(["run", "fig3"])
+    assert (args.min_size, args.preset, args.algorithm, args.cost) == (DEFAULT_MIN_SIZE, "tiny", "greedy", "bohrium")

@@ -92,3 +92,8 @@ def test_unknown_model_names_are_explained():
         get_cost_model(42)
     with pytest.raises(ValueError, match="ilp formulates the built-in cost models only"):
         partition(fig3(), "ilp", _WritesDouble())
+
+
+def test_cost_without_blocks_says_how_to_call_it():
+    with pytest.raises(TypeError, match=r"give the blocks: model.cost\(program, \[\[0, 1\], \[2\]\]\)"):
+        get_cost_model("bohrium").cost(fig3())

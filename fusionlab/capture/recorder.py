@@ -11,7 +11,6 @@ import enum
 import sys
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable
 
 import numpy as np
 
@@ -75,7 +74,6 @@ class Recorder:
     active: bool = True
     _counter: int = 0
     _key: int = 0
-    _live: dict[str, weakref.ref] = field(default_factory=dict)
 
     # -- bases ------------------------------------------------------------------------
     def new_base(self, real: np.ndarray, prefix: str = "t") -> Handle:
@@ -85,7 +83,6 @@ class Recorder:
         base = Base(name, real.dtype.name, real.shape)
         self.bases[name] = base
         h = Handle(base, real)
-        self._live[name] = weakref.ref(h)
         weakref.finalize(h, self._freed, name)
         return h
 
@@ -97,7 +94,6 @@ class Recorder:
         return h
 
     def _freed(self, name: str) -> None:
-        self._live.pop(name, None)
         if self.active:
             self.emit(Instruction(Opcode.DEL, (self.bases[name].view(),)))
 
@@ -152,10 +148,3 @@ def user_line() -> int | None:
             return frame.f_lineno
         frame = frame.f_back
     return None
-
-
-def call_real(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """Call ``fn`` with traced arrays replaced by their real data (deeply in lists/tuples)."""
-    from .array import unwrap
-
-    return fn(*unwrap(args), **unwrap(kwargs))
