@@ -21,8 +21,9 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test]'
 	@touch $@
 
-# Until the Jupyter explorer lands, the main job is the headless demo of the paper's example.
-lab: demo
+# JupyterLab on the teaching notebooks (root needs --allow-root; `make lab ARGS=--no-browser` passes options)
+lab: setup
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(ARGS)
 
 demo: setup
 	$(VENV)/bin/fusionlab demo

@@ -35,6 +35,7 @@ from .wsp import WSPGraph
 __all__ = [
     "Partition",
     "BlockInfo",
+    "block_info",
     "CostModel",
     "AdditiveCostModel",
     "BlockCostModel",
@@ -131,6 +132,30 @@ def access_info(program: Program) -> tuple[list[_Access], frozenset[str]]:
         seen |= read_bases | {v.base.name for v in writes}
         out.append(_Access(reads, writes, new, frozenset()))
     return out, frozenset(synced)
+
+
+def block_info(program: Program, block: Iterable[int], accesses: Sequence[_Access] | None = None,
+               synced: frozenset[str] | None = None) -> BlockInfo:
+    """What ``block`` (0-based instruction indices) of ``program`` accesses (Def. 10).
+
+    >>> from fusionlab.examples import fig3
+    >>> sorted(block_info(fig3(), range(17)).contracted)  # all of Fig. 3 in one block
+    ['A', 'B', 'E', 'T']
+    """
+    if accesses is None or synced is None:
+        accesses, synced = access_info(program)
+    members = tuple(sorted(block))
+    reads: set[View] = set()
+    writes: set[View] = set()
+    new: set[str] = set()
+    deleted: set[str] = set()
+    for i in members:
+        a = accesses[i]
+        reads |= a.reads
+        writes |= a.writes
+        new |= a.new
+        deleted |= a.deleted
+    return BlockInfo(members, frozenset(reads), frozenset(writes), frozenset(new), frozenset(deleted), synced)
 
 
 # --------------------------------------------------------------------------- protocol
