@@ -8,7 +8,7 @@ import io
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -170,18 +170,27 @@ def compare(
     repeat: int = 5,
     min_size: int = DEFAULT_MIN_SIZE,
     cache: KernelCache | None = None,
+    baseline: Callable[[], Any] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> list[Record]:
     """Time the fused partitions of every algorithm × cost model against NumPy eager.
 
-    NumPy eager is the first record: the captured source run plainly (for a bytecode
-    program, the reference executor). Times exclude compilation (a warm-up run compiles
-    every kernel and is reported as ``compile_seconds``).
+    NumPy eager is the first record: ``baseline`` when given (the Jupyter magic runs the
+    cell on a copy of the user's namespace), else the captured source run plainly (for a
+    bytecode program, the reference executor). Times exclude compilation (a warm-up run
+    compiles every kernel and is reported as ``compile_seconds``). ``progress(label, done,
+    total)`` is called before each row is measured and once at the end.
     """
     from ..capture import Capture
 
     batches, inputs, externals = _parts(target)
     cache = cache or KernelCache()
-    if isinstance(target, Capture) and target.source:
+    total = 1 + len(algorithms) * len(cost_models)
+    if progress is not None:
+        progress("NumPy eager", 0, total)
+    if baseline is not None:
+        pass
+    elif isinstance(target, Capture) and target.source:
         source = target.source
 
         def baseline() -> None:
@@ -208,6 +217,8 @@ def compare(
     merge_cache = MergeCache()
     for model in cost_models:
         for algorithm in algorithms:
+            if progress is not None:
+                progress(f"{algorithm} / {getattr(model, 'name', model)}", len(records), total)
             plans = _plans(batches, algorithm, model, min_size, None, merge_cache)
             cost = 0.0
             for b in batches:
@@ -232,6 +243,8 @@ def compare(
                 max(first - med, 0.0), med, min(times), base_med / med if med else float("inf"),
                 res.max_abs_error, res.fallbacks,
             ))
+    if progress is not None:
+        progress("done", total, total)
     return records
 
 

@@ -52,7 +52,7 @@ ALGORITHMS: dict[str, Callable[..., PartitionResult]] = {
 
 __all__ = [
     "ALGORITHMS", "partition", "MergeCache", "PartitionResult", "SearchTrace", "TraceNode",
-    "NodeOutcome", "WeightEdge", *ALGORITHMS,
+    "NodeOutcome", "WeightEdge", "evaluate", *ALGORITHMS,
 ]
 
 
@@ -96,3 +96,26 @@ def partition(
     if key is not None:
         cache.put(key, result)
     return result
+
+
+def evaluate(
+    program_or_graph: Any,
+    blocks: Any,
+    cost_model: Any = "bohrium",
+    algorithm: str = "manual",
+) -> PartitionResult:
+    """Cost and legality of a partition given by hand (blocks of 0-based indices).
+
+    An illegal partition is still costed; its ``notes`` say why it is illegal (Def. 5).
+
+    >>> from fusionlab.examples import fig3
+    >>> r = evaluate(fig3(), [range(17)])
+    >>> r.legal, r.notes[0]
+    (False, 'instructions 1 and 3 share a block: different iteration shapes ((4,) vs (5,))')
+    """
+    from ..wsp import partition_problems
+    from ._common import finish, setup
+
+    ctx = setup(program_or_graph, cost_model)
+    blocks = [tuple(b) for b in blocks]
+    return finish(ctx, algorithm, blocks, notes=partition_problems(ctx.graph, blocks))
