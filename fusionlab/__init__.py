@@ -7,3 +7,11 @@ __all__ = [
     "Base", "Instruction", "Literal", "Opcode", "OpFamily", "Program", "ProgramError", "View",
     "BytecodeError", "format_program", "parse",
 ]
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext fusionlab``: register ``%%fuse`` and ``%fuse_config``."""
+    from .jupyter import load_ipython_extension as load
+
+    load(ipython)
+

@@ -1,0 +1,243 @@
+"""The live explorer: ipywidgets controls over a :class:`~fusionlab.jupyter.session.FuseResult`.
+
+Two outputs: the controls and kernel-drawn views (tabs), and the report display — a bundle
+of ``application/vnd.fusionlab.explorer+json`` (drawn by the JupyterLab extension, also
+from saved notebooks), an SVG of the graph and text. Every control recomputes in the kernel
+and updates that display through its ``display_id``. The views read only the report.
+"""
+
+from __future__ import annotations
+
+import uuid
+from html import escape
+from typing import Any, Callable
+
+import ipywidgets as W
+
+from ..report import MIME_TYPE
+from ..viz.charts import cost_chart_svg, timing_chart_svg
+from ..viz.listing import code_html, cost_table_html, find_partition, listing_html, notices_html, partition_summary
+from ..viz.tree import tree_summary, tree_svg
+from .session import FuseResult
+
+__all__ = ["Explorer"]
+
+
+def _batch_label(b: dict[str, Any]) -> str:
+    same = f" — same as batch {b['same_as'] + 1} (partitions cached)" if b["same_as"] is not None else ""
+    return f"batch {b['index'] + 1}: {b['instructions']} instructions{same}"
+
+
+class Explorer:
+    """Controls, views and the report display for one ``%%fuse`` result.
+
+    Parameters
+    ----------
+    result
+        The :class:`FuseResult` explored.
+    repeat
+        Timed runs per partition for "Compile & time".
+    display
+        The function that shows and updates outputs; IPython's by default (tests pass
+        their own to capture what would be displayed).
+
+    Examples
+    --------
+    >>> from fusionlab.examples import fig3
+    >>> shown = []
+    >>> ex = Explorer(FuseResult.from_program(fig3(), algorithms=["linear", "greedy"]),
+    ...               display=lambda obj, **kw: shown.append((obj, kw)))
+    >>> ex.cost_model.value = "robinson"          # as the front end would set it
+    >>> ex.displayed[MIME_TYPE]["selected"]
+    {'algorithm': 'greedy', 'cost_model': 'robinson'}
+    """
+
+    def __init__(self, result: FuseResult, repeat: int = 3, display: Callable[..., Any] | None = None) -> None:
+        self.result = result
+        self.repeat = repeat
+        self.display_id = f"fusionlab-{uuid.uuid4().hex}"
+        self._display = display
+        self.displayed: dict[str, Any] = {}
+        self._shown = False
+        self._busy = False
+        report = result.report()
+        alg_options = list(report["algorithms"]) + ["manual"]
+        self.batch = W.Dropdown(description="batch",
+                                options=[(_batch_label(b), b["index"]) for b in report["batches"]],
+                                value=result.batch, layout=W.Layout(width="auto"),
+                                disabled=len(report["batches"]) < 2)
+        self.algorithm = W.Dropdown(description="algorithm", options=alg_options, value=result.selected[0])
+        self.cost_model = W.Dropdown(description="cost model", options=report["cost_models"],
+                                     value=result.selected[1])
+        self.summary = W.HTML()
+        self.listing = W.HTML()
+        self.costs = W.HTML()
+        self.tree = W.HTML()
+        self.tree_step = W.IntSlider(description="step", min=0, max=0, value=0, continuous_update=True,
+                                     layout=W.Layout(width="60%"))
+        self.tree_play = W.Play(min=0, max=0, interval=150, description="replay")
+        W.jslink((self.tree_play, "value"), (self.tree_step, "value"))
+        self.tree_info = W.HTML()
+        self.code = W.HTML()
+        # manual mode
+        self.merge_a = W.BoundedIntText(description="merge", min=1, max=1, value=1, layout=W.Layout(width="150px"))
+        self.merge_b = W.BoundedIntText(description="with", min=1, max=1, value=1, layout=W.Layout(width="150px"))
+        self.merge_button = W.Button(description="Merge blocks", icon="compress")
+        self.split_block = W.BoundedIntText(description="split", min=1, max=1, value=1,
+                                            layout=W.Layout(width="150px"))
+        self.split_button = W.Button(description="Split into instructions", icon="expand")
+        self.reset_button = W.Button(description="Reset")
+        self.manual_message = W.HTML()
+        # timing
+        self.time_button = W.Button(description="Compile & time", button_style="primary", icon="play")
+        self.progress = W.IntProgress(min=0, max=1, value=0, description="", layout=W.Layout(width="40%"))
+        self.progress_label = W.HTML()
+        self.timing = W.HTML()
+
+        self.batch.observe(self._on_batch, names="value")
+        self.algorithm.observe(self._on_select, names="value")
+        self.cost_model.observe(self._on_select, names="value")
+        self.tree_step.observe(lambda _: self._draw_tree(), names="value")
+        self.merge_button.on_click(lambda _: self._manual(lambda: self.result.merge(self.merge_a.value,
+                                                                                    self.merge_b.value)))
+        self.split_button.on_click(lambda _: self._manual(lambda: self.result.split(self.split_block.value)))
+        self.reset_button.on_click(lambda _: self._reset())
+        self.time_button.on_click(lambda _: self.run_timing())
+
+        tabs = W.Tab(children=[
+            self.listing, self.costs,
+            W.VBox([self.tree_info, W.HBox([self.tree_play, self.tree_step]), self.tree]),
+            self.code,
+            W.VBox([W.HBox([self.merge_a, self.merge_b, self.merge_button]),
+                    W.HBox([self.split_block, self.split_button, self.reset_button]), self.manual_message]),
+            W.VBox([W.HBox([self.time_button, self.progress, self.progress_label]), self.timing]),
+        ])
+        for k, title in enumerate(["Bytecode", "Costs", "Search tree", "Code", "Manual", "Timing"]):
+            tabs.set_title(k, title)
+        self.tabs = tabs
+        self.widget = W.VBox([W.HBox([self.batch, self.algorithm, self.cost_model]), self.summary, tabs],
+                             layout=W.Layout(border="1px solid #d1d5db", padding="4px"))
+        self._refresh(tree_to_end=True)
+
+    # -- showing -------------------------------------------------------------------------
+    def _show(self, obj: Any, **kwargs: Any) -> None:
+        if self._display is not None:
+            self._display(obj, **kwargs)
+            return
+        from IPython.display import display, update_display
+
+        if kwargs.pop("update", False):
+            update_display(obj, **kwargs)
+        else:
+            display(obj, **kwargs)
+
+    def show(self) -> None:
+        """Display the controls, then the report (with its display id)."""
+        self._show(self.widget)
+        self._show(self.displayed, raw=True, display_id=self.display_id)
+        self._shown = True
+
+    def _update_display(self) -> None:
+        self.displayed = self.result.bundle()
+        if self._shown:
+            self._show(self.displayed, raw=True, display_id=self.display_id, update=True)
+
+    # -- reacting ------------------------------------------------------------------------
+    def _on_batch(self, change: dict[str, Any]) -> None:
+        self.result.set_batch(change["new"])
+        self._sync_controls()
+        self._refresh(tree_to_end=True)
+
+    def _on_select(self, change: dict[str, Any]) -> None:
+        if self._busy:
+            return
+        self.result.select(self.algorithm.value, self.cost_model.value)
+        self._refresh(tree_to_end=True)
+
+    def _sync_controls(self) -> None:
+        self._busy = True
+        try:
+            self.algorithm.value, self.cost_model.value = self.result.selected
+        finally:
+            self._busy = False
+
+    def _manual(self, action: Callable[[], Any]) -> None:
+        try:
+            outcome = action()
+        except (IndexError, ValueError) as exc:
+            self.manual_message.value = f'<span style="color:#b91c1c">{escape(str(exc))}</span>'
+            return
+        colour = "#15803d" if outcome.legal else "#b91c1c"
+        delta = outcome.cost_after - outcome.cost_before
+        text = (f"{outcome.action}: legal; cost {outcome.cost_before:g} → {outcome.cost_after:g} ({delta:+g})"
+                if outcome.legal else f"{outcome.action} refused — {outcome.reason.lower()}: {outcome.detail}")
+        self.manual_message.value = f'<span style="color:{colour}">{escape(text)}</span>'
+        self._sync_controls()
+        self._refresh()
+
+    def _reset(self) -> None:
+        self.result.reset_manual()
+        self.manual_message.value = ""
+        self._sync_controls()
+        self._refresh()
+
+    def run_timing(self) -> None:
+        """Compile and time the selected algorithm under every cost model, with progress."""
+        self.time_button.disabled = True
+        self.timing.value = ""
+
+        def progress(label: str, done: int, total: int) -> None:
+            self.progress.max, self.progress.value = total, done
+            self.progress_label.value = escape(f"{done}/{total}: {label}" if done < total else "done")
+
+        try:
+            self.result.time(repeat=self.repeat, progress=progress)
+        except Exception as exc:  # timing must never lose the explorer: say what failed
+            self.timing.value = f'<pre style="color:#b91c1c">{escape(f"{type(exc).__name__}: {exc}")}</pre>'
+        finally:
+            self.time_button.disabled = False
+        self._refresh()
+
+    # -- drawing (reads only the report) -----------------------------------------------------
+    def _refresh(self, tree_to_end: bool = False) -> None:
+        report = self.result.report()
+        sel = report["selected"]
+        entry = find_partition(report, sel["algorithm"], sel["cost_model"])
+        self.summary.value = (f"<div><b>{escape(partition_summary(entry))}</b></div>"
+                              + "".join(f"<div>note: {escape(n)}</div>" for n in entry["notes"])
+                              + notices_html(report))
+        self.listing.value = listing_html(report, entry)
+        self.costs.value = cost_table_html(report) + cost_chart_svg(report)
+        self.code.value = code_html(report)
+        blocks = len(entry["blocks"])
+        for w in (self.merge_a, self.merge_b, self.split_block):
+            w.max = max(blocks, 1)
+        trace = report["trace"]
+        last = trace["nodes"][-1]["id"] if trace and trace["nodes"] else 0
+        self.tree_step.max = self.tree_play.max = last
+        if tree_to_end:
+            self.tree_step.value = last
+        self._draw_tree()
+        timings = report["timings"]
+        if timings:
+            rows = "".join(
+                f"<tr><td>{escape(r['algorithm'])}</td><td>{escape(r['cost_model'])}</td>"
+                f"<td style='text-align:right'>{r['median_seconds'] * 1e3:.2f}</td>"
+                f"<td style='text-align:right'>{(r['speedup'] or 0):.2f}x</td>"
+                f"<td style='text-align:right'>{'' if r.get('max_abs_error') is None else format(r['max_abs_error'], '.1e')}</td></tr>"
+                for r in timings["records"])
+            self.timing.value = ("<table><tr><th>algorithm</th><th>cost model</th><th>median ms</th>"
+                                 f"<th>speed-up</th><th>max abs error</th></tr>{rows}</table>"
+                                 + timing_chart_svg(timings))
+        self._update_display()
+
+    def _draw_tree(self) -> None:
+        trace = self.result.report()["trace"]
+        if trace is None:
+            self.tree_info.value = "No search tree: the optimal algorithm is not among those explored."
+            self.tree.value = ""
+            return
+        step = self.tree_step.value
+        self.tree_info.value = (f"<div>Branch and bound under {escape(trace['cost_model'])}: "
+                                f"{escape(tree_summary(trace, step))}</div>")
+        self.tree.value = tree_svg(trace, step)

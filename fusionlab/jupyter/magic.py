@@ -1,0 +1,224 @@
+"""The ``%%fuse`` cell magic and the ``%fuse_config`` line magic.
+
+``%load_ext fusionlab`` registers both. ``%%fuse`` runs the cell under capture — the user's
+variables afterwards are the plain ndarrays NumPy computes — and shows the explorer: the
+controls (ipywidgets) and the report display they update. Options left out come from the
+session defaults that ``%fuse_config`` sets.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from ..capture import CaptureError, capture
+from ..capture.recorder import CELL_FILENAME
+from ..costs import COST_MODELS
+from ..partition import ALGORITHMS
+from ..report import DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS
+from .session import FuseResult
+
+__all__ = ["FuseMagics", "LAST_RESULT"]
+
+# the name the last result is bound to in the user's namespace (like IPython's ``_``)
+LAST_RESULT = "_fuse"
+_DEFAULTS: dict[str, Any] = {
+    "algorithm": "greedy",
+    "cost": "bohrium",
+    "compare": ",".join(DEFAULT_COST_MODELS),
+    "algorithms": ",".join(DEFAULT_ALGORITHMS),
+    "repeat": 3,
+    "time": False,
+    "optimal_time": 2.0,
+}
+
+
+def _names(text: str, known: dict[str, Any], what: str) -> list[str]:
+    out = [x.strip().lower().replace("-", "_") for x in text.split(",") if x.strip()]
+    for x in out:
+        if x not in known:
+            raise UsageError(f"unknown {what} {x!r}; choose from {', '.join(known)}")
+    if not out:
+        raise UsageError(f"--{what.replace(' ', '-')}s needs at least one name")
+    return out
+
+
+@magics_class
+class FuseMagics(Magics):
+    """``%%fuse`` and ``%fuse_config``; ``config`` holds the session defaults."""
+
+    def __init__(self, shell: Any) -> None:
+        super().__init__(shell)
+        self.config_values: dict[str, Any] = dict(_DEFAULTS)
+        self.last: FuseResult | None = None
+
+    @magic_arguments()
+    @argument("--algorithm", "-a", default=None,
+              help="algorithm of the partition shown first (singleton, linear, unintrusive, greedy, "
+                   "optimal, ilp, exhaustive); default greedy")
+    @argument("--cost", "-c", default=None,
+              help="cost model shown first (bohrium, max_contract, max_locality, robinson); default bohrium")
+    @argument("--compare", default=None,
+              help="comma-separated cost models to compute and time side by side; default all four")
+    @argument("--algorithms", default=None,
+              help="comma-separated algorithms to compute; default singleton,linear,unintrusive,greedy,optimal,ilp")
+    @argument("--time", action="store_true", default=None,
+              help="compile and time at once (otherwise the explorer's button does)")
+    @argument("--repeat", "-r", type=int, default=None, help="timed runs per partition (median reported); default 3")
+    @argument("--name", "-n", default=None,
+              help="bind the result object to this variable (the last result is always in _fuse)")
+    @argument("--optimal-time", type=float, default=None,
+              help="seconds the optimal search may take before returning its best so far; default 2")
+    @argument("--no-explorer", action="store_true", default=False,
+              help="run and bind the result, but display nothing")
+    @cell_magic
+    def fuse(self, line: str, cell: str) -> None:
+        """Run the cell under fusionlab's capture and explore its fusion.
+
+        The user's variables afterwards are plain ndarrays equal to plain NumPy's. The
+        explorer shows the bytecode, the WSP graph, every algorithm x cost model partition
+        with its cost, the search tree, the generated code and (with ``--time`` or the
+        button) timings against NumPy eager.
+        """
+        opts = self._options(line)
+        ns = self.shell.user_ns
+        baseline_ns = _referenced(cell, ns)
+        linecache.cache[CELL_FILENAME] = (len(cell), None, cell.splitlines(True), CELL_FILENAME)
+        try:
+            cap = capture(cell, ns)
+        except CaptureError as exc:
+            self._show_user_error(exc.original)
+            return None
+        except SyntaxError as exc:
+            exc.filename = "<cell>"
+            self.shell.showsyntaxerror()
+            return None
+        if not cap.batches or not any(len(b) for b in cap.batches):
+            print("fusionlab: the cell recorded no array instruction; nothing to explore.")
+            return None
+        models = opts["compare"]
+        if opts["cost"] not in models:
+            models = [opts["cost"]] + models
+        algorithms = opts["algorithms"]
+        if opts["algorithm"] not in algorithms:
+            algorithms = algorithms + [opts["algorithm"]]
+        result = FuseResult(
+            [b for b in cap.batches if len(b)], capture=cap, name=opts["name"] or "",
+            algorithms=algorithms, cost_models=models, selected=(opts["algorithm"], opts["cost"]),
+            options={"optimal": {"time_limit": opts["optimal_time"], "max_nodes": 20_000, "trace_limit": 2000},
+                     "ilp": {"time_limit": 10.0}},
+            baseline_namespace=baseline_ns,
+        )
+        self.last = result
+        ns[LAST_RESULT] = result
+        if opts["name"]:
+            ns[opts["name"]] = result
+        if opts["no_explorer"]:
+            return None
+        from .explorer import Explorer
+
+        explorer = Explorer(result, repeat=opts["repeat"])
+        explorer.show()
+        if opts["time"]:
+            explorer.run_timing()
+        return None
+
+    def _options(self, line: str) -> dict[str, Any]:
+        try:
+            args = parse_argstring(self.fuse, line)
+        except UsageError:
+            raise
+        except SystemExit as exc:  # argparse exits on some errors; say it as a usage error
+            raise UsageError(f"bad %%fuse options: {line!r}") from exc
+        c = self.config_values
+        opts = {
+            "algorithm": (args.algorithm or c["algorithm"]).lower(),
+            "cost": (args.cost or c["cost"]).lower().replace("-", "_"),
+            "compare": _names(args.compare or c["compare"], COST_MODELS, "cost model"),
+            "algorithms": _names(args.algorithms or c["algorithms"], ALGORITHMS, "algorithm"),
+            "time": bool(args.time) or bool(c["time"]),
+            "repeat": args.repeat if args.repeat is not None else c["repeat"],
+            "optimal_time": args.optimal_time if args.optimal_time is not None else c["optimal_time"],
+            "name": args.name,
+            "no_explorer": args.no_explorer,
+        }
+        if opts["algorithm"] not in ALGORITHMS:
+            raise UsageError(f"unknown algorithm {opts['algorithm']!r}; choose from {', '.join(ALGORITHMS)}")
+        if opts["cost"] not in COST_MODELS:
+            raise UsageError(f"unknown cost model {opts['cost']!r}; choose from {', '.join(COST_MODELS)}")
+        if opts["repeat"] < 1:
+            raise UsageError("--repeat must be at least 1")
+        if opts["optimal_time"] <= 0:
+            raise UsageError("--optimal-time must be positive")
+        if args.name is not None and not args.name.isidentifier():
+            raise UsageError(f"--name needs a Python identifier, not {args.name!r}")
+        return opts
+
+    def _show_user_error(self, error: BaseException) -> None:
+        # drop fusionlab's frames: the traceback starts at the user's cell
+        tb = error.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != CELL_FILENAME:
+            tb = tb.tb_next
+        error.__traceback__ = tb or error.__traceback__
+        self.shell.showtraceback((type(error), error, error.__traceback__))
+
+    @magic_arguments()
+    @argument("--algorithm", "-a", default=None, help="default algorithm shown first")
+    @argument("--cost", "-c", default=None, help="default cost model shown first")
+    @argument("--compare", default=None, help="default cost models, comma-separated")
+    @argument("--algorithms", default=None, help="default algorithms, comma-separated")
+    @argument("--repeat", "-r", type=int, default=None, help="default timed runs")
+    @argument("--time", default=None, choices=["on", "off"], help="time every cell at once")
+    @argument("--optimal-time", type=float, default=None, help="default budget of the optimal search, seconds")
+    @argument("--reset", action="store_true", default=False, help="back to fusionlab's defaults")
+    @line_magic
+    def fuse_config(self, line: str) -> dict[str, Any]:
+        """Set the session defaults of ``%%fuse``; with no option, show them."""
+        args = parse_argstring(self.fuse_config, line)
+        if args.reset:
+            self.config_values = dict(_DEFAULTS)
+        new = dict(self.config_values)
+        if args.algorithm is not None:
+            new["algorithm"] = args.algorithm.lower()
+        if args.cost is not None:
+            new["cost"] = args.cost.lower().replace("-", "_")
+        if args.compare is not None:
+            new["compare"] = ",".join(_names(args.compare, COST_MODELS, "cost model"))
+        if args.algorithms is not None:
+            new["algorithms"] = ",".join(_names(args.algorithms, ALGORITHMS, "algorithm"))
+        if args.repeat is not None:
+            new["repeat"] = args.repeat
+        if args.time is not None:
+            new["time"] = args.time == "on"
+        if args.optimal_time is not None:
+            new["optimal_time"] = args.optimal_time
+        saved, self.config_values = self.config_values, new
+        try:
+            self._options("")  # validate the whole set before keeping it
+        except UsageError:
+            self.config_values = saved
+            raise
+        return dict(self.config_values)
+
+
+def _referenced(cell: str, ns: dict[str, Any]) -> dict[str, Any]:
+    """The user's values the cell names, copied where mutable arrays (the NumPy baseline
+    of the timing reruns the cell on these, never on the user's own objects)."""
+    import numpy as np
+
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError:
+        return {}
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    out = {}
+    for k in names:
+        if k in ns:
+            v = ns[k]
+            out[k] = v.copy() if isinstance(v, np.ndarray) else v
+    return out
