@@ -76,3 +76,66 @@ def programs(draw: st.DrawFn, min_size: int = 1, max_size: int = 8) -> Program:
         if ins.opcode is Opcode.DEL:
             deleted.add(ins.outputs[0].base.name)
     return Program(tuple(bases), tuple(body))
+
+
+@st.composite
+def numpy_sources(draw: st.DrawFn) -> str:
+    """Random NumPy code: element-wise ops, in-place and overlapping updates, masks,
+    reductions, scans and views, on arrays made in the code."""
+    n = draw(st.integers(3, 6))
+    seed = draw(st.integers(0, 9))
+    lines = [
+        "import numpy as np",
+        f"rng = np.random.default_rng({seed})",
+        f"a = rng.random({n}) + 0.5",
+        f"b = np.arange({n}, dtype=np.float64)",
+        f"M = rng.random((3, {n}))",
+    ]
+    arrays, scalars = ["a", "b"], []
+    for k in range(draw(st.integers(1, 12))):
+        x, y = draw(st.sampled_from(arrays)), draw(st.sampled_from(arrays))
+        new = f"v{k}"
+        choice = draw(st.integers(0, 15))
+        if choice == 0:
+            op = draw(st.sampled_from(["+", "-", "*"]))
+            lines.append(f"{new} = {x} {op} {y}")
+        elif choice == 1:
+            lines.append(f"{new} = {x} / (np.abs({y}) + 1.0)")
+        elif choice == 2:
+            fn = draw(st.sampled_from(["np.sqrt(np.abs({}))", "np.exp(-{})", "np.maximum({}, 0.7)", "-{}"]))
+            lines.append(f"{new} = " + fn.format(x))
+        elif choice == 3:
+            lines.append(f"{x} += {y}")
+            continue
+        elif choice == 4:
+            lines.append(f"{x}[1:] = {y}[:-1] * 2")
+            continue
+        elif choice == 5:
+            lines.append(f"{x}[::2] *= 1.5")
+            continue
+        elif choice == 6:
+            lines.append(f"{new} = {x}.sum()")
+            scalars.append(new)
+            continue
+        elif choice == 7:
+            lines.append(f"{new} = np.where({x} > {y}, {x}, {y})")
+        elif choice == 8:
+            lines.append(f"{x}[{x} > 1.0] = 0.25")
+            continue
+        elif choice == 9 and scalars:
+            lines.append(f"{new} = {x} * {draw(st.sampled_from(scalars))}")
+        elif choice == 10:
+            lines.append(f"{new} = M.sum(axis=0) + {x}")
+        elif choice == 11:
+            lines.append(f"{new} = M[1] - {x}.max()")
+        elif choice == 12:
+            lines.append(f"{new} = np.cumsum({x})")
+        elif choice == 13:
+            lines.append(f"{x}[:] = {x}[::-1]")   # overlapping: capture must copy first
+            continue
+        elif choice == 14:
+            lines.append(f"{new} = ({x} < {y}).astype(np.float64) + M.mean(axis=0)")
+        else:
+            lines.append(f"{new} = {x}.copy(); {new}[0] = {y}[-1]")
+        arrays.append(new)
+    return "\n".join(lines) + "\n"

@@ -15,6 +15,8 @@ from fusionlab.capture import CaptureError, NoticeKind, capture
 from fusionlab.examples import FIG3_PYTHON, fig3
 from fusionlab.partition import partition
 
+from strategies import numpy_sources
+
 
 def plain(source: str, ns: dict | None = None) -> dict:
     ns = {} if ns is None else ns
@@ -54,67 +56,6 @@ def test_fig3a_captures_as_fig3b():
     assert [len(b) for b in cap.batches] == [16, 1]       # print flushes; DEL D comes after
     assert cap.program.signature() == fig3().signature()  # same opcodes, operands, DEL and SYNC
     assert cap.notices == []
-
-
-@st.composite
-def numpy_sources(draw: st.DrawFn) -> str:
-    n = draw(st.integers(3, 6))
-    seed = draw(st.integers(0, 9))
-    lines = [
-        "import numpy as np",
-        f"rng = np.random.default_rng({seed})",
-        f"a = rng.random({n}) + 0.5",
-        f"b = np.arange({n}, dtype=np.float64)",
-        f"M = rng.random((3, {n}))",
-    ]
-    arrays, scalars = ["a", "b"], []
-    for k in range(draw(st.integers(1, 12))):
-        x, y = draw(st.sampled_from(arrays)), draw(st.sampled_from(arrays))
-        new = f"v{k}"
-        choice = draw(st.integers(0, 15))
-        if choice == 0:
-            op = draw(st.sampled_from(["+", "-", "*"]))
-            lines.append(f"{new} = {x} {op} {y}")
-        elif choice == 1:
-            lines.append(f"{new} = {x} / (np.abs({y}) + 1.0)")
-        elif choice == 2:
-            fn = draw(st.sampled_from(["np.sqrt(np.abs({}))", "np.exp(-{})", "np.maximum({}, 0.7)", "-{}"]))
-            lines.append(f"{new} = " + fn.format(x))
-        elif choice == 3:
-            lines.append(f"{x} += {y}")
-            continue
-        elif choice == 4:
-            lines.append(f"{x}[1:] = {y}[:-1] * 2")
-            continue
-        elif choice == 5:
-            lines.append(f"{x}[::2] *= 1.5")
-            continue
-        elif choice == 6:
-            lines.append(f"{new} = {x}.sum()")
-            scalars.append(new)
-            continue
-        elif choice == 7:
-            lines.append(f"{new} = np.where({x} > {y}, {x}, {y})")
-        elif choice == 8:
-            lines.append(f"{x}[{x} > 1.0] = 0.25")
-            continue
-        elif choice == 9 and scalars:
-            lines.append(f"{new} = {x} * {draw(st.sampled_from(scalars))}")
-        elif choice == 10:
-            lines.append(f"{new} = M.sum(axis=0) + {x}")
-        elif choice == 11:
-            lines.append(f"{new} = M[1] - {x}.max()")
-        elif choice == 12:
-            lines.append(f"{new} = np.cumsum({x})")
-        elif choice == 13:
-            lines.append(f"{x}[:] = {x}[::-1]")   # overlapping: capture must copy first
-            continue
-        elif choice == 14:
-            lines.append(f"{new} = ({x} < {y}).astype(np.float64) + M.mean(axis=0)")
-        else:
-            lines.append(f"{new} = {x}.copy(); {new}[0] = {y}[-1]")
-        arrays.append(new)
-    return "\n".join(lines) + "\n"
 
 
 @given(numpy_sources())

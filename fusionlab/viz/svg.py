@@ -26,9 +26,13 @@ class SvgUnavailable(RuntimeError):
     """No SVG could be made; the message says why (too large, or both engines failed)."""
 
 
+_KEYWORDS = {"graph", "digraph", "subgraph", "node", "edge", "strict"}
+
+
 def _nodes(dot: str) -> int:
-    # nodes are written "iN [label=..." by fusionlab.dot; count conservatively
-    return len(re.findall(r"^\s*\"?[A-Za-z_][\w]*\"?\s*\[", dot, flags=re.M))
+    # distinct names that start a statement or an edge end (a bound, not a parser)
+    names = re.findall(r'(?<![=\w"])"?([A-Za-z_]\w*)"?\s*(?=\[|->|--|;|\}|$)', dot, flags=re.M)
+    return len({n for n in names if n.lower() not in _KEYWORDS and not n.startswith("cluster_")})
 
 
 def render_svg(dot: str, *, engine: str = "auto", max_nodes: int = DEFAULT_MAX_NODES,

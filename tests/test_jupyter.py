@@ -1,0 +1,228 @@
+"""The %%fuse magic through IPython's test shell, the result object and the widget state."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from IPython.core.error import UsageError
+from IPython.testing.globalipapp import get_ipython
+from IPython.utils.capture import capture_output
+
+from fusionlab.examples import FIG3_PYTHON, fig3
+from fusionlab.jupyter import FuseResult
+from fusionlab.jupyter.explorer import Explorer
+from fusionlab.report import MIME_TYPE, validate_report
+
+from strategies import numpy_sources
+
+ip = get_ipython()
+ip.run_line_magic("load_ext", "fusionlab")
+
+
+def fuse(line: str, cell: str) -> "capture_output":
+    with capture_output() as out:
+        ip.run_cell_magic("fuse", line, cell)
+    return out
+
+
+def reports(out) -> list[dict]:
+    return [o.data[MIME_TYPE] for o in out.outputs if MIME_TYPE in o.data]
+
+
+def plain(cell: str, start: dict) -> dict:
+    ns = dict(start)
+    with redirect_stdout(io.StringIO()):
+        exec(compile(cell, "<plain>", "exec"), ns)
+    return ns
+
+
+def test_fig3_cell_shows_the_explorer_and_keeps_plain_values() -> None:
+    out = fuse("--name fig3res", FIG3_PYTHON)
+    [report] = reports(out)
+    validate_report(report)
+    greedy = next(p for p in report["partitions"] if (p["algorithm"], p["cost_model"]) == ("greedy", "bohrium"))
+    assert (greedy["cost_elements"], len(greedy["blocks"])) == (38, 4)
+    assert report["selected"] == {"algorithm": "greedy", "cost_model": "bohrium"}
+    # the same program as Fig. 3b
+    assert ip.user_ns["fig3res"].capture.program.signature() == fig3().signature()
+    # the output bundle carries SVG and text fallbacks, and a widget
+    bundle = next(o.data for o in out.outputs if MIME_TYPE in o.data)
+    assert bundle["image/svg+xml"].startswith("<svg") and "greedy / bohrium" in bundle["text/plain"]
+    assert any("application/vnd.jupyter.widget-view+json" in o.data for o in out.outputs)
+    # the printed value of D (Fig. 3a prints it) came out of the captured run
+    assert out.stdout.strip()
+    want = plain(FIG3_PYTHON, {})
+    for k in ("D",):
+        if k in want:
+            np.testing.assert_array_equal(ip.user_ns[k], want[k])
+    assert ip.user_ns["_fuse"] is ip.user_ns["fig3res"]
+
+
+def test_options_select_the_partition_and_the_grid() -> None:
+    out = fuse("-a linear -c robinson --algorithms singleton,linear --compare bohrium", "import numpy as np\n"
+               "x = np.arange(64.0)\ny = x * 2 + 1\nz = np.sqrt(y)\n")
+    [report] = reports(out)
+    assert report["selected"] == {"algorithm": "linear", "cost_model": "robinson"}
+    assert report["algorithms"] == ["singleton", "linear"]
+    assert report["cost_models"] == ["robinson", "bohrium"]
+    assert report["trace"] is None  # optimal not explored
+
+
+@pytest.mark.parametrize("line, message", [
+    ("--cost fastest", "unknown cost model 'fastest'"),
+    ("--algorithm quick", "unknown algorithm 'quick'"),
+    ("--compare bohrium,nope", "unknown cost model 'nope'"),
+    ("--repeat 0", "--repeat must be at least 1"),
+    ("--name 1x", "identifier"),
+    ("--bogus", "unrecognized arguments"),
+])
+def test_bad_options_are_usage_errors_and_run_nothing(line: str, message: str) -> None:
+    ip.user_ns.pop("untouched", None)
+    with pytest.raises(UsageError, match=message):
+        ip.run_cell_magic("fuse", line, "untouched = 1\n")
+    assert "untouched" not in ip.user_ns
+
+
+def test_user_error_shows_the_users_traceback_and_keeps_work() -> None:
+    cell = "import numpy as np\nkept = np.ones(5) * 3\nbroken = kept + undefined_name\n"
+    out = fuse("", cell)
+    text = out.stdout + out.stderr
+    assert "NameError" in text and "undefined_name" in text
+    assert "fusionlab/capture" not in text and "capture/__init__" not in text  # no fusionlab frames
+    np.testing.assert_array_equal(ip.user_ns["kept"], np.full(5, 3.0))
+    assert isinstance(ip.user_ns["kept"], np.ndarray)
+    assert reports(out) == []
+
+
+def test_syntax_error_is_reported_not_raised() -> None:
+    out = fuse("", "x = = 1\n")
+    assert "SyntaxError" in out.stdout + out.stderr
+
+
+def test_fuse_config_sets_session_defaults() -> None:
+    try:
+        conf = ip.run_line_magic("fuse_config", "--cost max_locality --algorithms greedy,optimal --repeat 2")
+        assert conf["cost"] == "max_locality" and conf["repeat"] == 2
+        out = fuse("", "import numpy as np\na = np.arange(10.0)\nb = a + a * 2\n")
+        [report] = reports(out)
+        assert report["selected"]["cost_model"] == "max_locality"
+        assert report["algorithms"] == ["greedy", "optimal"]
+        with pytest.raises(UsageError):
+            ip.run_line_magic("fuse_config", "--cost nothing")
+        assert ip.run_line_magic("fuse_config", "")["cost"] == "max_locality"  # unchanged by the bad call
+    finally:
+        ip.run_line_magic("fuse_config", "--reset")
+    assert ip.run_line_magic("fuse_config", "")["cost"] == "bohrium"
+
+
+def test_magic_documents_every_option() -> None:
+    doc = ip.find_cell_magic("fuse").__doc__
+    for option in ("--algorithm", "--cost", "--compare", "--algorithms", "--time", "--repeat", "--name"):
+        assert option in doc
+
+
+def test_loop_gives_one_batch_per_iteration_and_the_cache_says_so() -> None:
+    cell = ("import numpy as np\nu = np.zeros(32)\nfor _ in range(3):\n"
+            "    u = (u + 1.0) * 0.5\n    print(float(u.sum()))\n")
+    out = fuse("--no-explorer", cell)
+    res = ip.user_ns["_fuse"]
+    assert len(res.batches) >= 3 and reports(out) == []
+    report = res.report()
+    repeats = [b for b in report["batches"] if b["same_as"] is not None]
+    assert repeats, report["batches"]
+    res.set_batch(repeats[0]["same_as"])
+    assert not any(p["cache_hit"] for p in res.report()["partitions"])
+    res.set_batch(repeats[0]["index"])
+    again = res.report()
+    assert again["batch"] == repeats[0]["index"]
+    assert all(p["cache_hit"] for p in again["partitions"])  # the merge cache answered
+    np.testing.assert_array_equal(ip.user_ns["u"], plain(cell.replace("print(", "("), {})["u"])
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(numpy_sources())
+def test_namespace_equals_plain_numpy(source) -> None:
+    cell = source.replace("import numpy as np\n", "")  # the notebook imported it earlier
+    ip.run_cell("import numpy as np")
+    want = plain(cell, {"np": np})
+    fuse("--no-explorer", cell)
+    for k, v in want.items():
+        if k.startswith("__") or k not in ip.user_ns:
+            continue
+        got = ip.user_ns[k]
+        if isinstance(v, (np.ndarray, np.generic)):
+            assert type(got) is type(v), k
+            np.testing.assert_array_equal(got, v, err_msg=k)
+
+
+# -- the result object and the widget ---------------------------------------------------------
+
+
+def test_manual_mode_merge_and_split_with_reasons() -> None:
+    r = FuseResult.from_program(fig3(), algorithms=["singleton", "greedy"])
+    r.select("singleton")
+    bad = r.merge(1, 3)  # COPY A (4 elements) and COPY D (5 elements)
+    assert not bad.legal and bad.reason == "FORBIDDEN" and "shape" in bad.detail
+    good = r.merge(1, 5)  # COPY A, then ADD A, A, D[:-1]: A stays in the kernel
+    assert good.legal and good.cost_after < good.cost_before
+    assert r.selected[0] == "manual" and len(r.current.blocks) == 16
+    entry = next(p for p in r.report()["partitions"] if p["algorithm"] == "manual")
+    assert entry["cost"] == good.cost_after
+    split = r.split(next(k for k, b in enumerate(r.current.blocks, 1) if len(b) == 2))
+    assert split.legal and split.cost_after == good.cost_before
+    r.reset_manual()
+    assert r.selected == ("greedy", "bohrium")
+
+
+def test_widget_changes_the_displayed_partition_and_report() -> None:
+    shown: list = []
+    ex = Explorer(FuseResult.from_program(fig3()), display=lambda obj, **kw: shown.append((obj, kw)))
+    ex.show()
+    first = ex.displayed[MIME_TYPE]
+    assert ex.displayed is shown[-1][0] and shown[-1][1]["display_id"] == ex.display_id
+    # the front end changes the cost model: the widget state changes, the kernel recomputes
+    ex.cost_model.set_state({"index": ex.cost_model.options.index("robinson")})
+    after = ex.displayed[MIME_TYPE]
+    assert after["selected"] == {"algorithm": "greedy", "cost_model": "robinson"}
+    assert shown[-1][1].get("update") and shown[-1][1]["display_id"] == ex.display_id
+    greedy_robinson = next(p for p in after["partitions"]
+                           if (p["algorithm"], p["cost_model"]) == ("greedy", "robinson"))
+    assert len(greedy_robinson["blocks"]) == 3 and "[3]" in ex.listing.value
+    assert first["selected"]["cost_model"] == "bohrium"
+    validate_report(after)
+    # manual merge through the buttons
+    ex.algorithm.value = "singleton"
+    ex.merge_a.value, ex.merge_b.value = 1, 3
+    ex.merge_button.click()
+    assert "refused" in ex.manual_message.value and "forbidden" in ex.manual_message.value
+    ex.merge_b.value = 2
+    ex.merge_button.click()
+    assert ex.algorithm.value == "manual" and "legal" in ex.manual_message.value
+    assert ex.displayed[MIME_TYPE]["selected"]["algorithm"] == "manual"
+    # search tree replay
+    ex.algorithm.value = "greedy"
+    ex.cost_model.value = "bohrium"
+    last = ex.tree_step.max
+    ex.tree_step.value = 5
+    assert ex.tree.value.count('class="fl-node"') == 6
+    assert last == ex.result.report()["trace"]["nodes"][-1]["id"]
+
+
+def test_timing_from_the_button_fills_the_report() -> None:
+    ip.run_cell("import numpy as np\nbig = np.linspace(0, 1, 20_000)")
+    fuse("--no-explorer --compare bohrium,robinson", "y = np.sin(big) * 2 + big\ns = float((y * y).sum())\n")
+    res = ip.user_ns["_fuse"]
+    before = ip.user_ns["big"].copy()
+    ex = Explorer(res, repeat=1, display=lambda obj, **kw: None)
+    ex.time_button.click()
+    timings = ex.displayed[MIME_TYPE]["timings"]
+    assert [r["cost_model"] for r in timings["records"]] == ["numpy", "bohrium", "robinson"]
+    assert all(r["max_abs_error"] is None or r["max_abs_error"] < 1e-6 for r in timings["records"])
+    assert ex.progress.value == ex.progress.max and "done" in ex.progress_label.value
+    assert "<svg" in ex.timing.value
+    validate_report(ex.displayed[MIME_TYPE])
+    np.testing.assert_array_equal(ip.user_ns["big"], before)  # timing never touches user data
