@@ -1,0 +1,125 @@
+/**
+ * The parts of a fusionlab explorer report (fusionlab/data/explorer.schema.json) that the
+ * renderer reads. Everything is treated as untrusted data: text is only ever written
+ * with textContent or as SVG text nodes.
+ */
+
+export const MIME_TYPE = 'application/vnd.fusionlab.explorer+json';
+
+export interface IInstruction {
+  n: number;
+  opcode: string;
+  family?: string;
+  text: string;
+  outputs: string[];
+  inputs: string[];
+  domain?: number[] | null;
+  system?: boolean;
+}
+
+export interface IPartition {
+  algorithm: string;
+  cost_model: string;
+  blocks: number[][];
+  cost: number;
+  cost_elements?: number | null;
+  legal: boolean;
+  proven_optimal: boolean;
+  seconds: number;
+  unit: string;
+  kernels: number;
+  contracted: string[][];
+  notes: string[];
+  cache_hit: boolean;
+  dot: number | null;
+  problems?: string[];
+}
+
+export interface ITraceNode {
+  id: number;
+  parent: number | null;
+  depth: number;
+  cut: number[];
+  kept: number[];
+  cost: number;
+  legal: boolean;
+  outcome: string;
+  violation: string;
+}
+
+export interface ITraceEdge {
+  a: number[];
+  b: number[];
+  saving: number;
+}
+
+export interface ITrace {
+  start_blocks: number[][];
+  edges: ITraceEdge[];
+  nodes: ITraceNode[];
+  seed_costs: { [name: string]: number };
+  explored: number;
+  recorded: number;
+  stopped: string;
+  cost_model: string;
+  truncated: boolean;
+}
+
+export interface ICode {
+  block: number;
+  instructions: number[];
+  source: string | null;
+  runs: string;
+  reason: string;
+  contracted: string[];
+}
+
+export interface ITimingRecord {
+  cost_model: string;
+  algorithm: string;
+  blocks?: number;
+  kernels?: number;
+  cost?: number | null;
+  compile_seconds?: number;
+  median_seconds: number;
+  min_seconds: number;
+  speedup: number;
+  max_abs_error?: number | null;
+  fallbacks?: string[];
+}
+
+export interface IReport {
+  schema: string;
+  version: number;
+  name: string;
+  source: string;
+  batches: { index: number; instructions: number; signature: string; same_as: number | null }[];
+  batch: number;
+  notices: { kind: string; message: string; line?: number | null }[];
+  program: { text: string; instructions: IInstruction[] };
+  graph: {
+    dependencies: { source: number; target: number; kind: string; base: string }[];
+    forbidden: { a: number; b: number; reason: string; explanation: string; detail: string }[];
+  };
+  algorithms: string[];
+  cost_models: string[];
+  partitions: IPartition[];
+  dots: string[];
+  selected: { algorithm: string; cost_model: string };
+  trace: ITrace | null;
+  code: ICode[];
+  timings: { repeat: number; records: ITimingRecord[] } | null;
+}
+
+/** Arrays of the right type, whatever the data holds (a saved notebook may be anything). */
+export function asArray<T>(value: unknown): T[] {
+  return Array.isArray(value) ? (value as T[]) : [];
+}
+
+/** A string for display, whatever the data holds. */
+export function str(value: unknown): string {
+  if (value === null || value === undefined) {
+    return '';
+  }
+  return typeof value === 'string' ? value : String(value);
+}
