@@ -209,7 +209,7 @@ def get_report(
         for algorithm in algorithms:
             r = partition(program, algorithm, model, cache=cache, **_options(algorithm, options))
             results[(algorithm, model.name)] = r
-            entries.append(partition_entry(r, graph))
+            entries.append(partition_entry(r, graph, unit=getattr(model, "unit", "") or None))
     for r in extra:
         entries.append(partition_entry(r, graph))
     if selected is None:

@@ -226,3 +226,30 @@ def test_timing_from_the_button_fills_the_report() -> None:
     assert "<svg" in ex.timing.value
     validate_report(ex.displayed[MIME_TYPE])
     np.testing.assert_array_equal(ip.user_ns["big"], before)  # timing never touches user data
+
+
+def test_users_own_cost_model_by_variable_name() -> None:
+    ip.run_cell(
+        "from fusionlab.costs import BlockCostModel\n"
+        "class Kernels(BlockCostModel):\n"
+        "    name = 'kernels'\n"
+        "    unit = 'kernels'\n"
+        "    def block_cost(self, info):\n"
+        "        return 1\n"
+        "class Bad(BlockCostModel):\n"
+        "    name = 'bad'\n"
+        "    def block_cost(self, info):\n"
+        "        return 10 * len(info.instructions) ** 2\n"
+    )
+    out = fuse("--cost Kernels --compare Kernels,bohrium --algorithms singleton,greedy",
+               "import numpy as np\nq = np.arange(8.0)\nr = q * 2 + 1\n")
+    [report] = reports(out)
+    assert report["cost_models"] == ["kernels", "bohrium"]
+    single = next(p for p in report["partitions"] if p["cost_model"] == "kernels" and p["algorithm"] == "singleton")
+    assert single["cost"] == len(single["blocks"]) and single["unit"] == "kernels"
+    # a model that is not monotone is refused with the counterexample; the cell's values stay
+    out = fuse("--cost Bad", "import numpy as np\nkept2 = np.arange(6.0) * 3\nw = kept2 + 1\n")
+    assert "monoton" in out.stderr.lower() and reports(out) == []
+    np.testing.assert_array_equal(ip.user_ns["kept2"], np.arange(6.0) * 3)
+    with pytest.raises(UsageError, match="variable holding your cost model"):
+        ip.run_cell_magic("fuse", "--cost NotAModel", "x = 1\n")

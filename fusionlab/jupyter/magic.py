@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import sys
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -38,14 +39,37 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
-def _names(text: str, known: dict[str, Any], what: str) -> list[str]:
-    out = [x.strip().lower().replace("-", "_") for x in text.split(",") if x.strip()]
-    for x in out:
-        if x not in known:
-            raise UsageError(f"unknown {what} {x!r}; choose from {', '.join(known)}")
+def _names(text: str, known: dict[str, Any], what: str, ns: dict[str, Any] | None = None) -> list[Any]:
+    """Names from a comma-separated option. For cost models, a name may also be a variable
+    of the notebook holding the user's own model (an instance, or a class to instantiate)."""
+    out: list[Any] = []
+    for raw in (x.strip() for x in text.split(",")):
+        if not raw:
+            continue
+        key = raw.lower().replace("-", "_")
+        if key in known:
+            out.append(key)
+        elif ns is not None and raw in ns and _is_model(ns[raw]):
+            value = ns[raw]
+            out.append(value() if isinstance(value, type) else value)
+        else:
+            extra = " or a variable holding your cost model" if ns is not None else ""
+            raise UsageError(f"unknown {what} {raw!r}; choose from {', '.join(known)}{extra}")
     if not out:
         raise UsageError(f"--{what.replace(' ', '-')}s needs at least one name")
     return out
+
+
+def _is_model(value: Any) -> bool:
+    from ..costs import AdditiveCostModel, CostModel
+
+    if isinstance(value, type):
+        return issubclass(value, AdditiveCostModel)
+    return isinstance(value, (AdditiveCostModel, CostModel))
+
+
+def _model_name(model: Any) -> str:
+    return model if isinstance(model, str) else model.name
 
 
 @magics_class
@@ -62,9 +86,11 @@ class FuseMagics(Magics):
               help="algorithm of the partition shown first (singleton, linear, unintrusive, greedy, "
                    "optimal, ilp, exhaustive); default greedy")
     @argument("--cost", "-c", default=None,
-              help="cost model shown first (bohrium, max_contract, max_locality, robinson); default bohrium")
+              help="cost model shown first (bohrium, max_contract, max_locality, robinson, or the name of "
+                   "a variable holding your own model); default bohrium")
     @argument("--compare", default=None,
-              help="comma-separated cost models to compute and time side by side; default all four")
+              help="comma-separated cost models to compute and time side by side (names or variables); "
+                   "default all four")
     @argument("--algorithms", default=None,
               help="comma-separated algorithms to compute; default singleton,linear,unintrusive,greedy,optimal,ilp")
     @argument("--time", action="store_true", default=None,
@@ -101,19 +127,27 @@ class FuseMagics(Magics):
         if not cap.batches or not any(len(b) for b in cap.batches):
             print("fusionlab: the cell recorded no array instruction; nothing to explore.")
             return None
-        models = opts["compare"]
-        if opts["cost"] not in models:
+        models = list(opts["compare"])
+        if _model_name(opts["cost"]) not in [_model_name(m) for m in models]:
             models = [opts["cost"]] + models
         algorithms = opts["algorithms"]
         if opts["algorithm"] not in algorithms:
             algorithms = algorithms + [opts["algorithm"]]
-        result = FuseResult(
-            [b for b in cap.batches if len(b)], capture=cap, name=opts["name"] or "",
-            algorithms=algorithms, cost_models=models, selected=(opts["algorithm"], opts["cost"]),
-            options={"optimal": {"time_limit": opts["optimal_time"], "max_nodes": 20_000, "trace_limit": 2000},
-                     "ilp": {"time_limit": 10.0}},
-            baseline_namespace=baseline_ns,
-        )
+        from ..costs import NonMonotonicCostModel
+
+        try:
+            result = FuseResult(
+                [b for b in cap.batches if len(b)], capture=cap, name=opts["name"] or "",
+                algorithms=algorithms, cost_models=models, selected=(opts["algorithm"], _model_name(opts["cost"])),
+                options={"optimal": {"time_limit": opts["optimal_time"], "max_nodes": 20_000, "trace_limit": 2000},
+                         "ilp": {"time_limit": 10.0}},
+                baseline_namespace=baseline_ns,
+            )
+            result.report()
+        except NonMonotonicCostModel as exc:
+            # the cell ran and its variables are kept; only the exploration is refused
+            print(f"fusionlab: {exc}", file=sys.stderr)
+            return None
         self.last = result
         ns[LAST_RESULT] = result
         if opts["name"]:
@@ -136,10 +170,11 @@ class FuseMagics(Magics):
         except SystemExit as exc:  # argparse exits on some errors; say it as a usage error
             raise UsageError(f"bad %%fuse options: {line!r}") from exc
         c = self.config_values
+        ns = self.shell.user_ns
         opts = {
             "algorithm": (args.algorithm or c["algorithm"]).lower(),
-            "cost": (args.cost or c["cost"]).lower().replace("-", "_"),
-            "compare": _names(args.compare or c["compare"], COST_MODELS, "cost model"),
+            "cost": _names(args.cost or c["cost"], COST_MODELS, "cost model", ns)[0],
+            "compare": _names(args.compare or c["compare"], COST_MODELS, "cost model", ns),
             "algorithms": _names(args.algorithms or c["algorithms"], ALGORITHMS, "algorithm"),
             "time": bool(args.time) or bool(c["time"]),
             "repeat": args.repeat if args.repeat is not None else c["repeat"],
@@ -149,8 +184,6 @@ class FuseMagics(Magics):
         }
         if opts["algorithm"] not in ALGORITHMS:
             raise UsageError(f"unknown algorithm {opts['algorithm']!r}; choose from {', '.join(ALGORITHMS)}")
-        if opts["cost"] not in COST_MODELS:
-            raise UsageError(f"unknown cost model {opts['cost']!r}; choose from {', '.join(COST_MODELS)}")
         if opts["repeat"] < 1:
             raise UsageError("--repeat must be at least 1")
         if opts["optimal_time"] <= 0:
@@ -186,9 +219,11 @@ class FuseMagics(Magics):
         if args.algorithm is not None:
             new["algorithm"] = args.algorithm.lower()
         if args.cost is not None:
-            new["cost"] = args.cost.lower().replace("-", "_")
+            _names(args.cost, COST_MODELS, "cost model", self.shell.user_ns)
+            new["cost"] = args.cost
         if args.compare is not None:
-            new["compare"] = ",".join(_names(args.compare, COST_MODELS, "cost model"))
+            _names(args.compare, COST_MODELS, "cost model", self.shell.user_ns)
+            new["compare"] = args.compare
         if args.algorithms is not None:
             new["algorithms"] = ",".join(_names(args.algorithms, ALGORITHMS, "algorithm"))
         if args.repeat is not None:

@@ -299,9 +299,11 @@ class FuseResult:
 
         target = self.capture if self.capture is not None else self.program
         algorithm = self.selected[0] if self.selected[0] != "manual" else "greedy"
-        models = list(cost_models) if cost_models else [m.name for m in self.models]
+        models = [get_cost_model(m) for m in cost_models] if cost_models else list(self.models)
         records = compare(target, [algorithm], models, repeat=repeat, baseline=self._baseline(),
                           progress=progress)
+        for r in records:  # user models are objects: the record keeps their name
+            r.cost_model = getattr(r.cost_model, "name", r.cost_model)
         self.timings = {"repeat": repeat, "records": [_clean(r.to_dict()) for r in records]}
         self._changed()
         return records
