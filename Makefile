@@ -6,9 +6,25 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.stamp-install
 
-.PHONY: setup lab demo test bench docs clean
+# the JupyterLab extension (extension/) and the browser its tests drive
+EXT_DIR   := extension
+EXT_OUT   := fusionlab/labextension
+EXT_DEST  := $(VENV)/share/jupyter/labextensions/fusionlab-explorer
+EXT_STAMP := $(VENV)/.stamp-extension
+EXT_SRC   := $(wildcard $(EXT_DIR)/src/*.ts $(EXT_DIR)/style/*.css $(EXT_DIR)/style/*.js) \
+             $(EXT_DIR)/package.json $(EXT_DIR)/yarn.lock $(EXT_DIR)/tsconfig.json $(EXT_DIR)/install.json
+CHROMIUM  := /usr/bin/chromium
+# Playwright drives Debian's Chromium; it never downloads a browser of its own
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-setup: $(STAMP)
+.PHONY: setup lab demo test bench docs clean node
+
+setup: $(STAMP) $(EXT_STAMP)
+
+# Node.js builds the extension (jlpm, the JupyterLab builder); the package build needs it too
+node:
+	@command -v node >/dev/null 2>&1 || { echo "node missing: installing nodejs and npm"; \
+	  apt-get update -qq && apt-get install -y -qq nodejs npm; }
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "fusionlab needs Python >= 3.11, found " + sys.version.split()[0]'
@@ -16,10 +32,23 @@ $(PY):
 	  echo "python venv module missing: installing python3-venv"; \
 	  apt-get update -qq && apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); }
 
-$(STAMP): pyproject.toml | $(PY)
+$(STAMP): pyproject.toml | $(PY) node
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
 	@touch $@
+
+# The package build (pip install -e) builds the extension once (hatch-jupyter-builder hook);
+# this rebuilds it when its sources are newer than the build, and puts the build where
+# JupyterLab finds it in the venv (share/jupyter/labextensions/fusionlab-explorer).
+$(EXT_STAMP): $(EXT_SRC) $(STAMP)
+	@if [ ! -f $(EXT_OUT)/package.json ] || [ -n "$$(find $(EXT_SRC) -newer $(EXT_OUT)/package.json)" ]; then \
+	  echo "building the JupyterLab extension"; \
+	  cd $(EXT_DIR) && export PATH="$(CURDIR)/$(VENV)/bin:$$PATH" && jlpm install --immutable && jlpm build:prod; fi
+	@rm -rf $(EXT_DEST) && mkdir -p $(dir $(EXT_DEST)) && cp -R $(EXT_OUT) $(EXT_DEST) && cp $(EXT_DIR)/install.json $(EXT_DEST)/
+	@touch $@
+
+$(CHROMIUM):
+	apt-get update -qq && apt-get install -y -qq chromium
 
 # JupyterLab on the teaching notebooks (root needs --allow-root; `make lab ARGS=--no-browser` passes options)
 lab: setup
@@ -28,7 +57,7 @@ lab: setup
 demo: setup
 	$(VENV)/bin/fusionlab demo
 
-test: setup
+test: setup $(CHROMIUM)
 	$(PY) -m pytest
 
 bench: setup

@@ -24,6 +24,7 @@ export class Explorer {
   private algorithm = '';
   private costModel = '';
   private hover: number | null = null;
+  private actualSize = false;
   private block: number | null = null;
   private renderToken = 0;
   private tree: TreeView | null = null;
@@ -116,9 +117,9 @@ export class Explorer {
       h('span', 'fl-title', {}, 'fusion explorer'),
       report.name ? h('span', 'fl-name', {}, str(report.name)) : null,
       h('span', 'fl-meta', {}, `${n} instructions`),
-      batches.length > 1 ? h('span', 'fl-meta', {}, `batch ${fmt(report.batch)} of ${batches.length}`) : null,
-      batch && batch.same_as !== null && batch.same_as !== undefined
-        ? h('span', 'fl-meta', {}, `same as batch ${fmt(batch.same_as)}: partitions from the merge cache`) : null);
+      batches.length > 1 ? h('span', 'fl-meta', {}, `batch ${fmt(Number(report.batch) + 1)} of ${batches.length}`) : null,
+      batch && typeof batch.same_as === 'number'
+        ? h('span', 'fl-meta', {}, `same as batch ${fmt(batch.same_as + 1)}: partitions from the merge cache`) : null);
     root.appendChild(head);
     const notices = asArray<{ kind: string; message: string; line?: number | null }>(report.notices);
     if (notices.length) {
@@ -142,6 +143,12 @@ export class Explorer {
     this.listing = h('tbody');
     const table = h('table', 'fl-listing', {}, this.listing);
     this.graph = h('div', 'fl-graph', { 'data-fl-graph-state': 'none' });
+    const zoom = h('button', 'fl-button fl-zoom', { type: 'button', 'data-fl-action': 'zoom', title: 'fit the pane or show at 100%' }, '100%');
+    zoom.addEventListener('click', () => {
+      this.actualSize = !this.actualSize;
+      zoom.textContent = this.actualSize ? 'fit' : '100%';
+      this.applyZoom();
+    });
     root.appendChild(h('div', 'fl-panes', {},
       h('div', 'fl-pane fl-listing-pane', {},
         h('div', 'fl-pane-title', {}, 'Bytecode', h('span', 'fl-hint', {}, ' · ',
@@ -149,7 +156,7 @@ export class Explorer {
         table),
       h('div', 'fl-pane fl-graph-pane', {},
         h('div', 'fl-pane-title', {}, 'WSP graph', h('span', 'fl-hint', {},
-          ' · solid: dependency · dashed: fuse-preventing')),
+          ' · solid: dependency · dashed: fuse-preventing '), zoom),
         this.graph)));
     root.addEventListener('mouseleave', () => this.setHover(null));
 
@@ -418,8 +425,19 @@ export class Explorer {
     for (const g of Array.from(svg.querySelectorAll<SVGGElement>('g.cluster[data-block]'))) {
       g.addEventListener('click', () => this.selectBlock(Number(g.getAttribute('data-block'))));
     }
+    this.applyZoom();
     this.applyHover();
     this.applyBlock();
+  }
+
+  private applyZoom(): void {
+    const svg = this.graph?.querySelector('svg');
+    const w = Number(svg?.getAttribute('data-fl-width'));
+    if (!svg || !isFinite(w) || w <= 0) {
+      return;
+    }
+    svg.style.width = this.actualSize ? `${w}pt` : '100%';
+    svg.style.maxWidth = this.actualSize ? 'none' : `${w}pt`;
   }
 
   // ---------------------------------------------------------------- hover and block

@@ -75,7 +75,18 @@ export function sanitizeSvg(source: string): SVGSVGElement {
 function copyAttributes(from: Element, to: Element): void {
   for (const attr of Array.from(from.attributes)) {
     const name = attr.localName;
-    if (attr.namespaceURI || !ATTRIBUTES.has(name) || BAD_VALUE.test(attr.value)) {
+    if (attr.namespaceURI || !ATTRIBUTES.has(name)) {
+      continue;
+    }
+    if (name === 'class') {
+      // Graphviz adds a DOT `class` attribute to its own: keep plain class names only
+      const names = attr.value.split(/\s+/).filter(c => /^[A-Za-z0-9_-]+$/.test(c));
+      if (names.length) {
+        to.setAttribute('class', names.join(' '));
+      }
+      continue;
+    }
+    if (BAD_VALUE.test(attr.value)) {
       continue;
     }
     to.setAttribute(name, attr.value);
@@ -123,35 +134,35 @@ export function annotateSvg(svg: SVGSVGElement, colours: number): number {
   for (const g of Array.from(svg.querySelectorAll('g'))) {
     const title = g.querySelector(':scope > title');
     const name = title ? (title.textContent || '').trim() : '';
-    const cls = g.getAttribute('class') || '';
-    if (cls === 'node') {
+    const cls = (g.getAttribute('class') || '').split(/\s+/);
+    if (cls.includes('node')) {
       const m = /^i(\d+)$/.exec(name);
       if (m) {
         g.setAttribute('data-instruction', String(Number(m[1]) + 1));
       }
-    } else if (cls === 'cluster') {
+    } else if (cls.includes('cluster')) {
       const m = /^cluster_(\d+)$/.exec(name);
       if (m) {
         const b = Number(m[1]);
         g.setAttribute('data-block', String(b + 1));
-        g.setAttribute('class', `cluster fl-c${b % colours}`);
+        g.classList.add(`fl-c${b % colours}`);
         clusters += 1;
       }
-    } else if (cls === 'edge') {
+    } else if (cls.includes('edge')) {
       const m = /^i(\d+)->i(\d+)$/.exec(name.replace(/&#45;|\u2010|\u2011/g, '-'));
       if (m) {
         g.setAttribute('data-source', String(Number(m[1]) + 1));
         g.setAttribute('data-target', String(Number(m[2]) + 1));
       }
       if (g.querySelector('path[stroke-dasharray]')) {
-        g.setAttribute('class', 'edge fl-forbidden');
+        g.classList.add('fl-forbidden');
       }
     }
   }
-  // the graph scales with the output area, keeping its aspect ratio
+  // the graph fits the output area (never larger than Graphviz drew it), or shows at 100%
   const w = parseFloat(svg.getAttribute('width') || '');
   if (isFinite(w)) {
-    svg.style.maxWidth = `${w}pt`;
+    svg.setAttribute('data-fl-width', String(w));
   }
   svg.removeAttribute('width');
   svg.removeAttribute('height');

@@ -64,7 +64,7 @@ export class TreeView {
       this.depthLimit = d;
       this.render();
     });
-    this.playButton = button('▶▶', 'replay the search', 'play', () => this.togglePlay());
+    this.playButton = button('replay', 'replay the search', 'play', () => this.togglePlay());
     this.stepLabel = h('span', 'fl-step-label');
     this.counts = h('div', 'fl-trace-counts');
     this.canvas = h('div', 'fl-tree');
@@ -80,10 +80,10 @@ export class TreeView {
         trace.stopped ? ` (stopped: ${str(trace.stopped)})` : '',
         seeds ? `; seeded with ${seeds}` : ''),
       h('div', 'fl-trace-controls', {},
-        button('⏮', 'first step', 'first', () => this.setStep(0)),
+        button('|◀', 'first step', 'first', () => this.setStep(0)),
         button('◀', 'previous step', 'prev', () => this.setStep(this.step - 1)),
         button('▶', 'next step', 'next', () => this.setStep(this.step + 1)),
-        button('⏭', 'last step', 'last', () => this.setStep(this.nodes.length)),
+        button('▶|', 'last step', 'last', () => this.setStep(this.nodes.length)),
         this.playButton,
         this.slider,
         this.stepLabel,

@@ -1,0 +1,73 @@
+"""The JupyterLab extension without a browser: built, installed in the environment, enabled.
+
+``make setup`` builds ``extension/`` (the package build's hatch hook, or the Makefile when
+its sources change) and installs the build under ``share/jupyter/labextensions``; the
+browser tests in ``tests/browser`` check what it draws.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fusionlab.report import MIME_TYPE
+
+REPO = Path(__file__).resolve().parents[1]
+NAME = "fusionlab-explorer"
+SOURCE = REPO / "extension"
+BUILD = REPO / "fusionlab" / "labextension"
+INSTALLED = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / NAME
+
+pytestmark = pytest.mark.skipif(not BUILD.exists(), reason="the extension is not built (make setup builds it)")
+
+
+def test_source_declares_a_mime_extension_built_into_the_package() -> None:
+    pkg = json.loads((SOURCE / "package.json").read_text())
+    assert pkg["name"] == NAME
+    assert pkg["jupyterlab"]["mimeExtension"] is True
+    assert (SOURCE / pkg["jupyterlab"]["outputDir"]).resolve() == BUILD
+    assert (SOURCE / "yarn.lock").exists()
+    index = (SOURCE / "src" / "index.ts").read_text()
+    assert "safe: true" in index
+    rank = int(re.search(r"RANK = (\d+)", index).group(1))
+    assert rank < 80  # preferred over the image/svg+xml renderer (rank 80) of the same bundle
+    assert MIME_TYPE in (SOURCE / "src" / "types.ts").read_text()
+
+
+def test_build_is_a_prebuilt_extension_with_graphviz_in_its_own_chunk() -> None:
+    meta = json.loads((BUILD / "package.json").read_text())
+    build = meta["jupyterlab"]["_build"]
+    assert build["mimeExtension"] and (BUILD / build["load"]).exists()
+    chunks = sorted(BUILD.glob("static/*.js"), key=lambda p: p.stat().st_size)
+    assert chunks[-1].stat().st_size > 500_000  # Graphviz (WASM inlined), loaded on first use
+    assert "fl-explorer" not in chunks[-1].read_text(errors="replace")
+    assert any("fl-explorer" in c.read_text(errors="replace") for c in chunks[:-1])
+    remote = (BUILD / build["load"]).read_text()
+    assert chunks[-1].name.split(".")[0] in remote  # a lazily loaded chunk the entry knows
+
+
+def test_no_html_is_injected_from_data() -> None:
+    for path in (SOURCE / "src").glob("*.ts"):
+        text = path.read_text()
+        for banned in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+            assert banned not in text, f"{path.name} uses {banned}"
+
+
+def test_installed_where_jupyterlab_finds_it_and_current() -> None:
+    assert (INSTALLED / "package.json").exists(), f"{INSTALLED} is missing: run make setup"
+    assert json.loads((INSTALLED / "install.json").read_text())["packageName"] == "fusionlab"
+    built = json.loads((BUILD / "package.json").read_text())["jupyterlab"]["_build"]["load"]
+    assert (INSTALLED / built).exists(), "the installed extension is older than the build: run make setup"
+
+
+def test_labextension_list_shows_it_enabled() -> None:
+    out = subprocess.run([sys.executable, "-m", "jupyterlab.labextensions", "list"],
+                         capture_output=True, text=True, timeout=120)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", out.stdout + out.stderr)
+    line = next((ln for ln in text.splitlines() if NAME in ln), "")
+    assert "enabled" in line and "OK" in line, text
