@@ -812,6 +812,9 @@ class Program:
         >>> a.signature() == b.signature()
         True
         """
+        cached = self.__dict__.get("_signature")
+        if cached is not None:
+            return cached
         from .text import format_program
 
         order: dict[str, str] = {}
@@ -820,4 +823,7 @@ class Program:
                 order.setdefault(v.base.name, f"a{len(order)}")
         for b in self.bases:
             order.setdefault(b.name, f"a{len(order)}")
-        return format_program(self, rename=order, declare_unused=False)
+        text = format_program(self, rename=order, declare_unused=False)
+        # programs are immutable: keep the text (the merge cache asks for it on every lookup)
+        object.__setattr__(self, "_signature", text)
+        return text

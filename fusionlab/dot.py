@@ -24,9 +24,12 @@ __all__ = ["get_dot"]
 _PALETTE = ["#dbeafe", "#dcfce7", "#fef9c3", "#fde2e2", "#ede9fe", "#cffafe", "#ffedd5", "#e5e7eb"]
 
 
-def get_dot(result: PartitionResult, graph: WSPGraph | None = None) -> str:
-    """The DOT source of ``result``'s partition of its program."""
+def get_dot(result: PartitionResult, graph: WSPGraph | None = None, labels: list[str] | None = None) -> str:
+    """The DOT source of ``result``'s partition of its program (``labels``: each
+    instruction's text, when the caller draws many partitions of one program)."""
     graph = graph or WSPGraph(result.program)
+    if labels is None:
+        labels = [format_instruction(ins) for ins in result.program]
     g = graphviz.Digraph("wsp", graph_attr={"rankdir": "TB", "fontname": "Helvetica"},
                          node_attr={"shape": "box", "style": "rounded,filled", "fontname": "Courier"})
     for k, block in enumerate(result.blocks):
@@ -35,12 +38,10 @@ def get_dot(result: PartitionResult, graph: WSPGraph | None = None) -> str:
             for i in block:
                 ins = result.program[i]
                 shape = "" if ins.domain is None else f"  {ins.domain}"
-                c.node(f"i{i}", f"{i + 1}: {format_instruction(ins)}{shape}", fillcolor="white")
+                c.node(f"i{i}", f"{i + 1}: {labels[i]}{shape}", fillcolor="white")
     for (u, v), dep in sorted(graph.dependencies.items()):
         g.edge(f"i{u}", f"i{v}", tooltip=f"{dep.kind.value} on {dep.base}")
-    for u, v, reason, detail in graph.forbidden_edges():
-        if reason is Conflict.SHAPE:
-            continue
+    for u, v, reason, detail in graph.drawn_conflicts():
         g.edge(f"i{u}", f"i{v}", style="dashed", color="#dc2626", dir="none", constraint="false",
                label=reason.name.lower(), tooltip=f"{reason.value}: {detail}", fontcolor="#dc2626")
     return g.source

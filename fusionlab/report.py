@@ -54,10 +54,11 @@ class ReportOptions(dict):
     2.0
     """
 
-    def __init__(self, optimal_time: float = 2.0, optimal_nodes: int = 20_000, ilp_time: float = 10.0) -> None:
+    def __init__(self, optimal_time: float = 2.0, optimal_nodes: int = 20_000, ilp_time: float = 10.0,
+                 ilp_variables: int = 4000) -> None:
         super().__init__(optimal={"time_limit": optimal_time, "max_nodes": optimal_nodes,
                                   "trace_limit": MAX_TRACE_NODES},
-                         ilp={"time_limit": ilp_time})
+                         ilp={"time_limit": ilp_time, "max_variables": ilp_variables})
 
 
 def _options(algorithm: str, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -97,17 +98,23 @@ def get_graph_data(graph: WSPGraph) -> dict[str, Any]:
 
 
 def partition_entry(result: PartitionResult, graph: WSPGraph | None = None, *,
-                    dot: bool = True, unit: str | None = None) -> dict[str, Any]:
+                    dot: bool = True, unit: str | None = None, labels: list[str] | None = None,
+                    accesses: Any = None, dot_cache: dict[Any, str] | None = None) -> dict[str, Any]:
     """One element of the ``partitions`` section for ``result``."""
     program = result.program
-    accesses, synced = access_info(program)
+    accesses, synced = accesses or access_info(program)
     entry = result.to_dict()
     entry["unit"] = unit or UNITS.get(result.cost_model, "cost")
     entry["kernels"] = result.kernels
     entry["contracted"] = [sorted(block_info(program, b, accesses, synced).contracted) for b in result.blocks]
     entry.setdefault("notes", [])
     entry["cache_hit"] = result.cache_hit
-    entry["dot"] = get_dot(result, graph) if dot and len(program) <= MAX_GRAPH_INSTRUCTIONS else None
+    entry["dot"] = None
+    if dot and len(program) <= MAX_GRAPH_INSTRUCTIONS:
+        cache = {} if dot_cache is None else dot_cache
+        if result.blocks not in cache:
+            cache[result.blocks] = get_dot(result, graph, labels)
+        entry["dot"] = cache[result.blocks]
     return entry
 
 
@@ -175,6 +182,7 @@ def get_report(
     options: Mapping[str, Any] | None = None,
     extra: Sequence[PartitionResult] = (),
     timings: Mapping[str, Any] | None = None,
+    dot_cache: dict[Any, str] | None = None,
 ) -> dict[str, Any]:
     """Compute every partition of ``program`` and assemble the report.
 
@@ -199,19 +207,24 @@ def get_report(
         Further partitions to include (a manual partition, for example).
     timings
         A ``timings`` section measured earlier, kept as it is.
+    dot_cache
+        DOT text by blocks, kept by a caller that rebuilds reports of the same program.
     """
     options = ReportOptions() if options is None else options
     cache = cache if cache is not None else MergeCache()
     graph = WSPGraph(program)
     models = [get_cost_model(m) for m in cost_models]
+    labels = [format_instruction(ins) for ins in program]
+    accesses = access_info(program)
     entries, results = [], {}
     for model in models:
         for algorithm in algorithms:
             r = partition(program, algorithm, model, cache=cache, **_options(algorithm, options))
             results[(algorithm, model.name)] = r
-            entries.append(partition_entry(r, graph, unit=getattr(model, "unit", "") or None))
+            entries.append(partition_entry(r, graph, unit=getattr(model, "unit", "") or None,
+                                           labels=labels, accesses=accesses, dot_cache=dot_cache))
     for r in extra:
-        entries.append(partition_entry(r, graph))
+        entries.append(partition_entry(r, graph, labels=labels, accesses=accesses, dot_cache=dot_cache))
     if selected is None:
         alg = "greedy" if "greedy" in algorithms else algorithms[0]
         selected = (alg, models[0].name)

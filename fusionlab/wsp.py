@@ -174,6 +174,25 @@ class WSPGraph:
                 if got is not None:
                     yield u, v, got[0], got[1]
 
+    def drawn_conflicts(self) -> list[tuple[int, int, Conflict, str]]:
+        """The fuse-preventing edges a picture shows: all but those of shape alone (node
+        labels show each shape). Linear in the explicit edges and opaque pairs, cached."""
+        cached = getattr(self, "_drawn", None)
+        if cached is None:
+            pairs = set(self._explicit)
+            opaque = [i for i in range(self.n) if self.opaque[i]]
+            for o in opaque:
+                for j in range(self.n):
+                    if j != o and (self.domain[j] is not None or self.opaque[j]):
+                        pairs.add((min(o, j), max(o, j)))
+            cached = []
+            for u, v in sorted(pairs):
+                got = self.forbidden(u, v)
+                if got is not None and got[0] is not Conflict.SHAPE:
+                    cached.append((u, v, got[0], got[1]))
+            self._drawn = cached
+        return cached
+
     def to_networkx(self) -> "object":
         """A ``networkx.MultiDiGraph``: ``kind="dependency"`` edges and ``kind="forbidden"`` ones.
 

@@ -140,7 +140,7 @@ class FuseMagics(Magics):
                 [b for b in cap.batches if len(b)], capture=cap, name=opts["name"] or "",
                 algorithms=algorithms, cost_models=models, selected=(opts["algorithm"], _model_name(opts["cost"])),
                 options={"optimal": {"time_limit": opts["optimal_time"], "max_nodes": 20_000, "trace_limit": 2000},
-                         "ilp": {"time_limit": 10.0}},
+                         "ilp": {"time_limit": 10.0, "max_variables": 4000}},
                 baseline_namespace=baseline_ns,
             )
             result.report()

@@ -103,6 +103,8 @@ class FuseResult:
         self._baseline_namespace = baseline_namespace
         self._report: dict[str, Any] | None = None
         self._graphs: dict[int, WSPGraph] = {}
+        self._svgs: dict[str, str | None] = {}
+        self._dots: dict[int, dict[Any, str]] = {}  # per batch: DOT text by blocks  # layouts are slow for big graphs: one per DOT text
 
     @classmethod
     def from_program(cls, program: Program, **kwargs: Any) -> "FuseResult":
@@ -178,6 +180,7 @@ class FuseResult:
                 name=self.name, source=getattr(self.capture, "source", "") or "",
                 batches=batch_summaries(self.batches), batch=self.batch, notices=notices, cache=self.cache,
                 options=self.options, extra=extra, timings=self.timings,
+                dot_cache=self._dots.setdefault(self.batch, {}),
             )
         return self._report
 
@@ -187,6 +190,10 @@ class FuseResult:
 
     def to_dot(self) -> str:
         """DOT source of the selected partition's graph."""
+        entry = next((p for p in self.report()["partitions"]
+                      if (p["algorithm"], p["cost_model"]) == self.selected and p["dot"] is not None), None)
+        if entry is not None:
+            return self.report()["dots"][entry["dot"]]
         return get_dot(self.current, self.graph)
 
     def text(self) -> str:
@@ -331,10 +338,14 @@ class FuseResult:
         from ..viz.svg import SvgUnavailable, render_svg
 
         data: dict[str, Any] = {MIME_TYPE: self.report(), "text/plain": self.text()}
-        try:
-            data["image/svg+xml"], _ = render_svg(self.to_dot())
-        except SvgUnavailable:
-            pass
+        dot = self.to_dot()
+        if dot not in self._svgs:
+            try:
+                self._svgs[dot] = render_svg(dot)[0]
+            except SvgUnavailable:
+                self._svgs[dot] = None
+        if self._svgs[dot] is not None:
+            data["image/svg+xml"] = self._svgs[dot]
         return data
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

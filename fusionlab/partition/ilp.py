@@ -79,11 +79,15 @@ class _Model:
 
 
 def ilp(
-    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, time_limit: float = 60.0
+    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, time_limit: float = 60.0,
+    max_variables: int | None = None,
 ) -> PartitionResult:
     """The cheapest legal partition, from an integer linear program.
 
     Supports the built-in cost models (Bohrium, Max Contract, Max Locality, Robinson).
+    HiGHS does not always stop at ``time_limit`` (presolve of a large model can run far
+    longer), so interactive callers also pass ``max_variables``: a larger model is not
+    solved, and the starting partition is returned with a note, not proven optimal.
 
     Examples
     --------
@@ -219,6 +223,10 @@ def ilp(
         add_locality(float(n_arrays) ** 2)
         for a in range(m):
             pay(1.0, a, list(range(a)))
+    if max_variables is not None and len(P.c) > max_variables:
+        note = (f"not solved: {len(P.c)} variables exceed max_variables={max_variables}; "
+                "returning the start (the unintrusive partition)")
+        return finish(ctx, "ilp", [list(_bits(mk)) for mk in masks], proven_optimal=False, notes=[note])
     started = time.perf_counter()
     res = P.solve(time_limit)
     notes = []
