@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
@@ -174,8 +173,3 @@ def output_dir() -> Path:
     OUTPUT.mkdir(exist_ok=True)
     return OUTPUT
 
-
-def copy_into(root: Path, source: Path, name: str | None = None) -> Path:
-    dest = root / (name or source.name)
-    shutil.copyfile(source, dest)
-    return dest

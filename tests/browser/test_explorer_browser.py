@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,8 +25,6 @@ import pytest
 
 from fusionlab.examples import fig3
 from fusionlab.report import MIME_TYPE, get_report
-
-from conftest import copy_into
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_01 = "notebooks/01-wsp-paper-example.ipynb"
@@ -63,6 +62,12 @@ def _tracked(path: str) -> bool:
     except OSError:
         return (REPO / path).exists()
     return out.returncode == 0
+
+
+def copy_into(root: Path, source: Path, name: str | None = None) -> Path:
+    dest = root / (name or source.name)
+    shutil.copyfile(source, dest)
+    return dest
 
 
 def live_notebook(root: Path) -> Path:
@@ -310,6 +315,7 @@ def test_saved_report_is_interactive_without_kernel(page, lab, lab_root, output_
     page.evaluate("async () => { await window.jupyterapp.commands.execute('apputils:change-theme', "
                   "{theme: 'JupyterLab Dark'}); }")
     page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=TIMEOUT)
+    page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=TIMEOUT)
     page.wait_for_function("([el, c]) => getComputedStyle(el).backgroundColor !== c",
                            arg=[root.element_handle(), light], timeout=TIMEOUT)
     page.screenshot(path=str(output_dir / "saved-report-dark.png"))
