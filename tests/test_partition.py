@@ -141,3 +141,10 @@ def test_every_registered_algorithm_runs_on_fig3():
 def test_exhaustive_refuses_big_programs():
     with pytest.raises(ValueError, match="too large"):
         exhaustive(fig3())
+
+
+def test_ilp_refuses_a_model_above_max_variables():
+    r = partition(fig3(), "ilp", "robinson", max_variables=10)
+    assert not r.proven_optimal and r.legal
+    assert "exceed max_variables=10" in r.notes[0]
+    assert partition(fig3(), "ilp", "robinson").proven_optimal

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import networkx as nx
-from hypothesis import given
+from hypothesis import given, settings
 
 from fusionlab import parse
 from fusionlab.examples import fig3
@@ -108,3 +108,18 @@ def test_convex_but_cyclic_partitions_are_illegal():
     )
     assert convex
     assert partition_problems(g, blocks) == ["the blocks depend on each other in a cycle: {1,4} -> {2,3} -> {1,4}"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs(max_size=10))
+def test_drawn_conflicts_are_the_non_shape_forbidden_edges(program):
+    g = WSPGraph(program)
+    want = [(u, v, r, d) for u, v, r, d in g.forbidden_edges() if r is not Conflict.SHAPE]
+    assert g.drawn_conflicts() == want
+
+
+def test_drawn_conflicts_include_opaque_pairs():
+    g = WSPGraph(parse("ARRAY a float64[4]\nARRAY b float64[4]\nCOPY a, 1\nOPAQUE b, a, name=\"sort\"\n"
+                       "ADD a, a, b\nSYNC a\n"))
+    want = [(u, v, r, d) for u, v, r, d in g.forbidden_edges() if r is not Conflict.SHAPE]
+    assert g.drawn_conflicts() == want and {r for *_, r, _ in want} == {Conflict.OPAQUE}
