@@ -1,0 +1,191 @@
+"""The teaching notebooks (notebooks/*.ipynb): committed clean, and each runs top to bottom.
+
+Every notebook is executed with nbclient in the project's own kernel (the ``python3``
+kernelspec, which jupyter_client resolves to this interpreter), at the ``tiny`` preset
+(``FUSIONLAB_NOTEBOOK_PRESET``) with few timed workloads and repeats. The checks: no error
+output; every cell that runs ``%%fuse`` shows the explorer report, valid against its schema;
+and a few figures each notebook teaches (Fig. 3's greedy partition: 38 elements, 4 blocks).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fusionlab.report import MIME_TYPE, validate_report
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NAMES = ["01-wsp-paper-example", "02-cost-models", "03-benchmarks", "04-exercises"]
+# what the tests ask of the parameter cells (03 reads them; the others ignore them)
+ENV = {
+    "FUSIONLAB_NOTEBOOK_PRESET": "tiny",
+    "FUSIONLAB_NOTEBOOK_REPEAT": "1",
+    "FUSIONLAB_NOTEBOOK_TIMED": "heat_equation,rosenbrock",
+    "FUSIONLAB_NOTEBOOK_TIMED_OPTIMAL": "rosenbrock",
+    "FUSIONLAB_NOTEBOOK_OPTIMAL_SECONDS": "0.1",
+}
+
+
+def _path(name: str) -> Path:
+    return NOTEBOOKS / f"{name}.ipynb"
+
+
+def test_every_notebook_is_listed() -> None:
+    assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == sorted(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_committed_clean(name: str) -> None:
+    """No outputs, execution counts or widget state in the repository (clear them before
+    committing: the outputs are large, machine-dependent, and make diffs unreadable)."""
+    nb = nbformat.read(_path(name), as_version=4)
+    nbformat.validate(nb)
+    dirty = [k for k, c in enumerate(nb.cells)
+             if c.cell_type == "code" and (c.get("outputs") or c.get("execution_count") is not None)]
+    assert not dirty, f"{name}: cells {dirty} have outputs or execution counts; clear them"
+    assert "widgets" not in nb.metadata, f"{name}: widget state saved in the metadata; clear it"
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
+
+
+_executed: dict[str, Any] = {}
+
+
+def _run(name: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    if name in _executed:
+        return _executed[name]
+    for k, v in ENV.items():
+        monkeypatch.setenv(k, v)
+    nb = nbformat.read(_path(name), as_version=4)
+    # a last cell (removed again below) that says which interpreter runs the kernel
+    nb.cells.append(nbformat.v4.new_code_cell("import sys; print('KERNEL', sys.prefix)"))
+    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client.execute()
+    probe = nb.cells.pop()
+    kernel = "".join(o.get("text", "") for o in probe.outputs).split("KERNEL", 1)[1].strip()
+    assert Path(kernel).resolve() == Path(sys.prefix).resolve(), (
+        f"the notebook's kernel ran in the environment {kernel}, not in this one ({sys.prefix})")
+    _executed[name] = nb
+    return nb
+
+
+def _text(cell: Any) -> str:
+    out = []
+    for o in cell.get("outputs", []):
+        if o.output_type == "stream":
+            out.append(o.text)
+        elif "data" in o and "text/plain" in o.data:
+            out.append(o.data["text/plain"] + "\n")
+    return "".join(out)
+
+
+def _reports(cell: Any) -> list[dict[str, Any]]:
+    got = []
+    for o in cell.get("outputs", []):
+        data = o.get("data", {})
+        if MIME_TYPE in data:
+            value = data[MIME_TYPE]
+            got.append(json.loads(value) if isinstance(value, str) else value)
+    return got
+
+
+def _runs_fuse(cell: Any) -> bool:
+    return cell.cell_type == "code" and (cell.source.lstrip().startswith("%%fuse")
+                                         or 'run_cell_magic(\n    "fuse"' in cell.source
+                                         or 'run_cell_magic("fuse"' in cell.source)
+
+
+def _cell(nb: Any, needle: str) -> Any:
+    found = [c for c in nb.cells if c.cell_type == "code" and needle in c.source]
+    assert found, f"no cell contains {needle!r}"
+    return found[0]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_runs_and_shows_the_report(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = _run(name, monkeypatch)
+    errors = [(k, o.get("ename"), o.get("evalue")) for k, c in enumerate(nb.cells)
+              for o in c.get("outputs", []) if o.output_type == "error"]
+    assert not errors, f"{name}: error outputs {errors}"
+    fuse_cells = [c for c in nb.cells if _runs_fuse(c)]
+    assert fuse_cells, f"{name} runs no %%fuse cell"
+    for c in fuse_cells:
+        reports = _reports(c)
+        assert reports, f"{name}: a %%fuse cell shows no {MIME_TYPE} output:\n{c.source[:200]}"
+        for r in reports:
+            validate_report(r)
+    # the last %%fuse cell carries the report (the browser tests look for it)
+    assert _reports(fuse_cells[-1])
+
+
+def test_01_fig3_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = _run("01-wsp-paper-example", monkeypatch)
+    fig3_cell = _cell(nb, "%%fuse --name fig3\n")
+    report = _reports(fig3_cell)[0]
+    assert report["selected"] == {"algorithm": "greedy", "cost_model": "bohrium"}
+    greedy = next(p for p in report["partitions"]
+                  if (p["algorithm"], p["cost_model"]) == ("greedy", "bohrium"))
+    assert greedy["cost_elements"] == 38 and len(greedy["blocks"]) == 4
+    assert len(report["program"]["instructions"]) == 16
+    table = _text(_cell(nb, "PAPER = {"))
+    rows = {line.split()[0]: line.split() for line in table.splitlines()[1:] if line.strip()}
+    # algorithm, figure (two words), paper, ours, Fig. 3b exact, blocks
+    assert {a: (int(r[3]), int(r[4]), int(r[5])) for a, r in rows.items()} == {
+        "singleton": (94, 94, 94), "linear": (58, 62, 62), "unintrusive": (70, 74, 74),
+        "greedy": (58, 38, 38), "optimal": (38, 38, 38)}
+    search = _text(_cell(nb, "seed_greedy=False"))
+    assert "new best" in search and "result: 38 elements, proven optimal: True" in search
+    merges = _text(_cell(nb, "fig3.merge(1, 9)"))
+    assert "1 + 9 : merge: illegal (cycle" in merges
+    assert "5 + 10: merge: illegal (forbidden" in merges
+    assert "1 + 5 : merge: legal; cost 752 -> 688" in merges
+    big = _reports(_cell(nb, "%%fuse --name fig3_big"))[-1]
+    assert big["timings"] and len(big["timings"]["records"]) == 5
+    assert all(r["max_abs_error"] is None or r["max_abs_error"] < 1e-9 for r in big["timings"]["records"])
+
+
+def test_02_fig21_and_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = _run("02-cost-models", monkeypatch)
+    tie = _text(_cell(nb, "fig21_b = ["))
+    assert re.search(r"max_locality\s+8\s+8\s+a tie", tie)
+    assert re.search(r"max_contract\s+4\s+2\s+\(c\)", tie)
+    strict = _text(_cell(nb, "def which(result)"))
+    assert re.search(r"optimal under max_locality\s*: \(b\)", strict)
+    assert re.search(r"optimal under max_contract\s*: \(c\)", strict)
+    assert re.search(r"optimal under bohrium\s*: \(c\)", strict)
+    own = _text(_cell(nb, "class LaunchAware"))
+    assert "monotone on Black Scholes: True" in own
+    refused = _text(_cell(nb, "class RegisterPressure"))
+    assert "refused: cost model 'register_pressure' is not monotone (Def. 6)" in refused
+    assert "the counterexample: merging" in refused
+
+
+def test_03_benchmarks(monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = _run("03-benchmarks", monkeypatch)
+    assert "preset tiny, repeat 1" in _text(_cell(nb, "FUSIONLAB_NOTEBOOK_PRESET"))
+    table = _text(_cell(nb, "fig14 = {}"))
+    rows = [line for line in table.splitlines() if re.match(r"^\S.*\s1\.000\s", line)]
+    assert len(rows) == 15  # every workload, singleton normalised to 1
+    timed = _text(_cell(nb, "timings = {}"))
+    assert timed.count("== ") == 2 and "optimal" in timed and "numpy" in timed
+    assert any(o.get("data", {}).get("image/png") for c in nb.cells for o in c.get("outputs", []))
+
+
+def test_04_solutions_pass_and_questions_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = _run("04-exercises", monkeypatch)
+    start = next(k for k, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Solutions" in c.source)
+    questions = "".join(_text(c) for c in nb.cells[:start])
+    verdicts = "".join(_text(c) for c in nb.cells[start:] if c.cell_type == "code")
+    assert questions.count("not yet") >= 5 and not re.search(r"^correct$", questions, re.M)
+    assert len(re.findall(r"^correct$", verdicts, re.M)) == 6 and "not yet" not in verdicts
+    hidden = [c for c in nb.cells[start:] if c.cell_type == "code"]
+    assert all(c.metadata.get("jupyter", {}).get("source_hidden") for c in hidden)
+
