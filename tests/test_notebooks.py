@@ -184,8 +184,8 @@ def test_04_solutions_pass_and_questions_wait(monkeypatch: pytest.MonkeyPatch) -
     start = next(k for k, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Solutions" in c.source)
     questions = "".join(_text(c) for c in nb.cells[:start])
     verdicts = "".join(_text(c) for c in nb.cells[start:] if c.cell_type == "code")
-    assert questions.count("not yet") >= 5 and not re.search(r"^correct$", questions, re.M)
-    assert len(re.findall(r"^correct$", verdicts, re.M)) == 6 and "not yet" not in verdicts
+    assert questions.count("not yet") >= 5 and not re.search(r"^correct$", questions, re.MULTILINE)
+    assert len(re.findall(r"^correct$", verdicts, re.MULTILINE)) == 6 and "not yet" not in verdicts
     hidden = [c for c in nb.cells[start:] if c.cell_type == "code"]
     assert all(c.metadata.get("jupyter", {}).get("source_hidden") for c in hidden)
 
