@@ -5,13 +5,14 @@ order, from :mod:`fusionlab.workloads.paper`) followed by small teaching program
 (:mod:`fusionlab.workloads.teaching`). Every workload is one self-contained function with
 three presets of keyword arguments: ``"tiny"`` (tests, milliseconds), ``"medium"``
 (classroom notebooks, about a second) and ``"paper"`` (the sizes and iteration counts of
-Table I; for the teaching programs, a comparably large size).
+Table I; for the teaching programs, a comparably large size). The eight workloads of the
+backend benchmark also have ``"large"`` (arrays of 8-32 MB, five iterations).
 
 Examples
 --------
 >>> w = get_workload("leibnitz_pi")
 >>> w.title, sorted(w.presets)
-('Leibnitz PI', ['medium', 'paper', 'tiny'])
+('Leibnitz PI', ['large', 'medium', 'paper', 'tiny'])
 >>> round(w.run("tiny"), 2)
 3.14
 >>> print(w.script("tiny").splitlines()[-1])
@@ -168,13 +169,17 @@ def _workload(
     medium: dict[str, Any],
     paper_size: dict[str, Any],
     description: str,
+    large: dict[str, Any] | None = None,
 ) -> Workload:
+    presets = {"tiny": tiny, "medium": medium, "paper": paper_size}
+    if large is not None:  # an optional size between medium and paper (the backend benchmark's)
+        presets["large"] = large
     return Workload(
         name=function.__name__,
         title=title,
         source=source,
         function=function,
-        presets={"tiny": tiny, "medium": medium, "paper": paper_size},
+        presets=presets,
         description=description,
     )
 
@@ -187,6 +192,7 @@ _ALL = [
         {"n": 500_000, "iterations": 5, "seed": 0},
         {"n": 1_500_000, "iterations": 20, "seed": 0},
         "Prices European call options with the Black-Scholes formula and a polynomial cumulative normal.",
+        large={"n": 2_000_000, "iterations": 5, "seed": 0},
     ),
     _workload(
         paper.game_of_life, "Game of Life", _TABLE_I,
@@ -201,6 +207,7 @@ _ALL = [
         {"n": 700, "iterations": 5},
         {"n": 12_000, "iterations": 20},
         "Relaxes the 2-D heat equation by Jacobi sweeps over shifted slices.",
+        large={"n": 2000, "iterations": 5},
     ),
     _workload(
         paper.leibnitz_pi, "Leibnitz PI", _TABLE_I,
@@ -208,6 +215,7 @@ _ALL = [
         {"n": 1_000_000, "iterations": 5},
         {"n": 100_000_000, "iterations": 20},
         "Approximates pi by summing chunks of the Leibniz series.",
+        large={"n": 10_000_000, "iterations": 5},
     ),
     _workload(
         paper.gauss_elimination, "Gauss Elimination", _TABLE_I,
@@ -229,6 +237,7 @@ _ALL = [
         {"n": 1_000_000, "iterations": 5, "seed": 0},
         {"n": 100_000_000, "iterations": 20, "seed": 0},
         "Estimates pi from the fraction of random points inside the unit quarter circle.",
+        large={"n": 10_000_000, "iterations": 5, "seed": 0},
     ),
     _workload(
         paper.stencil_27pt, "27 Point Stencil", _TABLE_I,
@@ -236,6 +245,7 @@ _ALL = [
         {"n": 64, "iterations": 5},
         {"n": 350, "iterations": 20},
         "Averages every interior cell of a 3-D grid over its 27-cell neighbourhood.",
+        large={"n": 160, "iterations": 5},
     ),
     _workload(
         paper.shallow_water, "Shallow Water", _TABLE_I,
@@ -243,6 +253,7 @@ _ALL = [
         {"n": 400, "iterations": 5},
         {"n": 3200, "iterations": 20},
         "Simulates a water drop with the shallow water equations and a two-step Lax-Wendroff scheme.",
+        large={"n": 1200, "iterations": 5},
     ),
     _workload(
         paper.rosenbrock, "Rosenbrock", _TABLE_I,
@@ -250,6 +261,7 @@ _ALL = [
         {"n": 1_000_000, "iterations": 5, "seed": 0},
         {"n": 200_000_000, "iterations": 20, "seed": 0},
         "Evaluates the Rosenbrock function of a random high-dimensional point.",
+        large={"n": 10_000_000, "iterations": 5, "seed": 0},
     ),
     _workload(
         paper.sor, "Successive over-relaxation", _TABLE_I,
@@ -257,6 +269,7 @@ _ALL = [
         {"n": 700, "iterations": 5},
         {"n": 12_000, "iterations": 20},
         "Relaxes the 2-D Laplace equation in red-black order on four strided quarter grids.",
+        large={"n": 2000, "iterations": 5},
     ),
     _workload(
         paper.nbody, "NBody", _TABLE_I,

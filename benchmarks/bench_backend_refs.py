@@ -1,0 +1,637 @@
+"""The backend benchmark's points of comparison, one set per workload (used by bench_backend.py).
+
+For each of the eight workloads there are:
+
+- ``numpy``: the workload's own NumPy code (``fusionlab.workloads.paper``), with its random
+  draws replaced by arrays drawn beforehand — fusionlab replays the recorded draws too, so
+  every variant does the same work;
+- ``numba``: that same function under ``numba.njit(parallel=True)`` — Numba's own fusion of
+  NumPy code, with nothing rewritten (the NumPy functions are written so Numba accepts them);
+- ``numexpr``: the same arithmetic as ``numexpr.evaluate`` expressions (None where not
+  expressible; every workload here is);
+- ``loop``: a hand-written fused ``prange`` loop: what a person writes who knows which
+  temporaries are dead. It materialises only what the algorithm needs (a Jacobi sweep's new
+  values, Shallow Water's half-step arrays), not what the Python program happens to keep
+  alive between iterations (Leibniz's ``k``, Monte Carlo's ``x`` and ``y``).
+
+Every variant returns the workload's scalar (a price, pi, a change), which the benchmark
+compares against NumPy's. ``python benchmarks/bench_backend_refs.py`` checks them all at the
+tiny size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numba
+import numpy as np
+from numba import prange
+
+try:  # optional: `pip install -e '.[bench]'`
+    import numexpr as ne
+except ImportError:  # pragma: no cover - the benchmark reports the missing rows
+    ne = None
+
+
+# --- Black-Scholes -------------------------------------------------------------------------
+
+
+def bs_numpy(s0, iterations):  # type: ignore[no-untyped-def]
+    s = s0.copy()
+    n = s.shape[0]
+    strike, rate, volatility = 20.0, 0.08, 0.30
+    t = 1.0 / 365.0
+
+    def cnd(x):  # type: ignore[no-untyped-def]
+        a1, a2, a3, a4, a5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
+        ax = np.abs(x)
+        k = 1.0 / (1.0 + 0.2316419 * ax)
+        poly = a1 * k + a2 * k**2 + a3 * k**3 + a4 * k**4 + a5 * k**5
+        w = 1.0 - 1.0 / np.sqrt(2.0 * np.pi) * np.exp(-ax * ax / 2.0) * poly
+        mask = x < 0
+        return w * (1 - mask) + (1.0 - w) * mask
+
+    total = 0.0
+    for _ in range(iterations):
+        d1 = (np.log(s / strike) + (rate + volatility * volatility / 2.0) * t) / (volatility * np.sqrt(t))
+        d2 = d1 - volatility * np.sqrt(t)
+        call = s * cnd(d1) - strike * np.exp(-rate * t) * cnd(d2)
+        total += np.sum(call) / n
+        t += 1.0 / 365.0
+    return total / iterations
+
+
+def bs_numexpr(s0, iterations):  # type: ignore[no-untyped-def]
+    s = s0.copy()
+    n = s.shape[0]
+    strike, rate, volatility = 20.0, 0.08, 0.30
+    t = 1.0 / 365.0
+
+    def cnd(x):  # type: ignore[no-untyped-def]
+        k = ne.evaluate("1.0 / (1.0 + 0.2316419 * abs(x))")
+        w = ne.evaluate("1.0 - 0.3989422804014327 * exp(-x * x / 2.0) * (0.31938153 * k - 0.356563782 * k**2 + 1.781477937 * k**3"
+                        " - 1.821255978 * k**4 + 1.330274429 * k**5)")
+        return ne.evaluate("where(x < 0, 1.0 - w, w)")
+
+    total = 0.0
+    for _ in range(iterations):
+        c1, c2 = (rate + volatility * volatility / 2.0) * t, volatility * math.sqrt(t)
+        d1 = ne.evaluate("(log(s / strike) + c1) / c2")
+        d2 = ne.evaluate("d1 - c2")
+        e = strike * math.exp(-rate * t)
+        n1, n2 = cnd(d1), cnd(d2)
+        total += float(ne.evaluate("sum(s * n1 - e * n2)")) / n
+        t += 1.0 / 365.0
+    return total / iterations
+
+
+@numba.njit(inline="always", cache=True)
+def _cnd(x):  # type: ignore[no-untyped-def]
+    ax = abs(x)
+    k = 1.0 / (1.0 + 0.2316419 * ax)
+    poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))))
+    w = 1.0 - 0.3989422804014327 * math.exp(-ax * ax / 2.0) * poly
+    return 1.0 - w if x < 0 else w
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def bs_loop(s0, iterations):  # type: ignore[no-untyped-def]
+    n = s0.shape[0]
+    strike, rate, volatility = 20.0, 0.08, 0.30
+    call = np.empty(n)
+    t = 1.0 / 365.0
+    total = 0.0
+    for _ in range(iterations):
+        c1, c2 = (rate + volatility * volatility / 2.0) * t, volatility * math.sqrt(t)
+        e = strike * math.exp(-rate * t)
+        acc = 0.0
+        for i in prange(n):
+            s = s0[i]
+            d1 = (math.log(s / strike) + c1) / c2
+            c = s * _cnd(d1) - e * _cnd(d1 - c2)
+            call[i] = c
+            acc += c
+        total += acc / n
+        t += 1.0 / 365.0
+    return total / iterations
+
+
+# --- Heat equation (Jacobi) ----------------------------------------------------------------
+
+
+def heat_numpy(n, iterations):  # type: ignore[no-untyped-def]
+    grid = np.zeros((n + 2, n + 2))
+    grid[:, 0] = -273.15
+    grid[:, -1] = -273.15
+    grid[0, :] = 40.0
+    grid[-1, :] = -273.15
+    center = grid[1:-1, 1:-1]
+    north = grid[:-2, 1:-1]
+    south = grid[2:, 1:-1]
+    east = grid[1:-1, 2:]
+    west = grid[1:-1, :-2]
+    delta = 0.0
+    for _ in range(iterations):
+        work = 0.2 * (center + north + east + west + south)
+        diff = np.sum(np.abs(work - center))
+        center[:] = work
+        delta = diff
+    return delta
+
+
+def heat_numexpr(n, iterations):  # type: ignore[no-untyped-def]
+    grid = np.zeros((n + 2, n + 2))
+    grid[:, 0] = -273.15
+    grid[:, -1] = -273.15
+    grid[0, :] = 40.0
+    grid[-1, :] = -273.15
+    c, no, so, ea, we = grid[1:-1, 1:-1], grid[:-2, 1:-1], grid[2:, 1:-1], grid[1:-1, 2:], grid[1:-1, :-2]
+    delta = 0.0
+    for _ in range(iterations):
+        work = ne.evaluate("0.2 * (c + no + ea + we + so)")
+        delta = float(ne.evaluate("sum(abs(work - c))"))
+        c[:] = work
+    return delta
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def heat_loop(n, iterations):  # type: ignore[no-untyped-def]
+    grid = np.zeros((n + 2, n + 2))
+    grid[:, 0] = -273.15
+    grid[:, -1] = -273.15
+    grid[0, :] = 40.0
+    grid[-1, :] = -273.15
+    work = np.empty((n, n))
+    delta = 0.0
+    for _ in range(iterations):
+        d = 0.0
+        for i in prange(n):
+            up, mid, down, out = grid[i], grid[i + 1], grid[i + 2], work[i]
+            s = 0.0
+            for j in range(n):
+                w = 0.2 * (mid[j + 1] + up[j + 1] + mid[j + 2] + mid[j] + down[j + 1])
+                out[j] = w
+                s += abs(w - mid[j + 1])
+            d += s
+        for i in prange(n):
+            mid, src = grid[i + 1], work[i]
+            for j in range(n):
+                mid[j + 1] = src[j]
+        delta = d
+    return delta
+
+
+# --- Leibniz pi ----------------------------------------------------------------------------
+
+
+def leibniz_numpy(n, iterations):  # type: ignore[no-untyped-def]
+    total = 0.0
+    for i in range(iterations):
+        k = np.arange(float(i * n), float((i + 1) * n))
+        total += np.sum(1.0 / (4.0 * k + 1.0) - 1.0 / (4.0 * k + 3.0))
+    return 4.0 * total
+
+
+def leibniz_numexpr(n, iterations):  # type: ignore[no-untyped-def]
+    total = 0.0
+    for i in range(iterations):
+        k = np.arange(float(i * n), float((i + 1) * n))
+        total += float(ne.evaluate("sum(1.0 / (4.0 * k + 1.0) - 1.0 / (4.0 * k + 3.0))"))
+    return 4.0 * total
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def leibniz_loop(n, iterations):  # type: ignore[no-untyped-def]
+    total = 0.0
+    for i in range(iterations):
+        s = 0.0
+        for j in prange(n):
+            k = float(i * n + j)
+            s += 1.0 / (4.0 * k + 1.0) - 1.0 / (4.0 * k + 3.0)
+        total += s
+    return 4.0 * total
+
+
+# --- Rosenbrock ----------------------------------------------------------------------------
+
+
+def rosen_numpy(x0, iterations):  # type: ignore[no-untyped-def]
+    x = x0.copy()
+    value = 0.0
+    for _ in range(iterations):
+        value = np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    return value
+
+
+def rosen_numexpr(x0, iterations):  # type: ignore[no-untyped-def]
+    x = x0.copy()
+    a, b = x[:-1], x[1:]
+    value = 0.0
+    for _ in range(iterations):
+        value = float(ne.evaluate("sum(100.0 * (b - a**2)**2 + (1.0 - a)**2)"))
+    return value
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def rosen_loop(x, iterations):  # type: ignore[no-untyped-def]
+    value = 0.0
+    for _ in range(iterations):
+        s = 0.0
+        for i in prange(x.shape[0] - 1):
+            a = x[i + 1] - x[i] * x[i]
+            b = 1.0 - x[i]
+            s += 100.0 * a * a + b * b
+        value = s
+    return value
+
+
+# --- Monte Carlo pi ------------------------------------------------------------------------
+
+
+def mc_numpy(xs, ys):  # type: ignore[no-untyped-def]
+    iterations, n = xs.shape
+    total = 0.0
+    for it in range(iterations):
+        x = xs[it]
+        y = ys[it]
+        total += 4.0 * np.sum(np.sqrt(x * x + y * y) <= 1.0) / n
+    return total / iterations
+
+
+def mc_numexpr(xs, ys):  # type: ignore[no-untyped-def]
+    iterations, n = xs.shape
+    total = 0.0
+    for it in range(iterations):
+        x, y = xs[it], ys[it]
+        total += 4.0 * float(ne.evaluate("sum(where(sqrt(x * x + y * y) <= 1.0, 1, 0))")) / n
+    return total / iterations
+
+
+@numba.njit(parallel=True, cache=True)
+def mc_loop(xs, ys):  # type: ignore[no-untyped-def]
+    iterations, n = xs.shape
+    total = 0.0
+    for it in range(iterations):
+        x, y = xs[it], ys[it]
+        inside = 0
+        for i in prange(n):
+            if math.sqrt(x[i] * x[i] + y[i] * y[i]) <= 1.0:
+                inside += 1
+        total += 4.0 * inside / n
+    return total / iterations
+
+
+# --- Shallow water -------------------------------------------------------------------------
+
+
+def sw_numpy(n, iterations):  # type: ignore[no-untyped-def]
+    g, dt, dx, dy = 9.8, 0.02, 1.0, 1.0
+    h = np.ones((n + 2, n + 2))
+    u = np.zeros((n + 2, n + 2))
+    v = np.zeros((n + 2, n + 2))
+    lo = 1 + n // 4
+    hi = lo + max(n // 8, 1)
+    h[lo:hi, lo:hi] += 1.0
+    volume = 0.0
+    for _ in range(iterations):
+        h[:, 0] = h[:, 1]
+        u[:, 0] = u[:, 1]
+        v[:, 0] = -v[:, 1]
+        h[:, -1] = h[:, -2]
+        u[:, -1] = u[:, -2]
+        v[:, -1] = -v[:, -2]
+        h[0, :] = h[1, :]
+        u[0, :] = -u[1, :]
+        v[0, :] = v[1, :]
+        h[-1, :] = h[-2, :]
+        u[-1, :] = -u[-2, :]
+        v[-1, :] = v[-2, :]
+        h_n, h_s = h[1:, 1:-1], h[:-1, 1:-1]
+        u_n, u_s = u[1:, 1:-1], u[:-1, 1:-1]
+        v_n, v_s = v[1:, 1:-1], v[:-1, 1:-1]
+        hx = (h_n + h_s) / 2 - dt / (2 * dx) * (u_n - u_s)
+        ux = (u_n + u_s) / 2 - dt / (2 * dx) * ((u_n**2 / h_n + g / 2 * h_n**2) - (u_s**2 / h_s + g / 2 * h_s**2))
+        vx = (v_n + v_s) / 2 - dt / (2 * dx) * (u_n * v_n / h_n - u_s * v_s / h_s)
+        h_e, h_w = h[1:-1, 1:], h[1:-1, :-1]
+        u_e, u_w = u[1:-1, 1:], u[1:-1, :-1]
+        v_e, v_w = v[1:-1, 1:], v[1:-1, :-1]
+        hy = (h_e + h_w) / 2 - dt / (2 * dy) * (v_e - v_w)
+        uy = (u_e + u_w) / 2 - dt / (2 * dy) * (v_e * u_e / h_e - v_w * u_w / h_w)
+        vy = (v_e + v_w) / 2 - dt / (2 * dy) * ((v_e**2 / h_e + g / 2 * h_e**2) - (v_w**2 / h_w + g / 2 * h_w**2))
+        h[1:-1, 1:-1] -= (dt / dx) * (ux[1:, :] - ux[:-1, :]) + (dt / dy) * (vy[:, 1:] - vy[:, :-1])
+        u[1:-1, 1:-1] -= (dt / dx) * (
+            (ux[1:, :] ** 2 / hx[1:, :] + g / 2 * hx[1:, :] ** 2) - (ux[:-1, :] ** 2 / hx[:-1, :] + g / 2 * hx[:-1, :] ** 2)
+        ) + (dt / dy) * (vy[:, 1:] * uy[:, 1:] / hy[:, 1:] - vy[:, :-1] * uy[:, :-1] / hy[:, :-1])
+        v[1:-1, 1:-1] -= (dt / dx) * (ux[1:, :] * vx[1:, :] / hx[1:, :] - ux[:-1, :] * vx[:-1, :] / hx[:-1, :]) + (
+            dt / dy
+        ) * ((vy[:, 1:] ** 2 / hy[:, 1:] + g / 2 * hy[:, 1:] ** 2) - (vy[:, :-1] ** 2 / hy[:, :-1] + g / 2 * hy[:, :-1] ** 2))
+        volume = np.sum(h[1:-1, 1:-1])
+    return volume
+
+
+def _sw_boundaries(h, u, v):  # type: ignore[no-untyped-def]
+    h[:, 0] = h[:, 1]
+    u[:, 0] = u[:, 1]
+    v[:, 0] = -v[:, 1]
+    h[:, -1] = h[:, -2]
+    u[:, -1] = u[:, -2]
+    v[:, -1] = -v[:, -2]
+    h[0, :] = h[1, :]
+    u[0, :] = -u[1, :]
+    v[0, :] = v[1, :]
+    h[-1, :] = h[-2, :]
+    u[-1, :] = -u[-2, :]
+    v[-1, :] = v[-2, :]
+
+
+def sw_numexpr(n, iterations):  # type: ignore[no-untyped-def]
+    g, dt, dx, dy = 9.8, 0.02, 1.0, 1.0
+    h = np.ones((n + 2, n + 2))
+    u = np.zeros((n + 2, n + 2))
+    v = np.zeros((n + 2, n + 2))
+    lo = 1 + n // 4
+    hi = lo + max(n // 8, 1)
+    h[lo:hi, lo:hi] += 1.0
+    cx, cy = dt / (2 * dx), dt / (2 * dy)
+    ex, ey = dt / dx, dt / dy
+    volume = 0.0
+    for _ in range(iterations):
+        _sw_boundaries(h, u, v)
+        h_n, h_s, u_n, u_s, v_n, v_s = h[1:, 1:-1], h[:-1, 1:-1], u[1:, 1:-1], u[:-1, 1:-1], v[1:, 1:-1], v[:-1, 1:-1]
+        hx = ne.evaluate("(h_n + h_s) / 2 - cx * (u_n - u_s)")
+        ux = ne.evaluate("(u_n + u_s) / 2 - cx * ((u_n**2 / h_n + g / 2 * h_n**2) - (u_s**2 / h_s + g / 2 * h_s**2))")
+        vx = ne.evaluate("(v_n + v_s) / 2 - cx * (u_n * v_n / h_n - u_s * v_s / h_s)")
+        h_e, h_w, u_e, u_w, v_e, v_w = h[1:-1, 1:], h[1:-1, :-1], u[1:-1, 1:], u[1:-1, :-1], v[1:-1, 1:], v[1:-1, :-1]
+        hy = ne.evaluate("(h_e + h_w) / 2 - cy * (v_e - v_w)")
+        uy = ne.evaluate("(u_e + u_w) / 2 - cy * (v_e * u_e / h_e - v_w * u_w / h_w)")
+        vy = ne.evaluate("(v_e + v_w) / 2 - cy * ((v_e**2 / h_e + g / 2 * h_e**2) - (v_w**2 / h_w + g / 2 * h_w**2))")
+        ux1, ux0, hx1, hx0, vx1, vx0 = ux[1:, :], ux[:-1, :], hx[1:, :], hx[:-1, :], vx[1:, :], vx[:-1, :]
+        vy1, vy0, hy1, hy0, uy1, uy0 = vy[:, 1:], vy[:, :-1], hy[:, 1:], hy[:, :-1], uy[:, 1:], uy[:, :-1]
+        hc, uc, vc = h[1:-1, 1:-1], u[1:-1, 1:-1], v[1:-1, 1:-1]
+        ne.evaluate("hc - (ex * (ux1 - ux0) + ey * (vy1 - vy0))", out=hc)
+        ne.evaluate("uc - (ex * ((ux1**2 / hx1 + g / 2 * hx1**2) - (ux0**2 / hx0 + g / 2 * hx0**2))"
+                    " + ey * (vy1 * uy1 / hy1 - vy0 * uy0 / hy0))", out=uc)
+        ne.evaluate("vc - (ex * (ux1 * vx1 / hx1 - ux0 * vx0 / hx0)"
+                    " + ey * ((vy1**2 / hy1 + g / 2 * hy1**2) - (vy0**2 / hy0 + g / 2 * hy0**2)))", out=vc)
+        volume = float(ne.evaluate("sum(hc)"))
+    return volume
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def sw_loop(n, iterations):  # type: ignore[no-untyped-def]
+    g, dt, dx, dy = 9.8, 0.02, 1.0, 1.0
+    h = np.ones((n + 2, n + 2))
+    u = np.zeros((n + 2, n + 2))
+    v = np.zeros((n + 2, n + 2))
+    lo = 1 + n // 4
+    hi = lo + max(n // 8, 1)
+    h[lo:hi, lo:hi] += 1.0
+    hx, ux, vx = np.empty((n + 1, n)), np.empty((n + 1, n)), np.empty((n + 1, n))
+    hy, uy, vy = np.empty((n, n + 1)), np.empty((n, n + 1)), np.empty((n, n + 1))
+    cx, cy, ex, ey = dt / (2 * dx), dt / (2 * dy), dt / dx, dt / dy
+    volume = 0.0
+    for _ in range(iterations):
+        for i in range(n + 2):  # reflecting boundaries, in the program's order
+            h[i, 0] = h[i, 1]
+            u[i, 0] = u[i, 1]
+            v[i, 0] = -v[i, 1]
+            h[i, n + 1] = h[i, n]
+            u[i, n + 1] = u[i, n]
+            v[i, n + 1] = -v[i, n]
+        for j in range(n + 2):
+            h[0, j] = h[1, j]
+            u[0, j] = -u[1, j]
+            v[0, j] = v[1, j]
+            h[n + 1, j] = h[n, j]
+            u[n + 1, j] = -u[n, j]
+            v[n + 1, j] = v[n, j]
+        for i in prange(n + 1):  # both half steps, row by row
+            for j in range(n):
+                hn, hs, un, us, vn, vs = h[i + 1, j + 1], h[i, j + 1], u[i + 1, j + 1], u[i, j + 1], v[i + 1, j + 1], v[i, j + 1]
+                hx[i, j] = (hn + hs) / 2 - cx * (un - us)
+                ux[i, j] = (un + us) / 2 - cx * ((un**2 / hn + g / 2 * hn**2) - (us**2 / hs + g / 2 * hs**2))
+                vx[i, j] = (vn + vs) / 2 - cx * (un * vn / hn - us * vs / hs)
+            if i < n:
+                for j in range(n + 1):
+                    he, hw, ue, uw, ve, vw = h[i + 1, j + 1], h[i + 1, j], u[i + 1, j + 1], u[i + 1, j], v[i + 1, j + 1], v[i + 1, j]
+                    hy[i, j] = (he + hw) / 2 - cy * (ve - vw)
+                    uy[i, j] = (ue + uw) / 2 - cy * (ve * ue / he - vw * uw / hw)
+                    vy[i, j] = (ve + vw) / 2 - cy * ((ve**2 / he + g / 2 * he**2) - (vw**2 / hw + g / 2 * hw**2))
+        vol = 0.0
+        for i in prange(n):
+            s = 0.0
+            for j in range(n):
+                ux1, ux0, hx1, hx0, vx1, vx0 = ux[i + 1, j], ux[i, j], hx[i + 1, j], hx[i, j], vx[i + 1, j], vx[i, j]
+                vy1, vy0, hy1, hy0, uy1, uy0 = vy[i, j + 1], vy[i, j], hy[i, j + 1], hy[i, j], uy[i, j + 1], uy[i, j]
+                hh = h[i + 1, j + 1] - (ex * (ux1 - ux0) + ey * (vy1 - vy0))
+                h[i + 1, j + 1] = hh
+                u[i + 1, j + 1] -= ex * ((ux1**2 / hx1 + g / 2 * hx1**2) - (ux0**2 / hx0 + g / 2 * hx0**2)) + ey * (
+                    vy1 * uy1 / hy1 - vy0 * uy0 / hy0)
+                v[i + 1, j + 1] -= ex * (ux1 * vx1 / hx1 - ux0 * vx0 / hx0) + ey * (
+                    (vy1**2 / hy1 + g / 2 * hy1**2) - (vy0**2 / hy0 + g / 2 * hy0**2))
+                s += hh
+            vol += s
+        volume = vol
+    return volume
+
+
+# --- Successive over-relaxation (red-black) ------------------------------------------------
+
+
+def sor_numpy(n, iterations):  # type: ignore[no-untyped-def]
+    grid = np.zeros((n + 2, n + 2))
+    grid[0, :] = 1.0
+    delta = 0.0
+    for _ in range(iterations):
+        delta = 0.0
+        for q in range(4):  # the quarters r1, r0, b1, b0: (row, column) of their first element
+            r, c = (2, 1, 2, 1)[q], (2, 1, 1, 2)[q]
+            x = grid[r:r + n:2, c:c + n:2]
+            new = (x + grid[r - 1:r - 1 + n:2, c:c + n:2] + grid[r + 1:r + 1 + n:2, c:c + n:2]
+                   + grid[r:r + n:2, c - 1:c - 1 + n:2] + grid[r:r + n:2, c + 1:c + 1 + n:2]) * 0.2
+            delta += np.sum(np.abs(new - x))
+            x[:] = new
+    return delta
+
+
+def sor_numexpr(n, iterations):  # type: ignore[no-untyped-def]
+    grid = np.zeros((n + 2, n + 2))
+    grid[0, :] = 1.0
+    delta = 0.0
+    for _ in range(iterations):
+        delta = 0.0
+        for r, c in ((2, 2), (1, 1), (2, 1), (1, 2)):
+            x = grid[r:r + n:2, c:c + n:2]
+            a, b = grid[r - 1:r - 1 + n:2, c:c + n:2], grid[r + 1:r + 1 + n:2, c:c + n:2]
+            d, e = grid[r:r + n:2, c - 1:c - 1 + n:2], grid[r:r + n:2, c + 1:c + 1 + n:2]
+            new = ne.evaluate("(x + a + b + d + e) * 0.2")
+            delta += float(ne.evaluate("sum(abs(new - x))"))
+            x[:] = new
+    return delta
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def sor_loop(n, iterations):  # type: ignore[no-untyped-def]
+    # red cells (i + j even) first, then black; a cell's neighbours have the other colour,
+    # so each colour updates in place in one pass
+    grid = np.zeros((n + 2, n + 2))
+    grid[0, :] = 1.0
+    delta = 0.0
+    for _ in range(iterations):
+        delta = 0.0
+        for colour in range(2):
+            d = 0.0
+            for i in prange(1, n + 1):
+                up, mid, down = grid[i - 1], grid[i], grid[i + 1]
+                s = 0.0
+                for j in range(1 + (i + colour + 1) % 2, n + 1, 2):
+                    old = mid[j]
+                    new = (old + up[j] + down[j] + mid[j - 1] + mid[j + 1]) * 0.2
+                    mid[j] = new
+                    s += abs(new - old)
+                d += s
+            delta += d
+    return delta
+
+
+# --- 27-point stencil ----------------------------------------------------------------------
+
+
+def st27_numpy(n, iterations):  # type: ignore[no-untyped-def]
+    grid = np.zeros((n, n, n))
+    lo, hi = n // 4, max(n // 2, n // 4 + 1)
+    grid[lo:hi, lo:hi, lo:hi] = 100.0
+    active = grid[1:-1, 1:-1, 1:-1]
+    delta = 0.0
+    for _ in range(iterations):
+        acc = np.zeros((n - 2, n - 2, n - 2))
+        for i in range(3):
+            for j in range(3):
+                for k in range(3):
+                    acc += grid[i:n - 2 + i, j:n - 2 + j, k:n - 2 + k]
+        new = acc / 27.0
+        diff = np.sum(np.abs(new - active))
+        active[:] = new
+        delta = diff
+    return delta
+
+
+def st27_numexpr(n, iterations):  # type: ignore[no-untyped-def]
+    grid = np.zeros((n, n, n))
+    lo, hi = n // 4, max(n // 2, n // 4 + 1)
+    grid[lo:hi, lo:hi, lo:hi] = 100.0
+    active = grid[1:-1, 1:-1, 1:-1]
+    names = [f"g{i}{j}{k}" for i in range(3) for j in range(3) for k in range(3)]
+    views = {f"g{i}{j}{k}": grid[i:n - 2 + i, j:n - 2 + j, k:n - 2 + k]
+             for i in range(3) for j in range(3) for k in range(3)}
+    expr = "(" + " + ".join(names) + ") / 27.0"
+    delta = 0.0
+    for _ in range(iterations):
+        new = ne.evaluate(expr, local_dict=views)
+        delta = float(ne.evaluate("sum(abs(new - active))"))
+        active[:] = new
+    return delta
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def st27_loop(n, iterations):  # type: ignore[no-untyped-def]
+    grid = np.zeros((n, n, n))
+    lo, hi = n // 4, max(n // 2, n // 4 + 1)
+    grid[lo:hi, lo:hi, lo:hi] = 100.0
+    m = n - 2
+    new = np.empty((m, m, m))
+    delta = 0.0
+    for _ in range(iterations):
+        d = 0.0
+        for i in prange(m):
+            s = 0.0
+            out = new[i]
+            for j in range(m):
+                acc = out[j]
+                for k in range(m):
+                    acc[k] = 0.0
+                for a in range(3):
+                    for b in range(3):
+                        row = grid[i + a, j + b]
+                        for k in range(m):
+                            acc[k] += row[k] + row[k + 1] + row[k + 2]
+                mid = grid[i + 1, j + 1]
+                for k in range(m):
+                    x = acc[k] / 27.0
+                    acc[k] = x
+                    s += abs(x - mid[k + 1])
+            d += s
+        for i in prange(m):
+            for j in range(m):
+                dst, src = grid[i + 1, j + 1], new[i, j]
+                for k in range(m):
+                    dst[k + 1] = src[k]
+        delta = d
+    return delta
+
+
+# --- the registry ----------------------------------------------------------------------------
+
+
+@dataclass
+class Refs:
+    """One workload's points of comparison and how to make their arguments."""
+
+    numpy: Callable[..., Any]
+    numexpr: Callable[..., Any] | None
+    loop: Callable[..., Any]
+    args: Callable[[dict[str, Any]], tuple[Any, ...]]   # the preset's keyword arguments to the arguments
+    numba_error: str = ""
+
+    _numba: Any = None
+
+    @property
+    def numba(self) -> Callable[..., Any]:
+        """The NumPy function under Numba's ``@njit(parallel=True)`` (compiled once)."""
+        if self._numba is None:
+            self._numba = numba.njit(parallel=True, cache=True)(self.numpy)
+        return self._numba
+
+
+def _uniform(kw: dict[str, Any], lo: float, hi: float) -> tuple[Any, ...]:
+    rng = np.random.default_rng(kw["seed"])
+    return rng.uniform(lo, hi, kw["n"]), kw["iterations"]
+
+
+def _two_draws(kw: dict[str, Any]) -> tuple[Any, ...]:
+    # the workload draws x then y per iteration from one generator
+    rng = np.random.default_rng(kw["seed"])
+    xs, ys = np.empty((kw["iterations"], kw["n"])), np.empty((kw["iterations"], kw["n"]))
+    for it in range(kw["iterations"]):
+        xs[it] = rng.random(kw["n"])
+        ys[it] = rng.random(kw["n"])
+    return xs, ys
+
+
+REFS: dict[str, Refs] = {
+    "black_scholes": Refs(bs_numpy, bs_numexpr, bs_loop, lambda kw: _uniform(kw, 4.0, 30.0)),
+    "heat_equation": Refs(heat_numpy, heat_numexpr, heat_loop, lambda kw: (kw["n"], kw["iterations"])),
+    "leibnitz_pi": Refs(leibniz_numpy, leibniz_numexpr, leibniz_loop, lambda kw: (kw["n"], kw["iterations"])),
+    "rosenbrock": Refs(rosen_numpy, rosen_numexpr, rosen_loop, lambda kw: _uniform(kw, -2.0, 2.0)),
+    "monte_carlo_pi": Refs(mc_numpy, mc_numexpr, mc_loop, _two_draws),
+    "shallow_water": Refs(sw_numpy, sw_numexpr, sw_loop, lambda kw: (kw["n"], kw["iterations"])),
+    "sor": Refs(sor_numpy, sor_numexpr, sor_loop, lambda kw: (kw["n"], kw["iterations"])),
+    "stencil_27pt": Refs(st27_numpy, st27_numexpr, st27_loop, lambda kw: (kw["n"], kw["iterations"])),
+}
+
+
+if __name__ == "__main__":
+    from fusionlab.workloads import WORKLOADS
+
+    for name, refs in REFS.items():
+        kw = WORKLOADS[name].kwargs("tiny")
+        args = refs.args(kw)
+        want = float(refs.numpy(*args))
+        own = WORKLOADS[name].run("tiny")
+        assert np.isclose(want, float(own[1] if isinstance(own, tuple) else own), rtol=1e-12), name
+        got = {"numba": refs.numba(*args), "loop": refs.loop(*args)}
+        if ne is not None and refs.numexpr is not None:
+            got["numexpr"] = refs.numexpr(*args)
+        print(name, want, {k: float(v) for k, v in got.items()})
