@@ -10,7 +10,7 @@ import { asArray, ITrace, ITraceNode, str } from './types';
 
 const OUTCOMES = ['branched', 'new_best', 'pruned', 'infeasible', 'unexplored'];
 const MAX_DRAWN = 150;
-const DX = 16;
+const DX = 20;
 const DY = 34;
 const R = 5;
 
@@ -227,7 +227,7 @@ export class TreeView {
       if (n.outcome === 'new_best') {
         g.appendChild(s('text', { class: 'fl-star', y: -R - 4, 'text-anchor': 'middle' }, '★'));
       }
-      const deeper = this.countHidden(n.id, shown);
+      const deeper = n.depth === this.depthLimit ? this.countHidden(n.id, shown) : 0;
       if (deeper > 0) {
         g.appendChild(s('text', { class: 'fl-more', y: R + 11, 'text-anchor': 'middle' }, `+${deeper}`));
       }

@@ -248,9 +248,17 @@ def test_saved_report_is_interactive_without_kernel(page, lab, lab_root, output_
     part = find(report, sel["algorithm"], sel["cost_model"])
     svg, _ = render_svg(report["dots"][part["dot"]])
     report_notebook(lab_root / "saved-report.ipynb", report, svg)
+    # Graphviz (the largest chunk of the build) is fetched only once an explorer draws a graph
+    graphviz_chunk = max((REPO / "fusionlab" / "labextension" / "static").glob("*.js"),
+                         key=lambda p: p.stat().st_size).name
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
     open_lab(page, lab)
+    assert any("fusionlab-explorer" in u for u in requests)
+    assert not any(graphviz_chunk in u for u in requests)
     open_notebook(page, "saved-report.ipynb")
     root = explorer(page)
+    assert any(graphviz_chunk in u for u in requests)
     assert server_kernels(lab) == []
     assert cluster_count(root) == len(part["blocks"])
     assert root.locator("tr.fl-ins").count() == len(report["program"]["instructions"])
