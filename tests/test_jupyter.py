@@ -253,3 +253,21 @@ def test_users_own_cost_model_by_variable_name() -> None:
     np.testing.assert_array_equal(ip.user_ns["kept2"], np.arange(6.0) * 3)
     with pytest.raises(UsageError, match="variable holding your cost model"):
         ip.run_cell_magic("fuse", "--cost NotAModel", "x = 1\n")
+
+
+def test_functions_defined_in_one_cell_are_captured_in_another_and_plain_elsewhere() -> None:
+    fuse("--no-explorer", "import numpy as np\ndef f(n):\n    x = np.arange(float(n))\n    return np.sqrt(x) * 2 + x\n"
+                          "first = f(4)\n")
+    out = fuse("--no-explorer", "later = f(6)\n")
+    assert "recorded no array instruction" not in out.stdout
+    assert len(ip.user_ns["_fuse"].program) > 3
+    np.testing.assert_array_equal(ip.user_ns["later"], np.sqrt(np.arange(6.0)) * 2 + np.arange(6.0))
+    # outside %%fuse the function runs plain NumPy: its globals are the notebook's again
+    ip.run_cell("plain_value = f(5)")
+    assert type(ip.user_ns["plain_value"]) is np.ndarray
+    assert ip.user_ns["f"].__globals__["np"] is np
+    # and a function from an ordinary cell is recorded inside %%fuse
+    ip.run_cell("def g(a):\n    return np.exp(-a) + a * a\n")
+    fuse("--no-explorer", "h = g(np.linspace(0, 1, 5))\n")
+    assert any(ins.opcode.name == "EXP" for ins in ip.user_ns["_fuse"].program)
+    np.testing.assert_array_equal(ip.user_ns["h"], np.exp(-np.linspace(0, 1, 5)) + np.linspace(0, 1, 5) ** 2)

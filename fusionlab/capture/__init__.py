@@ -163,8 +163,11 @@ def capture(
     rec = Recorder()
     np_proxy = make_numpy(rec)
     user_ns = namespace if namespace is not None else {}
-    run_ns: dict[str, Any] = dict(user_ns)
-    before = {k: v for k, v in run_ns.items()}
+    # The code runs in the user's own dict, not a copy: functions it defines keep it as
+    # their globals, so later cells (captured or plain) call them with what that dict holds
+    # then — the real numpy once capture has put it back.
+    run_ns: dict[str, Any] = user_ns
+    before = dict(run_ns)
     # the user's arrays enter the captured world as inputs (same memory: in-place updates
     # reach the user's objects, as in plain NumPy)
     for k, v in list(run_ns.items()):
@@ -190,7 +193,7 @@ def capture(
             source = source_or_function
             code = compile(textwrap.dedent(source), CELL_FILENAME, "exec")
             exec(code, run_ns)
-    except Exception as exc:  # the user's error: reported with their traceback
+    except BaseException as exc:  # the user's error (or an interrupt): the namespace is restored first
         error = exc
     # arrays bound to names are what the user keeps: SYNC them, then stop recording
     outputs: dict[str, tuple[View, bool]] = {}
@@ -206,18 +209,15 @@ def capture(
             outputs[label] = (t._v, t._scalar)
     rec.flush()
     rec.active = False
-    result_ns: dict[str, Any] = {}
-    for k, v in run_ns.items():
-        if k == "__builtins__" and "__builtins__" not in before:
-            continue
-        result_ns[k] = _plain(v, np_proxy)
+    for k, v in list(run_ns.items()):
+        run_ns[k] = _plain(v, np_proxy)
     if "__builtins__" in before:
-        result_ns["__builtins__"] = before["__builtins__"]
-    user_ns.clear() if namespace is not None else None
-    user_ns.update(result_ns)
+        run_ns["__builtins__"] = before["__builtins__"]
+    else:
+        run_ns.pop("__builtins__", None)
     cap = Capture(
         batches=rec.batches,
-        namespace=user_ns,
+        namespace=run_ns,
         notices=rec.notices,
         externals=rec.externals,
         inputs=rec.inputs,
@@ -225,7 +225,8 @@ def capture(
         source=source,
         outputs=outputs,
     )
-    del run_ns
+    if isinstance(error, (KeyboardInterrupt, SystemExit)):
+        raise error
     if error is not None:
         raise CaptureError(error, cap).with_traceback(error.__traceback__)
     return cap
