@@ -99,7 +99,8 @@ def get_graph_data(graph: WSPGraph) -> dict[str, Any]:
 
 def partition_entry(result: PartitionResult, graph: WSPGraph | None = None, *,
                     dot: bool = True, unit: str | None = None, labels: list[str] | None = None,
-                    accesses: Any = None, dot_cache: dict[Any, str] | None = None) -> dict[str, Any]:
+                    accesses: Any = None, dot_cache: dict[Any, str] | None = None,
+                    model: Any = None) -> dict[str, Any]:
     """One element of the ``partitions`` section for ``result``."""
     program = result.program
     accesses, synced = accesses or access_info(program)
@@ -111,10 +112,12 @@ def partition_entry(result: PartitionResult, graph: WSPGraph | None = None, *,
     entry["cache_hit"] = result.cache_hit
     entry["dot"] = None
     if dot and len(program) <= MAX_GRAPH_INSTRUCTIONS:
+        # weight edges depend on the cost model: one DOT text per blocks and model
         cache = {} if dot_cache is None else dot_cache
-        if result.blocks not in cache:
-            cache[result.blocks] = get_dot(result, graph, labels)
-        entry["dot"] = cache[result.blocks]
+        key = (result.blocks, result.cost_model)
+        if key not in cache:
+            cache[key] = get_dot(result, graph, labels, model=model)
+        entry["dot"] = cache[key]
     return entry
 
 
@@ -222,9 +225,11 @@ def get_report(
             r = partition(program, algorithm, model, cache=cache, **_options(algorithm, options))
             results[(algorithm, model.name)] = r
             entries.append(partition_entry(r, graph, unit=getattr(model, "unit", "") or None,
-                                           labels=labels, accesses=accesses, dot_cache=dot_cache))
+                                           labels=labels, accesses=accesses, dot_cache=dot_cache, model=model))
+    by_name = {m.name: m for m in models}
     for r in extra:
-        entries.append(partition_entry(r, graph, labels=labels, accesses=accesses, dot_cache=dot_cache))
+        entries.append(partition_entry(r, graph, labels=labels, accesses=accesses, dot_cache=dot_cache,
+                                       model=by_name.get(r.cost_model)))
     if selected is None:
         alg = "greedy" if "greedy" in algorithms else algorithms[0]
         selected = (alg, models[0].name)

@@ -194,7 +194,7 @@ class FuseResult:
                       if (p["algorithm"], p["cost_model"]) == self.selected and p["dot"] is not None), None)
         if entry is not None:
             return self.report()["dots"][entry["dot"]]
-        return get_dot(self.current, self.graph)
+        return get_dot(self.current, self.graph, model=self.model)
 
     def text(self) -> str:
         """A plain-text summary: the listing with blocks, then the cost of every partition."""
