@@ -226,6 +226,9 @@ def test_timing_from_the_button_fills_the_report() -> None:
     assert "<svg" in ex.timing.value
     validate_report(ex.displayed[MIME_TYPE])
     np.testing.assert_array_equal(ip.user_ns["big"], before)  # timing never touches user data
+    # --time without the explorer still measures
+    fuse("--no-explorer --time --repeat 1 --compare bohrium", "w2 = np.cos(big) + big\n")
+    assert [r["cost_model"] for r in ip.user_ns["_fuse"].timings["records"]] == ["numpy", "bohrium"]
 
 
 def test_users_own_cost_model_by_variable_name() -> None:

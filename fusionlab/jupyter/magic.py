@@ -153,6 +153,8 @@ class FuseMagics(Magics):
         if opts["name"]:
             ns[opts["name"]] = result
         if opts["no_explorer"]:
+            if opts["time"]:
+                result.time(repeat=opts["repeat"])
             return None
         from .explorer import Explorer
 
