@@ -42,8 +42,10 @@ def kernel(A, B, n0):
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -81,7 +83,8 @@ def _safe(name: str) -> str:
     import keyword
 
     if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "in" and name[1:].isdigit() \
-            or name.startswith(("acc", "rnd")) or name.endswith("_row") or "_" in name and name.rsplit("_", 1)[1].isdigit():
+            or name.startswith(("acc", "rnd")) or re.search(r"_(row|w)\w*$", name) \
+            or "_" in name and name.rsplit("_", 1)[1].isdigit():
         return f"{name}_"
     return name
 
@@ -116,7 +119,7 @@ class KernelSource:
     signature: str
     randoms: tuple[int, ...] = ()
 
-    @property
+    @cached_property
     def key(self) -> str:
         """A short hash of the canonical signature (the kernel cache's key)."""
         return hashlib.sha1(self.signature.encode()).hexdigest()[:16]
@@ -130,6 +133,32 @@ def _literal(x: Literal) -> str:
         if v in (float("inf"), float("-inf")):
             return "np.inf" if v > 0 else "-np.inf"
     return repr(v)
+
+
+def _base_coords(v: View, rank: int) -> tuple[tuple[int | None, int, int], ...] | None:
+    """``v`` in its base's own coordinates: per base axis, the iteration axis that moves
+    along it (or None), the step, and the start — or None when the view is not a product of
+    per-axis ranges of its base (a reshaped view, a zero-dimensional one)."""
+    base = v.base
+    if v.ndim == 0 or not base.shape:
+        return None
+    steps = [math.prod(base.shape[j + 1:]) for j in range(len(base.shape))]
+    rest, starts = v.offset, []
+    for st in steps:
+        o, rest = divmod(rest, st)
+        starts.append(o)
+    out: list[tuple[int | None, int, int]] = [(None, 0, o) for o in starts]
+    lead = rank - v.ndim
+    for k, (n, s) in enumerate(zip(v.shape, v.strides)):
+        if n == 1:
+            continue   # a broadcast (or single) index: the start alone
+        for j, st in enumerate(steps):
+            if out[j][0] is None and s % st == 0 and 0 <= starts[j] + (s // st) * (n - 1) < base.shape[j]:
+                out[j] = (lead + k, s // st, starts[j])
+                break
+        else:
+            return None
+    return tuple(out)
 
 
 def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) -> KernelSource:
@@ -185,30 +214,71 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
         and not any(program[i].opcode in OpFamily.REDUCTION and program[i].outputs[0].base.name == name for i in compute)
     }
 
-    # arguments: every distinct view of a base not contracted
+    # Arguments. A base all of whose views here are ranges of its axes is passed once, whole
+    # (a C-contiguous array), and each view is indexed in the base's coordinates
+    # (``G[i0 + 1, i1 + 2]``): one pointer for Numba instead of one per shifted view, and a
+    # contiguous inner axis it can vectorise. Other bases pass each view (made by the caller).
+    axis_outputs = {
+        program[i].outputs[0].base.name for i in compute
+        if program[i].opcode in OpFamily.REDUCTION and program[i].attr("axis") is not None and rank > 1
+    }
+    all_views: dict[str, list[View]] = {}
+    for i in compute:
+        for v in program[i].views_in + program[i].outputs:
+            if v.base.name not in contracted and v not in all_views.setdefault(v.base.name, []):
+                all_views[v.base.name].append(v)
+    coords: dict[View, tuple[tuple[int | None, int, int], ...]] = {}
+    for name, views in all_views.items():
+        got = {v: _base_coords(v, rank) for v in views}
+        if name not in axis_outputs and all(c is not None for c in got.values()):
+            coords.update(got)  # type: ignore[arg-type]
     args: list[View] = []
     arg_name: dict[View, str] = {}
     used_names: set[str] = set()
     for i in compute:
         ins = program[i]
         for v in ins.views_in + ins.outputs:
-            if v.base.name in contracted or v in arg_name:
+            key = v.base.view() if v in coords else v
+            if v.base.name in contracted or key in arg_name:
+                if v in coords:
+                    arg_name[v] = arg_name[key]
                 continue
             base = _safe(v.base.name)
             name, k = base, 1
             while name in used_names or name in (_safe(c) for c in contracted):
                 name, k = f"{base}_{k}", k + 1
             used_names.add(name)
+            arg_name[key] = name
             arg_name[v] = name
-            args.append(v)
+            args.append(key)
     randoms: list[int] = []   # recorded random values, passed in after the views
     extents = tuple(f"n{a}" for a in range(rank))
     idx = [f"i{a}" for a in range(rank)]
+    local_of: dict[str, tuple[str, str]] = {}   # generated local -> (argument, suffix)
 
-    def ref(v: View) -> str:
-        if v.base.name in contracted:
-            return _safe(v.base.name)
+    def term(c: tuple[int | None, int, int]) -> str:
+        a, m, o = c
+        if a is None:
+            return str(o)
+        t = idx[a] if m == 1 else f"{m} * {idx[a]}"
+        return t if o == 0 else f"{t} + {o}"
+
+    def memory(v: View) -> str:
         name = arg_name[v]
+        if v in coords:
+            parts = [term(c) for c in coords[v]]
+            if rows and coords[v][0][0] == 0 and len(coords[v]) >= 2:
+                # a row of the base per parallel iteration: the inner loops index a
+                # lower-dimensional, contiguous array
+                key = (name, parts[0])
+                if key not in row_of:
+                    shift = re.fullmatch(rf"{idx[0]}(?: \+ (\d+))?", parts[0])
+                    row_of[key] = f"{name}_row{shift.group(1) or ''}" if shift else \
+                        f"{name}_rowx{len([k for k in row_of if k[0] == name])}"
+                    local_of[row_of[key]] = (name, row_of[key][len(name):])
+                    opening.append(f"{row_of[key]} = {name}[{parts[0]}]")
+                return f"{row_of[key]}[{', '.join(parts[1:])}]"
+            return f"{name}[{', '.join(parts)}]"
         if v.ndim == 0:
             return f"{name}[0]"
         offset = rank - v.ndim
@@ -216,11 +286,40 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
         if rows and offset == 0 and parts[0] == idx[0]:
             # a row of the view, taken once per parallel iteration: the inner loops then
             # index a lower-dimensional array (faster in Numba than a[i0, i1] every time)
-            if name not in row_of:
-                row_of[name] = f"{name}_row"
+            key = (name, "")
+            if key not in row_of:
+                row_of[key] = f"{name}_row"
+                local_of[f"{name}_row"] = (name, "_row")
                 opening.append(f"{name}_row = {name}[{idx[0]}]")
-            return f"{row_of[name]}[{', '.join(parts[1:])}]"
+            return f"{row_of[key]}[{', '.join(parts[1:])}]"
         return f"{name}[{', '.join(parts)}]"
+
+    # An element written in the loop body lives in a local until the body's end, where it is
+    # stored once: a store between loads would make Numba reload everything (any argument
+    # may alias it) and block vectorisation. Legal blocks never touch the memory of a written
+    # view through another, overlapping view (Def. 12), so the local is always current.
+    written: dict[View, str] = {}   # view -> its local, once the body has written it
+    stores: list[str] = []
+    promote: set[View] = set()      # views written twice, or read after a write
+    seen_writes: set[View] = set()
+    for i in compute:
+        ins = program[i]
+        if ins.opcode in OpFamily.REDUCTION:
+            continue
+        for x in ins.inputs:
+            if isinstance(x, View) and x in seen_writes:
+                promote.add(x)
+        out = ins.outputs[0]
+        if out.base.name in contracted or out.ndim == 0:
+            continue
+        if out in seen_writes:
+            promote.add(out)
+        seen_writes.add(out)
+
+    def ref(v: View) -> str:
+        if v.base.name in contracted:
+            return _safe(v.base.name)
+        return written.get(v) or memory(v)
 
     def operand(x: View | Literal) -> str:
         return ref(x) if isinstance(x, View) else _literal(x)
@@ -229,7 +328,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     # chunk keeps the parallel reduction's memory small
     chunked = rank == 1 and bool(full_reductions)
     rows = rank >= 2 and outer == 0
-    row_of: dict[str, str] = {}
+    row_of: dict[tuple[str, str], str] = {}
     lines: list[str] = []
     opening: list[str] = []   # inside the parallel loop, before the inner loops
     closing: list[str] = []   # inside the parallel loop, after them
@@ -292,9 +391,22 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
             continue
         else:  # pragma: no cover - families are exhausted above
             raise Unsupported(f"{op.name} has no kernel form")
-        if out.dtype != "float64" or any(isinstance(x, View) and x.dtype != "float64" for x in ins.inputs):
+        if out.dtype != "float64" or any(isinstance(x, View) and x.dtype != "float64" for x in ins.inputs) \
+                or op is Opcode.RANGE \
+                or not any(isinstance(x, View) for x in ins.inputs) and op is Opcode.COPY:
+            # typed as the output (a prange index is unsigned: -i0 must not wrap)
             expr = f"{_np_type(out.dtype)}({expr})"
-        body.append(f"{ref(out)} = {expr}{comment}")
+        if out.base.name in contracted or out.ndim == 0 or out not in promote:
+            body.append(f"{ref(out)} = {expr}{comment}")
+            continue
+        if out not in written:
+            name = arg_name[out]
+            k = sum(1 for w in written if arg_name[w] == name)
+            local = f"{name}_w{k or ''}"
+            local_of[local] = (name, local[len(name):])
+            stores.append(f"{memory(out)} = {local}  # {format_view(out)} stored once")
+            written[out] = local
+        body.append(f"{written[out]} = {expr}{comment}")
 
     params = [arg_name[v] for v in args] + [f"rnd{k}" for k in range(len(randoms))] + list(extents)
     # reassociation lets the accumulations vectorise; results differ from NumPy's pairwise
@@ -303,7 +415,11 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     lines.append(f"@numba.njit(parallel={parallel}{fast}, cache=True)")
     lines.append(f"def kernel({', '.join(params)}):")
     for v in args:
-        lines.append(f"    # {arg_name[v]} = {format_view(v)}")
+        views = [format_view(w) for w in all_views.get(v.base.name, ()) if w in coords]
+        if views and v == v.base.view() and views != [format_view(v)]:
+            lines.append(f"    # {arg_name[v]} = {v.base.name} (whole; indexed for {', '.join(views)})")
+        else:
+            lines.append(f"    # {arg_name[v]} = {format_view(v)}")
     lines += [f"    {p}" for p in pre]
     indent = "    "
     order = [outer] + [a for a in range(rank) if a != outer]
@@ -321,6 +437,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
         if depth == 0:
             lines += [f"{indent}{x}" for x in opening]
     lines += [f"{indent}{b}" for b in body]
+    lines += [f"{indent}{x}" for x in stores]
     lines += [f"        {x}" for x in closing]
     lines += [f"    {p}" for p in post]
     source = "\n".join(lines)
@@ -328,7 +445,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     # the same up to renaming share one compiled kernel (arguments are positional).
     rename = {arg_name[v]: f"a{k}" for k, v in enumerate(args)}
     rename.update({_safe(name): f"c{k}" for k, name in enumerate(sorted(contracted))})
-    rename.update({row: f"{rename[name]}_row" for name, row in row_of.items()})
+    rename.update({local: rename[name] + suffix for local, (name, suffix) in local_of.items()})
     pattern = re.compile(r"(?<![.\w])(" + "|".join(map(re.escape, sorted(rename, key=len, reverse=True))) + r")\b") \
         if rename else None
     code = [line.split("#", 1)[0].rstrip() for line in lines]

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..bytecode import OpFamily, Program
+from ..bytecode import Base, Instruction, Opcode, OpFamily, Program, View
 from ..codegen import KernelSource, Unsupported, get_kernel
 from .reference import Externals, Storage, block_order, execute_instruction
 
@@ -75,11 +75,21 @@ class KernelCache:
 
 @dataclass(frozen=True)
 class BlockPlan:
-    """How one block runs: its kernel, or why NumPy runs it."""
+    """How one block runs: its kernel, or why NumPy runs it.
+
+    ``bind`` are RANDOM instructions run by lending the recorded draws to their base (no
+    copy; the kernel reads them as an input); ``fresh`` are bases this block allocates and
+    writes whole before anything reads them (their memory need not be zeroed); ``writes``
+    are the bases the block writes.
+    """
 
     instructions: tuple[int, ...]
     kernel: KernelSource | None
     reason: str = ""
+    bind: tuple[int, ...] = ()
+    fresh: tuple[Base, ...] = ()
+    writes: frozenset[str] = frozenset()
+    after: tuple[Instruction, ...] = ()   # after the kernel: its SYNCs, and DELs of what it did not contract
 
     @property
     def numbered(self) -> list[int]:
@@ -94,6 +104,18 @@ class Plan:
     blocks: tuple[BlockPlan, ...]
 
 
+def _covers(v: View) -> bool:
+    """Whether ``v`` is its whole base in C order (every element exactly once)."""
+    if v.offset != 0 or v.size != v.base.size:
+        return False
+    step = 1
+    for n, st in reversed(list(zip(v.shape, v.strides))):
+        if n != 1 and st != step:
+            return False
+        step *= n
+    return True
+
+
 def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFAULT_MIN_SIZE) -> Plan:
     """Decide, block by block, between a kernel and NumPy; order the blocks."""
     order = block_order(program, blocks)
@@ -105,18 +127,68 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
     for i in order:
         if of[i] not in seen:
             seen.append(of[i])
+    # the first instruction (in execution order) touching each base, and whether it writes
+    # the whole base without reading it
+    first: dict[str, tuple[int, bool]] = {}
+    for i in order:
+        ins = program[i]
+        if ins.opcode in OpFamily.SYSTEM:
+            for v in ins.views_in + ins.outputs:
+                first.setdefault(v.base.name, (i, False))
+            continue
+        read = {v.base.name for v in ins.reads()}
+        for v in ins.writes():
+            first.setdefault(v.base.name, (i, _covers(v) and v.base.name not in read))
+        for name in read:
+            first.setdefault(name, (i, False))
     out = []
     for b in seen:
+        computing = [i for i in b if program[i].opcode not in OpFamily.SYSTEM]
+        writes = frozenset(v.base.name for i in computing for v in program[i].writes())
         try:
             spec = get_kernel(program, b)
             size = int(np.prod(spec.extents))
             if size < min_size:
-                out.append(BlockPlan(b, None, f"{size} elements: smaller than min_size={min_size}"))
-            else:
-                out.append(BlockPlan(b, spec))
+                out.append(BlockPlan(b, None, f"{size} elements: smaller than min_size={min_size}", writes=writes))
+                continue
+            bind = _bindable(program, b, spec)
+            if bind:
+                writes = frozenset(v.base.name for i in computing if i not in bind for v in program[i].writes())
+                rest = [i for i in b if i not in bind]
+                try:
+                    spec = get_kernel(program, rest)
+                except Unsupported:   # nothing left to compute: the block is its draws
+                    out.append(BlockPlan(b, None, "recorded random values lent to their bases", bind, (), writes))
+                    continue
+            written = {v.base.name: v.base for i in spec.instructions for v in program[i].writes()}
+            fresh = tuple(base for name, base in written.items()
+                          if name not in spec.contracted and first.get(name, (-1, False))[1]
+                          and first[name][0] in spec.instructions)
+            after = tuple(program[i] for i in b if program[i].opcode is Opcode.SYNC or (
+                program[i].opcode is Opcode.DEL and program[i].outputs[0].base.name not in spec.contracted))
+            out.append(BlockPlan(b, spec, "", bind, fresh, writes, after))
         except Unsupported as exc:
-            out.append(BlockPlan(b, None, str(exc)))
+            out.append(BlockPlan(b, None, str(exc), writes=writes))
     return Plan(program, tuple(out))
+
+
+def _bindable(program: Program, block: Sequence[int], spec: KernelSource) -> tuple[int, ...]:
+    """RANDOM instructions of a kernel whose base can borrow the recorded draws: the draw
+    fills the whole base, which the kernel does not contract and nothing else in the block
+    writes."""
+    out = []
+    for i in block:
+        ins = program[i]
+        if ins.opcode is not Opcode.RANDOM or ins.attr("key") is None:
+            continue
+        v = ins.outputs[0]
+        name = v.base.name
+        if name in spec.contracted or not _covers(v):
+            continue
+        if any(w.base.name == name for j in block if j != i for w in program[j].writes()):
+            continue
+        out.append(i)
+    return tuple(out)
 
 
 def _argument(storage: Storage, v: Any) -> np.ndarray:
@@ -131,20 +203,34 @@ def run_plan(
     cache: KernelCache,
     timings: dict[str, float] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Execute a plan on ``storage``; returns the synced arrays."""
+    """Execute a plan on ``storage``; returns the synced arrays.
+
+    A synced array is the storage's own memory, not a copy: the storage copies a base
+    before writing it again after a SYNC (copy on write), so the value stays as synced."""
     synced: dict[str, np.ndarray] = {}
     program = p.program
     for bp in p.blocks:
+        for i in bp.bind:
+            ins = program[i]
+            if not storage.borrow(ins.outputs[0].base, externals.arrays[ins.attr("key")]):
+                execute_instruction(ins, storage, externals, synced)
+        if storage.borrowed and not bp.writes.isdisjoint(storage.borrowed):
+            for name in bp.writes & storage.borrowed:
+                storage.own(name)
         spec = bp.kernel
         if spec is not None and spec.key not in cache.failed:
             try:
-                fn = cache.get(spec)
+                fn = cache.kernels.get(spec.key) or cache.get(spec)
+                for base in bp.fresh:
+                    storage.ensure(base, zero=False)
                 args = [_argument(storage, v) for v in spec.arguments]
                 args += [externals.arrays[k] for k in spec.randoms] + list(spec.extents)
-                t = time.perf_counter()
-                fn(*args)
                 if timings is not None:
+                    t = time.perf_counter()
+                    fn(*args)
                     timings[spec.key] = timings.get(spec.key, 0.0) + time.perf_counter() - t
+                else:
+                    fn(*args)
             except Exception as exc:  # Numba's typing or lowering errors come in many classes
                 message = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
                 cache.failed[spec.key] = message
@@ -153,10 +239,17 @@ def run_plan(
                     RuntimeWarning, stacklevel=2,
                 )
             else:
-                for i in bp.instructions:
-                    if program[i].opcode in OpFamily.SYSTEM:
-                        execute_instruction(program[i], storage, externals, synced)
+                for ins in bp.after:
+                    if ins.opcode is Opcode.SYNC:
+                        synced[ins.views_in[0].base.name] = storage.share(ins.views_in[0].base)
+                    elif ins.opcode is Opcode.DEL:
+                        storage.release(ins.outputs[0].base.name)
                 continue
+        bound = set(bp.bind)
         for i in bp.instructions:
-            execute_instruction(program[i], storage, externals, synced)
+            ins = program[i]
+            if ins.opcode is Opcode.SYNC:   # no copy: a later write copies first
+                synced[ins.views_in[0].base.name] = storage.share(ins.views_in[0].base)
+            elif i not in bound or ins.outputs[0].base.name not in storage.borrowed:
+                execute_instruction(ins, storage, externals, synced)
     return synced

@@ -51,27 +51,77 @@ class Externals:
 
 
 class Storage:
-    """The memory of a running program: a flat array per live base."""
+    """The memory of a running program: a flat array per live base.
+
+    A freed base's memory is kept for the next base of the same type and size (fresh
+    memory costs page faults, reused memory does not), and a base may *borrow* an array it
+    does not own — a recorded random draw — until something writes it (:meth:`own`).
+    """
 
     def __init__(self, inputs: Mapping[str, np.ndarray] | None = None) -> None:
         self.flat: dict[str, np.ndarray] = {}
         self.inputs = dict(inputs or {})
+        self.borrowed: set[str] = set()
+        self._free: dict[tuple[str, int], list[np.ndarray]] = {}
 
-    def ensure(self, base: Base) -> np.ndarray:
+    def ensure(self, base: Base, zero: bool = True) -> np.ndarray:
+        """The base's memory, allocated on first use: zeros (or, with ``zero=False``, whatever
+        a reused buffer held — for a base whose first use writes all of it), or the input."""
         got = self.flat.get(base.name)
         if got is None:
-            got = np.zeros(max(base.size, 1), dtype=base.dtype)
+            size = max(base.size, 1)
+            free = self._free.get((base.dtype, size))
+            if free:
+                got = free.pop()
+                if zero or base.name in self.inputs:
+                    got.fill(0)
+            else:
+                got = np.zeros(size, dtype=base.dtype)
             if base.name in self.inputs:
                 got[: base.size] = np.asarray(self.inputs[base.name], dtype=base.dtype).reshape(-1)
             self.flat[base.name] = got
         return got
 
+    def release(self, name: str) -> None:
+        """Free a base (DEL); its memory waits for the next base of its type and size."""
+        got = self.flat.pop(name, None)
+        if got is None:
+            return
+        if name in self.borrowed:
+            self.borrowed.discard(name)
+            return
+        free = self._free.setdefault((got.dtype.name, got.size), [])
+        if len(free) < 4:
+            free.append(got)
+
+    def borrow(self, base: Base, array: np.ndarray) -> bool:
+        """Let ``base`` use ``array`` (C-contiguous, of its type and size) without a copy,
+        until :meth:`own` is called before a write. False if the array does not fit."""
+        if array.dtype != np.dtype(base.dtype) or array.size != base.size or not array.flags.c_contiguous \
+                or base.size == 0:
+            return False
+        self.release(base.name)
+        self.flat[base.name] = array.reshape(-1)
+        self.borrowed.add(base.name)
+        return True
+
+    def own(self, name: str) -> None:
+        """Copy a borrowed base's array before it is written."""
+        if name in self.borrowed:
+            self.borrowed.discard(name)
+            self.flat[name] = self.flat[name].copy()
+
     def view(self, v: View) -> np.ndarray:
         flat = self.ensure(v.base)
         item = flat.itemsize
-        return np.lib.stride_tricks.as_strided(
-            flat[v.offset:], shape=v.shape, strides=tuple(s * item for s in v.strides)
-        )
+        return np.ndarray(v.shape, flat.dtype, flat, v.offset * item, tuple(s * item for s in v.strides))
+
+    def share(self, base: Base) -> np.ndarray:
+        """A base's contents in its shape, without a copy: the base counts as borrowed from
+        then on, so a later write copies it first (:meth:`own`) and DEL does not reuse it."""
+        got = self.ensure(base)
+        self.borrowed.add(base.name)
+        return got[: base.size].reshape(base.shape)
 
     def array(self, base: Base) -> np.ndarray:
         """A copy of a base's contents in its shape."""
@@ -86,12 +136,14 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
     """Run one instruction on ``storage``."""
     op = ins.opcode
     if op is Opcode.DEL:
-        storage.flat.pop(ins.outputs[0].base.name, None)
+        storage.release(ins.outputs[0].base.name)
         return
     if op is Opcode.SYNC:
         base = ins.views_in[0].base
         synced[base.name] = storage.array(base)
         return
+    if storage.borrowed and ins.outputs[0].base.name in storage.borrowed:
+        storage.own(ins.outputs[0].base.name)
     out = storage.view(ins.outputs[0])
     args = [_operand(storage, x) for x in ins.inputs]
     if op in OpFamily.UNARY | OpFamily.BINARY:
