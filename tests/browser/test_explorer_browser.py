@@ -213,6 +213,11 @@ def test_live_notebook_then_saved_without_kernel(page, lab, lab_root, output_dir
     check_hover(root, 5, 9)
     root.scroll_into_view_if_needed()
     page.screenshot(path=str(output_dir / "live-notebook.png"), full_page=False)
+    # an explorer whose report carries timings (notebook 01's --time cell) shows them
+    for k, r in enumerate(saved):
+        if r.get("timings"):
+            rows = explorer(page, k).locator("table.fl-timings tbody tr")
+            assert rows.count() == len(r["timings"]["records"])
 
     # the magic's ipywidgets controls recompute in the kernel and update this display
     other = next(m for m in report["cost_models"]
@@ -247,6 +252,9 @@ def test_saved_report_is_interactive_without_kernel(page, lab, lab_root, output_
     sel = report["selected"]
     part = find(report, sel["algorithm"], sel["cost_model"])
     svg, _ = render_svg(report["dots"][part["dot"]])
+    # (greedy seeds this search with the optimum: mark a node as a new best to see it starred)
+    best = next(n for n in report["trace"]["nodes"] if n["depth"] == 2)
+    best["outcome"] = "new_best"
     report_notebook(lab_root / "saved-report.ipynb", report, svg)
     # Graphviz (the largest chunk of the build) is fetched only once an explorer draws a graph
     graphviz_chunk = max((REPO / "fusionlab" / "labextension" / "static").glob("*.js"),
@@ -316,6 +324,9 @@ def test_saved_report_is_interactive_without_kernel(page, lab, lab_root, output_
     assert 0 < drawn <= 150 < len(trace["nodes"])  # large trees are cut at a depth limit...
     assert "not drawn" in tree.locator(".fl-hidden-count").inner_text()  # ...and counted
     assert tree.locator(".fl-tree-node.fl-o-pruned").count() > 0
+    assert tree.locator(f".fl-tree-node.fl-o-new_best[data-node='{best['id']}'] .fl-star").count() == 1
+    tree.locator(f".fl-tree-node[data-node='{best['id']}']").click()
+    assert "new best" in tree.locator(".fl-tree-detail").inner_text()
 
     root.scroll_into_view_if_needed()
     page.screenshot(path=str(output_dir / "saved-report-light.png"))
