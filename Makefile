@@ -21,10 +21,12 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 setup: $(STAMP) $(EXT_STAMP)
 
-# Node.js builds the extension (jlpm, the JupyterLab builder); the package build needs it too
+# Node.js builds the extension (jlpm, the JupyterLab builder); the package build needs it too.
+# The builder (rspack 2) needs Node >= 20.19.
 node:
 	@command -v node >/dev/null 2>&1 || { echo "node missing: installing nodejs and npm"; \
 	  apt-get update -qq && apt-get install -y -qq nodejs npm; }
+	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); if (a < 20 || (a === 20 && b < 19)) { console.error("Node " + process.versions.node + " is too old to build the JupyterLab extension: it needs >= 20.19"); process.exit(1); }'
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "fusionlab needs Python >= 3.11, found " + sys.version.split()[0]'

@@ -183,9 +183,9 @@ export class Explorer {
   }
 
   private makeSelect(name: string, values: string[], current: string): HTMLSelectElement {
-    const sel = h('select', 'fl-select', { 'data-fl-control': name, 'aria-label': name.replace('_', ' ') });
+    const sel = h('select', 'fl-select', { 'data-fl-control': name, 'aria-label': name.replace(/_/g, ' ') });
     for (const v of values) {
-      sel.appendChild(h('option', '', { value: v }, v.replace('_', ' ')));
+      sel.appendChild(h('option', '', { value: v }, v.replace(/_/g, ' ')));
     }
     sel.value = current;
     return sel;
@@ -300,7 +300,7 @@ export class Explorer {
     const head = h('tr', '', {}, h('th', '', {}, 'algorithm'));
     for (const m of models) {
       const unit = asArray<IPartition>(this.report?.partitions).find(p => p.cost_model === m)?.unit;
-      head.appendChild(h('th', '', {}, m.replace('_', ' '), unit ? h('div', 'fl-unit', {}, str(unit)) : null));
+      head.appendChild(h('th', '', {}, m.replace(/_/g, ' '), unit ? h('div', 'fl-unit', {}, str(unit)) : null));
     }
     this.costs.appendChild(h('thead', '', {}, head));
     const best = new Map<string, number>();

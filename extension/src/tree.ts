@@ -92,7 +92,7 @@ export class TreeView {
       this.canvas,
       this.detail,
       h('div', 'fl-legend', {}, ...OUTCOMES.map(o => h('span', `fl-legend-item fl-o-${o}`, {},
-        h('span', 'fl-dot'), o.replace('_', ' '))))
+        h('span', 'fl-dot'), o.replace(/_/g, ' '))))
     );
     this.render();
   }
@@ -169,7 +169,7 @@ export class TreeView {
     const hidden = revealed.length - shown.size;
     this.counts.append(
       ...OUTCOMES.filter(o => byOutcome.get(o)).map(o =>
-        h('span', `fl-count fl-o-${o}`, { 'data-outcome': o }, h('span', 'fl-dot'), `${o.replace('_', ' ')} ${byOutcome.get(o)}`)));
+        h('span', `fl-count fl-o-${o}`, { 'data-outcome': o }, h('span', 'fl-dot'), `${o.replace(/_/g, ' ')} ${byOutcome.get(o)}`)));
     if (hidden > 0) {
       this.counts.append(h('span', 'fl-count fl-hidden-count', {}, `${hidden} deeper than ${this.depthLimit} not drawn`));
     }
@@ -269,7 +269,7 @@ export class TreeView {
   }
 
   private describe(n: ITraceNode): string {
-    const parts = [`node ${n.id}`, `depth ${n.depth}`, `cost ${fmt(n.cost)}`, n.outcome.replace('_', ' ')];
+    const parts = [`node ${n.id}`, `depth ${n.depth}`, `cost ${fmt(n.cost)}`, n.outcome.replace(/_/g, ' ')];
     if (n.legal) {
       parts.push('legal');
     } else if (n.violation) {
