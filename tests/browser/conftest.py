@@ -45,6 +45,16 @@ def _need_browser() -> None:
         pytest.skip(f"{CHROMIUM} is missing (make test installs Debian's chromium)")
 
 
+def _die_with_parent() -> None:
+    """In the server's process: get SIGTERM when the test process dies, however it dies (Linux)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -80,7 +90,7 @@ class LabServer:
         self.log_path = home / "server.log"
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=_die_with_parent)
         self._wait()
 
     def set_kernel_autostart(self, on: bool) -> None:
