@@ -289,6 +289,16 @@ def test_saved_report_is_interactive_without_kernel(page, lab, lab_root, output_
     assert root.locator(".fl-status .fl-cost").get_attribute("data-fl-cost") == str(p2["cost"])
     root.locator("select[data-fl-control='algorithm']").select_option("singleton")
     wait_partition(root, "singleton", other, len(report["program"]["instructions"]))
+    # code is stored for the blocks of the selected partition: a block that is one of them
+    # shows it, another says where the code comes from
+    coded = {tuple(c["instructions"]) for c in report["code"]}
+    with_code = next(n for n in range(1, 18) if (n,) in coded)
+    without = next(n for n in range(1, 18) if (n,) not in coded)
+    root.locator(f"tr.fl-ins[data-instruction='{with_code}']").click()
+    assert root.locator(f".fl-block-detail[data-block='{with_code}'] pre.fl-code").count() == 1
+    root.locator(f"tr.fl-ins[data-instruction='{without}']").click()
+    assert "selected in the kernel" in root.locator(f".fl-block-detail[data-block='{without}']").inner_text()
+    assert root.locator(".fl-block-detail pre.fl-code").count() == 0
     # a cost table cell selects its partition
     root.locator(f"td.fl-cost-cell[data-algorithm='{sel['algorithm']}'][data-cost-model='{sel['cost_model']}']").click()
     wait_partition(root, sel["algorithm"], sel["cost_model"], len(part["blocks"]))
