@@ -148,7 +148,7 @@ def measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[str
     plans = _plans(batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
 
     def fused(timings: dict[str, float] | None = None) -> None:
-        st = Storage(inputs)
+        st = Storage(inputs, pool=cache.pool)   # as compare() runs it
         for p in plans:
             run_plan(p, st, externals, cache, timings)
 

@@ -83,7 +83,7 @@ def _safe(name: str) -> str:
     import keyword
 
     if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "in" and name[1:].isdigit() \
-            or name.startswith(("acc", "rnd")) or re.search(r"_(row|w)\w*$", name) \
+            or name.startswith(("acc", "rnd")) or re.search(r"_(row|w)\w*$", name) or re.fullmatch(r"u\d+", name) \
             or "_" in name and name.rsplit("_", 1)[1].isdigit():
         return f"{name}_"
     return name
@@ -255,12 +255,22 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     extents = tuple(f"n{a}" for a in range(rank))
     idx = [f"i{a}" for a in range(rank)]
     local_of: dict[str, tuple[str, str]] = {}   # generated local -> (argument, suffix)
+    # Index arithmetic is unsigned (extents come in as np.uint64, offsets are named np.uint64
+    # constants): Numba checks every signed index for a negative (wrap-around) value, and
+    # that check keeps LLVM from vectorising the loops.
+    unsigned: set[int] = set()
+
+    def u(k: int) -> str:
+        unsigned.add(k)
+        return f"u{k}"
 
     def term(c: tuple[int | None, int, int]) -> str:
         a, m, o = c
         if a is None:
             return str(o)
-        t = idx[a] if m == 1 else f"{m} * {idx[a]}"
+        if m == 1:
+            return idx[a] if o == 0 else f"{idx[a]} + {u(o)}"
+        t = f"{m} * {idx[a]}"
         return t if o == 0 else f"{t} + {o}"
 
     def memory(v: View) -> str:
@@ -272,7 +282,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
                 # lower-dimensional, contiguous array
                 key = (name, parts[0])
                 if key not in row_of:
-                    shift = re.fullmatch(rf"{idx[0]}(?: \+ (\d+))?", parts[0])
+                    shift = re.fullmatch(rf"{idx[0]}(?: \+ u(\d+))?", parts[0])
                     row_of[key] = f"{name}_row{shift.group(1) or ''}" if shift else \
                         f"{name}_rowx{len([k for k in row_of if k[0] == name])}"
                     local_of[row_of[key]] = (name, row_of[key][len(name):])
@@ -371,7 +381,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
             if ins.attr("axis") is None or rank == 1:
                 a = f"acc{i + 1}"
                 slot = "chunk" if chunked else idx[0]
-                size = f"(({extents[0]} + {_CHUNK - 1}) // {_CHUNK})" if chunked else extents[0]
+                size = f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)})" if chunked else extents[0]
                 pre.append(f"{a}_part = np.full({size}, {_identity(op, out.dtype)}, dtype={_np_type(out.dtype)})")
                 # a scalar accumulator per outer iteration (or chunk) stays in a register
                 opening.append(f"{a} = {_identity(op, out.dtype)}")
@@ -420,14 +430,15 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
             lines.append(f"    # {arg_name[v]} = {v.base.name} (whole; indexed for {', '.join(views)})")
         else:
             lines.append(f"    # {arg_name[v]} = {format_view(v)}")
+    constants_at = len(lines)   # the unsigned constants go here, once all are known
     lines += [f"    {p}" for p in pre]
     indent = "    "
     order = [outer] + [a for a in range(rank) if a != outer]
     if chunked:  # one partial result per chunk, not per element
         lines.append(f"{indent}for chunk in {'numba.prange' if parallel else 'range'}"
-                     f"(({extents[0]} + {_CHUNK - 1}) // {_CHUNK}):")
+                     f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)}):")
         lines += [f"{indent}    {x}" for x in opening]
-        lines.append(f"{indent}    for {idx[0]} in range(chunk * {_CHUNK}, min({extents[0]}, (chunk + 1) * {_CHUNK})):")
+        lines.append(f"{indent}    for {idx[0]} in range(chunk * {u(_CHUNK)}, min({extents[0]}, (chunk + {u(1)}) * {u(_CHUNK)})):")
         indent += "        "
         order = []
     for depth, a in enumerate(order):
@@ -440,6 +451,11 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     lines += [f"{indent}{x}" for x in stores]
     lines += [f"        {x}" for x in closing]
     lines += [f"    {p}" for p in post]
+    if unsigned:
+        ks = sorted(unsigned)
+        lines.insert(constants_at, f"    {', '.join(f'u{k}' for k in ks)} = "
+                     f"{', '.join(f'np.uint64({k})' for k in ks)}"
+                     "  # unsigned offsets: no negative-index checks")
     source = "\n".join(lines)
     # The kernel depends on the code, not on sizes, offsets or names: blocks whose code is
     # the same up to renaming share one compiled kernel (arguments are positional).

@@ -140,7 +140,8 @@ SYNC W
     assert [v.base.name for v in k.arguments] == ["G", "W"] and k.arguments[0] == p.bases[0].view()
     assert "G_row = G[i0]" in k.source
     # W is written three times: it lives in a local and is stored once
-    assert "W_w = W_w + G_row1[i1]  # 2: ADD W, W, G[1:-1, :-2]" in k.source and "G_row2 = G[i0 + 2]" in k.source and k.source.count("W_row[i1] =") == 1
+    assert "W_w = W_w + G_row1[i1]  # 2: ADD W, W, G[1:-1, :-2]" in k.source and "G_row2 = G[i0 + u2]" in k.source
+    assert "u1, u2 = np.uint64(1), np.uint64(2)" in k.source   # unsigned index arithmetic and k.source.count("W_row[i1] =") == 1
     inputs = {"G": np.random.default_rng(0).random((40, 50))}
     out = run_plan(plan(p, [[0, 1, 2, 3]], min_size=0), Storage(inputs), Externals(), CACHE)
     np.testing.assert_allclose(out["W"], run_reference(p, inputs=inputs)["W"], rtol=1e-15)
@@ -179,7 +180,7 @@ for i in range(3):
 
 def test_freed_memory_is_reused_and_results_stay_right():
     with redirect_stdout(io.StringIO()):
-        cap = capture(WORKLOADS["leibnitz_pi"].script("tiny").replace("n=256", "n=5000"), {})
+        cap = capture(WORKLOADS["leibnitz_pi"].script("tiny").replace("n=256", "n=20000"), {})
     storage = Storage(cap.inputs)
     from fusionlab.execute.run import _plans
     from fusionlab.partition import MergeCache

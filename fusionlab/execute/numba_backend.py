@@ -46,6 +46,8 @@ class KernelCache:
     directory: Path = field(default_factory=_default_dir)
     kernels: dict[str, Callable[..., Any]] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    #: freed array memory, shared by the storages of successive runs (``Storage(pool=...)``)
+    pool: dict[tuple[str, int], list[np.ndarray]] = field(default_factory=dict)
     hits: int = 0
     misses: int = 0
 
@@ -224,7 +226,8 @@ def run_plan(
                 for base in bp.fresh:
                     storage.ensure(base, zero=False)
                 args = [_argument(storage, v) for v in spec.arguments]
-                args += [externals.arrays[k] for k in spec.randoms] + list(spec.extents)
+                # extents unsigned, as the kernel's index arithmetic (codegen)
+                args += [externals.arrays[k] for k in spec.randoms] + [np.uint64(n) for n in spec.extents]
                 if timings is not None:
                     t = time.perf_counter()
                     fn(*args)

@@ -58,11 +58,17 @@ class Storage:
     does not own — a recorded random draw — until something writes it (:meth:`own`).
     """
 
-    def __init__(self, inputs: Mapping[str, np.ndarray] | None = None) -> None:
+    #: freed memory kept for reuse, at most this many bytes (per pool)
+    POOL_BYTES = 1 << 30
+
+    def __init__(self, inputs: Mapping[str, np.ndarray] | None = None,
+                 pool: dict[tuple[str, int], list[np.ndarray]] | None = None) -> None:
         self.flat: dict[str, np.ndarray] = {}
         self.inputs = dict(inputs or {})
         self.borrowed: set[str] = set()
-        self._free: dict[tuple[str, int], list[np.ndarray]] = {}
+        # freed buffers by (dtype, size); pass one pool to successive storages to reuse
+        # memory across runs too (as malloc does for NumPy)
+        self._free: dict[tuple[str, int], list[np.ndarray]] = pool if pool is not None else {}
 
     def ensure(self, base: Base, zero: bool = True) -> np.ndarray:
         """The base's memory, allocated on first use: zeros (or, with ``zero=False``, whatever
@@ -90,8 +96,10 @@ class Storage:
         if name in self.borrowed:
             self.borrowed.discard(name)
             return
+        if got.nbytes < 1 << 16:   # small arrays come cheaply from NumPy's own cache
+            return
         free = self._free.setdefault((got.dtype.name, got.size), [])
-        if len(free) < 4:
+        if len(free) < 16 and sum(a.nbytes for fs in self._free.values() for a in fs) + got.nbytes <= self.POOL_BYTES:
             free.append(got)
 
     def borrow(self, base: Base, array: np.ndarray) -> bool:

@@ -109,7 +109,7 @@ def run(
     batches, base_inputs, externals = _parts(target)
     cache = cache or KernelCache()
     plans = _plans(batches, algorithm, cost_model, min_size, partitions, MergeCache())
-    storage = Storage({**base_inputs, **(inputs or {})})
+    storage = Storage({**base_inputs, **(inputs or {})}, pool=cache.pool)
     t = time.perf_counter()
     synced: dict[str, np.ndarray] = {}
     for p in plans:
@@ -227,7 +227,7 @@ def compare(
                 cost += r.cost
 
             def fused() -> None:
-                st = Storage(inputs)
+                st = Storage(inputs, pool=cache.pool)
                 for p in plans:
                     run_plan(p, st, externals, cache)
 
