@@ -13,6 +13,8 @@ import { asArray, ICode, IInstruction, IPartition, IReport, ITraceEdge, str } fr
 export const COLOURS = 8;
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/g;
+/** Graphs with more edges are laid out only on request. */
+const MAX_AUTO_EDGES = 2000;
 
 function key(blocks: number[]): string {
   return [...blocks].sort((a, b) => a - b).join(',');
@@ -25,6 +27,7 @@ export class Explorer {
   private costModel = '';
   private hover: number | null = null;
   private actualSize = false;
+  private layoutLarge = false;
   private block: number | null = null;
   private renderToken = 0;
   private tree: TreeView | null = null;
@@ -383,6 +386,20 @@ export class Explorer {
         ? `No graph stored for this partition (${this.instructions().length} instructions is too many to draw); ` +
           'the listing shows its blocks.'
         : 'No partition to draw.'));
+      return;
+    }
+    const edges = dot.split('->').length - 1;
+    if (edges > MAX_AUTO_EDGES && !this.layoutLarge) {
+      // Graphviz runs on the page's thread: a dense graph could freeze it for a long time
+      clear(graph);
+      graph.setAttribute('data-fl-graph-state', 'deferred');
+      const go = h('button', 'fl-button', { type: 'button', 'data-fl-action': 'layout' }, 'Lay it out anyway');
+      go.addEventListener('click', () => {
+        this.layoutLarge = true;
+        void this.renderGraph(p);
+      });
+      graph.appendChild(h('div', 'fl-message', {},
+        `This graph has ${edges} edges: laying it out may keep the page busy for a while. `, go));
       return;
     }
     graph.setAttribute('data-fl-graph-state', 'loading');

@@ -34,6 +34,8 @@ export async function layout(dot: string): Promise<string> {
     return hit;
   }
   const gv = await loadGraphviz();
+  // let the page paint "laying out" first: the layout itself holds the thread
+  await new Promise(resolve => setTimeout(resolve, 0));
   const svg = gv.layout(dot, 'svg', 'dot');
   if (layoutCache.size >= LAYOUT_CACHE_SIZE) {
     const first = layoutCache.keys().next().value;

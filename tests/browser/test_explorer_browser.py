@@ -449,3 +449,25 @@ def test_untrusted_markup_never_runs(page, lab, lab_root, output_dir, fig3_repor
     page.screenshot(path=str(output_dir / "crafted-report.png"))
     assert page.evaluate("() => window.__pwned") is None
     assert not page.page_errors
+
+
+def test_dense_graph_waits_to_be_asked(page, lab, lab_root, fig3_report):
+    """Graphviz runs on the page's thread: a very dense graph is laid out only on request."""
+    report = copy.deepcopy(fig3_report)
+    n = len(report["program"]["instructions"])
+    edges = [f"i{a} -> i{b}" for a in range(n) for b in range(a + 1, n)] * 20
+    report["dots"].append("digraph wsp {\n" + "\n".join(edges) + "\n}")
+    sel = report["selected"]
+    find(report, sel["algorithm"], sel["cost_model"])["dot"] = len(report["dots"]) - 1
+    report_notebook(lab_root / "dense.ipynb", report)
+    open_lab(page, lab)
+    open_notebook(page, "dense.ipynb")
+    root = page.locator("[data-fl-test='current'] .fl-explorer").first
+    root.locator(".fl-graph[data-fl-graph-state='deferred'] [data-fl-action='layout']").wait_for(timeout=TIMEOUT)
+    assert str(len(edges)) in root.locator(".fl-graph").inner_text()
+    # the other partitions draw as usual
+    other = next(p for p in report["partitions"] if p["cost_model"] != sel["cost_model"]
+                 and p["algorithm"] == sel["algorithm"])
+    root.locator("select[data-fl-control='cost_model']").select_option(other["cost_model"])
+    wait_partition(root, sel["algorithm"], other["cost_model"], len(other["blocks"]))
+    assert not page.page_errors
