@@ -61,7 +61,11 @@ def _triad(a, b, c, s):  # type: ignore[no-untyped-def]
 
 
 def stream_triad(m: int = 20_000_000, rounds: int = 9) -> dict[str, float]:
-    """STREAM triad ``a = b + s*c`` (24 bytes per element), NumPy and a prange loop."""
+    """STREAM triad ``a = b + s*c`` (24 bytes per element), NumPy and a prange loop; ``m``
+    elements (480 MB: memory), and 1e6 (24 MB: this machine's last-level cache)."""
+    small = 1_000_000
+    sa, sb, sc = np.empty(small), np.random.default_rng(1).random(small), np.random.default_rng(2).random(small)
+    cached = statistics.median(_rounds({"loop": lambda: _triad(sa, sb, sc, 3.0)}, 4 * rounds)["loop"])
     rng = np.random.default_rng(0)
     a, b, c = np.empty(m), rng.random(m), rng.random(m)
     tmp = np.empty(m)
@@ -73,7 +77,7 @@ def stream_triad(m: int = 20_000_000, rounds: int = 9) -> dict[str, float]:
     times = _rounds({"numpy": numpy_triad, "loop": lambda: _triad(a, b, c, 3.0)}, rounds)
     loop = statistics.median(times["loop"])
     return {"elements": m, "numpy_s": statistics.median(times["numpy"]), "loop_s": loop,
-            "gbs": 24 * m / loop / 1e9}
+            "gbs": 24 * m / loop / 1e9, "cached_elements": small, "cached_gbs": 24 * small / cached / 1e9}
 
 
 # --- timing ----------------------------------------------------------------------------------
@@ -279,7 +283,15 @@ def cost_model_rows(rounds: int, cache: KernelCache) -> tuple[list[str], dict[st
     for name in WORKLOAD_NAMES:
         with contextlib.redirect_stdout(io.StringIO()):
             cap = capture(WORKLOADS[name].script("medium"), {})
-        records = compare(cap, ["linear", "greedy", "optimal"], COST_MODELS, repeat=rounds, cache=cache)
+        for attempt in range(3):   # again if other processes were busy meanwhile (as in _rounds)
+            busy0, mine0 = _jiffies()
+            t0 = time.perf_counter()
+            records = compare(cap, ["linear", "greedy", "optimal"], COST_MODELS, repeat=rounds, cache=cache)
+            busy1, mine1 = _jiffies()
+            others = ((busy1 - busy0) - (mine1 - mine0)) / os.sysconf("SC_CLK_TCK")
+            if others <= 0.1 * (time.perf_counter() - t0) + 0.02:
+                break
+            DISTURBED["thrown_away"] += 1
         data[name] = [r.to_dict() for r in records]
         base = records[0].median_seconds
         for alg in ("linear", "greedy", "optimal"):
@@ -336,13 +348,18 @@ def main() -> None:
         "### Bandwidth: STREAM triad and the fused kernels",
         "",
         f"STREAM triad `a = b + s*c`, {triad['elements']:.0e} elements: NumPy {triad['numpy_s'] * 1e3:.1f} ms, "
-        f"prange loop {triad['loop_s'] * 1e3:.1f} ms = **{triad['gbs']:.1f} GB/s** (24 bytes per element).",
+        f"prange loop {triad['loop_s'] * 1e3:.1f} ms = **{triad['gbs']:.1f} GB/s** (24 bytes per element); "
+        f"with {triad['cached_elements']:.0e} elements (24 MB, inside this machine's large last-level cache) "
+        f"**{triad['cached_gbs']:.1f} GB/s**.",
         "",
         "A kernel's least traffic counts each base it touches once per direction (read, written), through its "
-        "largest view; contracted temporaries count nothing. Effective bandwidth is that over the kernel's time "
-        "(compute-bound kernels — Black-Scholes, Leibniz — are far below the triad by nature).",
+        "largest view; contracted temporaries count nothing. Effective bandwidth is that over the kernel's time. "
+        "The workloads' arrays (4-32 MB) stay in the last-level cache between kernels, so the stencils pass the "
+        "memory triad; strided views (SOR's quarter grids) move whole cache lines for half their elements, which "
+        "this count does not charge. Compute-bound kernels (Black-Scholes, Leibniz: scalar `exp`, `log`, divisions) "
+        "are far below either triad by nature. \"of triad\" is against the in-cache triad.",
         "",
-        *kernel_table(results, triad["gbs"]),
+        *kernel_table(results, triad["cached_gbs"]),
     ]
     if model_rows:
         body += [

@@ -268,10 +268,10 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
         a, m, o = c
         if a is None:
             return str(o)
-        if m == 1:
-            return idx[a] if o == 0 else f"{idx[a]} + {u(o)}"
-        t = f"{m} * {idx[a]}"
-        return t if o == 0 else f"{t} + {o}"
+        t = idx[a] if abs(m) == 1 else f"{u(abs(m))} * {idx[a]}"
+        if m < 0:   # a reversed axis: start - |step| * i, never negative
+            return f"{u(o)} - {t}"
+        return t if o == 0 else f"{t} + {u(o)}"
 
     def memory(v: View) -> str:
         name = arg_name[v]
@@ -382,7 +382,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
                 a = f"acc{i + 1}"
                 slot = "chunk" if chunked else idx[0]
                 size = f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)})" if chunked else extents[0]
-                pre.append(f"{a}_part = np.full({size}, {_identity(op, out.dtype)}, dtype={_np_type(out.dtype)})")
+                pre.append(f"{a}_part = np.empty({size}, dtype={_np_type(out.dtype)})")
                 # a scalar accumulator per outer iteration (or chunk) stays in a register
                 opening.append(f"{a} = {_identity(op, out.dtype)}")
                 body.append(f"{a} = " + _COMBINE[op].format(a=a, b=src) + comment)

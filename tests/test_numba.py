@@ -187,6 +187,6 @@ def test_freed_memory_is_reused_and_results_stay_right():
     plans = _plans(cap.batches, "greedy", "bohrium", 0, None, MergeCache())
     for p in plans:
         run_plan(p, storage, cap.externals, CACHE)
-    assert storage._free   # k of an earlier iteration, kept for the next
+    assert storage.pool   # k of an earlier iteration, kept for the next
     r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
     assert r.max_abs_error <= 1e-9

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..bytecode import Base, Instruction, Opcode, OpFamily, Program, View
 from ..codegen import KernelSource, Unsupported, get_kernel
-from .reference import Externals, Storage, block_order, execute_instruction
+from .reference import Externals, Pool, Storage, block_order, execute_instruction
 
 __all__ = ["KernelCache", "BlockPlan", "Plan", "plan", "run_plan", "DEFAULT_MIN_SIZE"]
 
@@ -47,7 +47,7 @@ class KernelCache:
     kernels: dict[str, Callable[..., Any]] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     #: freed array memory, shared by the storages of successive runs (``Storage(pool=...)``)
-    pool: dict[tuple[str, int], list[np.ndarray]] = field(default_factory=dict)
+    pool: Pool = field(default_factory=Pool)
     hits: int = 0
     misses: int = 0
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, View
 
-__all__ = ["Externals", "OPAQUE_FUNCTIONS", "run_reference", "block_order", "Storage"]
+__all__ = ["Externals", "OPAQUE_FUNCTIONS", "run_reference", "block_order", "Storage", "Pool"]
 
 #: NumPy functions an OPAQUE instruction may name in the text format.
 OPAQUE_FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -50,6 +50,36 @@ class Externals:
     functions: dict[int, Callable[..., Any]] = field(default_factory=dict)
 
 
+class Pool:
+    """Freed array memory by (dtype, size), for the next array of that type and size:
+    fresh memory costs page faults, reused memory does not. Holds at most ``limit`` bytes,
+    16 arrays per kind, and no arrays under 64 KiB (NumPy's own cache serves those)."""
+
+    def __init__(self, limit: int = 1 << 30) -> None:
+        self.free: dict[tuple[str, int], list[np.ndarray]] = {}
+        self.bytes = 0
+        self.limit = limit
+
+    def take(self, key: tuple[str, int]) -> np.ndarray | None:
+        got = self.free.get(key)
+        if not got:
+            return None
+        a = got.pop()
+        self.bytes -= a.nbytes
+        return a
+
+    def give(self, key: tuple[str, int], a: np.ndarray) -> None:
+        if a.nbytes < 1 << 16 or self.bytes + a.nbytes > self.limit:
+            return
+        got = self.free.setdefault(key, [])
+        if len(got) < 16:
+            got.append(a)
+            self.bytes += a.nbytes
+
+    def __bool__(self) -> bool:
+        return self.bytes > 0
+
+
 class Storage:
     """The memory of a running program: a flat array per live base.
 
@@ -58,31 +88,28 @@ class Storage:
     does not own — a recorded random draw — until something writes it (:meth:`own`).
     """
 
-    #: freed memory kept for reuse, at most this many bytes (per pool)
-    POOL_BYTES = 1 << 30
-
-    def __init__(self, inputs: Mapping[str, np.ndarray] | None = None,
-                 pool: dict[tuple[str, int], list[np.ndarray]] | None = None) -> None:
+    def __init__(self, inputs: Mapping[str, np.ndarray] | None = None, pool: Pool | None = None) -> None:
         self.flat: dict[str, np.ndarray] = {}
         self.inputs = dict(inputs or {})
         self.borrowed: set[str] = set()
-        # freed buffers by (dtype, size); pass one pool to successive storages to reuse
-        # memory across runs too (as malloc does for NumPy)
-        self._free: dict[tuple[str, int], list[np.ndarray]] = pool if pool is not None else {}
+        # freed memory; pass one pool to successive storages to reuse memory across runs
+        # too (as malloc does for NumPy)
+        self.pool = pool if pool is not None else Pool()
+        self._keys: dict[str, tuple[str, int]] = {}
 
     def ensure(self, base: Base, zero: bool = True) -> np.ndarray:
         """The base's memory, allocated on first use: zeros (or, with ``zero=False``, whatever
         a reused buffer held — for a base whose first use writes all of it), or the input."""
         got = self.flat.get(base.name)
         if got is None:
-            size = max(base.size, 1)
-            free = self._free.get((base.dtype, size))
-            if free:
-                got = free.pop()
+            key = (base.dtype, max(base.size, 1))
+            got = self.pool.take(key)
+            if got is not None:
                 if zero or base.name in self.inputs:
                     got.fill(0)
             else:
-                got = np.zeros(size, dtype=base.dtype)
+                got = np.zeros(key[1], dtype=base.dtype)
+            self._keys[base.name] = key
             if base.name in self.inputs:
                 got[: base.size] = np.asarray(self.inputs[base.name], dtype=base.dtype).reshape(-1)
             self.flat[base.name] = got
@@ -93,14 +120,12 @@ class Storage:
         got = self.flat.pop(name, None)
         if got is None:
             return
+        key = self._keys.pop(name, None)
         if name in self.borrowed:
             self.borrowed.discard(name)
             return
-        if got.nbytes < 1 << 16:   # small arrays come cheaply from NumPy's own cache
-            return
-        free = self._free.setdefault((got.dtype.name, got.size), [])
-        if len(free) < 16 and sum(a.nbytes for fs in self._free.values() for a in fs) + got.nbytes <= self.POOL_BYTES:
-            free.append(got)
+        if key is not None:
+            self.pool.give(key, got)
 
     def borrow(self, base: Base, array: np.ndarray) -> bool:
         """Let ``base`` use ``array`` (C-contiguous, of its type and size) without a copy,
@@ -117,7 +142,8 @@ class Storage:
         """Copy a borrowed base's array before it is written."""
         if name in self.borrowed:
             self.borrowed.discard(name)
-            self.flat[name] = self.flat[name].copy()
+            got = self.flat[name] = self.flat[name].copy()
+            self._keys[name] = (got.dtype.name, got.size)
 
     def view(self, v: View) -> np.ndarray:
         flat = self.ensure(v.base)
