@@ -159,7 +159,7 @@ export class Explorer {
         table),
       h('div', 'fl-pane fl-graph-pane', {},
         h('div', 'fl-pane-title', {}, 'WSP graph', h('span', 'fl-hint', {},
-          ' · solid: dependency · dashed: fuse-preventing '), zoom),
+          ' · solid: dependency · dashed: fuse-preventing · dotted: weight edge (saving) '), zoom),
         this.graph)));
     root.addEventListener('mouseleave', () => this.setHover(null));
 

@@ -129,7 +129,7 @@ function copyChildren(from: Element, to: Element): void {
 /**
  * Mark the parts of a fusionlab graph: nodes `i{k}` get data-instruction = k + 1,
  * clusters `cluster_{b}` data-block = b + 1 and a colour class, dashed edges the
- * class fl-forbidden. Returns the number of clusters.
+ * class fl-forbidden, dotted ones fl-weight. Returns the number of clusters.
  */
 export function annotateSvg(svg: SVGSVGElement, colours: number): number {
   let clusters = 0;
@@ -156,7 +156,12 @@ export function annotateSvg(svg: SVGSVGElement, colours: number): number {
         g.setAttribute('data-source', String(Number(m[1]) + 1));
         g.setAttribute('data-target', String(Number(m[2]) + 1));
       }
-      if (g.querySelector('path[stroke-dasharray]')) {
+      // Graphviz draws dashed edges (fuse-preventing) with dasharray 5,2 and dotted ones
+      // (weight edges between blocks, labelled with their saving) with 1,5
+      const dash = g.querySelector('path[stroke-dasharray]')?.getAttribute('stroke-dasharray') || '';
+      if (/^1[, ]/.test(dash)) {
+        g.classList.add('fl-weight');
+      } else if (dash) {
         g.classList.add('fl-forbidden');
       }
     }

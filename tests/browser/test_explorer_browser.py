@@ -289,6 +289,9 @@ def test_saved_report_is_interactive_without_kernel(page, lab, lab_root, output_
     assert root.locator(".fl-status .fl-cost").get_attribute("data-fl-cost") == str(p2["cost"])
     root.locator("select[data-fl-control='algorithm']").select_option("singleton")
     wait_partition(root, "singleton", other, len(report["program"]["instructions"]))
+    # fuse-preventing edges (dashed) and weight edges between blocks (dotted) are told apart
+    assert root.locator(".fl-graph g.edge.fl-forbidden").count() > 0
+    assert root.locator(".fl-graph g.edge.fl-weight").count() > 0
     # code is stored for the blocks of the selected partition: a block that is one of them
     # shows it, another says where the code comes from
     coded = {tuple(c["instructions"]) for c in report["code"]}
