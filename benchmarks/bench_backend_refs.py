@@ -1,3 +1,4 @@
+# ruff: noqa: F841  (numexpr reads the locals its expression strings name)
 """The backend benchmark's points of comparison, one set per workload (used by bench_backend.py).
 
 For each of the eight workloads there are:
