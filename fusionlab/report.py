@@ -18,11 +18,12 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import json
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
-from .bytecode import OpFamily, Opcode, Program
+from .bytecode import OpFamily, Program
 from .costs import access_info, block_info, get_cost_model
 from .dot import get_dot
 from .partition import MergeCache, PartitionResult, partition
@@ -146,6 +147,7 @@ def _trace_data(result: PartitionResult | None) -> dict[str, Any] | None:
 
 def get_code_data(program: Program, blocks: Sequence[Sequence[int]], min_size: int | None = None) -> list[dict[str, Any]]:
     """The ``code`` section: per block, the generated Numba source or why NumPy runs it."""
+    from .codegen import Unsupported, get_kernel
     from .execute.numba_backend import DEFAULT_MIN_SIZE, plan
 
     p = plan(program, blocks, DEFAULT_MIN_SIZE if min_size is None else min_size)
@@ -155,8 +157,6 @@ def get_code_data(program: Program, blocks: Sequence[Sequence[int]], min_size: i
         spec = bp.kernel
         if spec is None:
             # a block below min_size still has a kernel to read; say NumPy runs it
-            from .codegen import Unsupported, get_kernel
-
             try:
                 spec_src = get_kernel(program, bp.instructions).source
             except Unsupported:
@@ -233,7 +233,10 @@ def get_report(
     if selected is None:
         alg = "greedy" if "greedy" in algorithms else algorithms[0]
         selected = (alg, models[0].name)
-    chosen = results.get(selected) or next(r for r in extra if (r.algorithm, r.cost_model) == selected)
+    chosen = results.get(selected) or next((r for r in extra if (r.algorithm, r.cost_model) == selected), None)
+    if chosen is None:
+        raise ValueError(f"selected {selected[0]}/{selected[1]} is not among the partitions computed; choose an "
+                         f"algorithm of {list(algorithms)} and a cost model of {[m.name for m in models]}")
     trace = results.get(("optimal", selected[1]))
     dots = _share_dots(entries)
     return {
@@ -259,8 +262,6 @@ def get_report(
 
 
 def _short(program: Program) -> str:
-    import hashlib
-
     return hashlib.sha1(program.signature().encode()).hexdigest()[:12]
 
 

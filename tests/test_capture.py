@@ -8,7 +8,6 @@ from contextlib import redirect_stdout
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from fusionlab.bytecode import Opcode
 from fusionlab.capture import CaptureError, NoticeKind, capture

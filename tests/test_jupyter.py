@@ -250,6 +250,8 @@ def test_users_own_cost_model_by_variable_name() -> None:
     assert report["cost_models"] == ["kernels", "bohrium"]
     single = next(p for p in report["partitions"] if p["cost_model"] == "kernels" and p["algorithm"] == "singleton")
     assert single["cost"] == len(single["blocks"]) and single["unit"] == "kernels"
+    records = ip.user_ns["_fuse"].time(repeat=1)  # compare() names the user's model in its records
+    assert [r.cost_model for r in records] == ["numpy", "kernels", "bohrium"]
     # a model that is not monotone is refused with the counterexample; the cell's values stay
     out = fuse("--cost Bad", "import numpy as np\nkept2 = np.arange(6.0) * 3\nw = kept2 + 1\n")
     assert "monoton" in out.stderr.lower() and reports(out) == []

@@ -15,12 +15,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import nbclient
+import nbformat
 import pytest
 
 from fusionlab.report import MIME_TYPE, validate_report
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 NAMES = ["01-wsp-paper-example", "02-cost-models", "03-benchmarks", "04-exercises"]

@@ -239,7 +239,7 @@ def compare(
             res = run(target, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
                       check=True, cache=cache, min_size=min_size)
             records.append(Record(
-                model, algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
+                getattr(model, "name", model), algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
                 max(first - med, 0.0), med, min(times), base_med / med if med else float("inf"),
                 res.max_abs_error, res.fallbacks,
             ))

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import ipywidgets as W
 
-from ..report import MIME_TYPE
+from ..report import MIME_TYPE  # noqa: F401  (the docstring example reads the display by it)
 from ..viz.charts import cost_chart_svg, timing_chart_svg
 from ..viz.listing import code_html, cost_table_html, find_partition, listing_html, notices_html, partition_summary
 from ..viz.tree import tree_summary, tree_svg
@@ -60,6 +60,7 @@ class Explorer:
         self.displayed: dict[str, Any] = {}
         self._shown = False
         self._busy = False
+        self._charts: dict[int, str] = {}  # the cost chart depends on the batch only (~0.1 s to draw)
         report = result.report()
         alg_options = list(report["algorithms"]) + ["manual"]
         self.batch = W.Dropdown(description="batch",
@@ -207,7 +208,9 @@ class Explorer:
                               + "".join(f"<div>note: {escape(n)}</div>" for n in entry["notes"])
                               + notices_html(report))
         self.listing.value = listing_html(report, entry)
-        self.costs.value = cost_table_html(report) + cost_chart_svg(report)
+        if report["batch"] not in self._charts:
+            self._charts[report["batch"]] = cost_chart_svg(report)
+        self.costs.value = cost_table_html(report) + self._charts[report["batch"]]
         self.code.value = code_html(report)
         blocks = len(entry["blocks"])
         for w in (self.merge_a, self.merge_b, self.split_block):

@@ -117,12 +117,8 @@ class FuseMagics(Magics):
         linecache.cache[CELL_FILENAME] = (len(cell), None, cell.splitlines(True), CELL_FILENAME)
         try:
             cap = capture(cell, ns)
-        except CaptureError as exc:
+        except CaptureError as exc:  # the user's error, syntax errors included
             self._show_user_error(exc.original)
-            return None
-        except SyntaxError as exc:
-            exc.filename = "<cell>"
-            self.shell.showsyntaxerror()
             return None
         if not cap.batches or not any(len(b) for b in cap.batches):
             print("fusionlab: the cell recorded no array instruction; nothing to explore.")
@@ -167,10 +163,8 @@ class FuseMagics(Magics):
     def _options(self, line: str) -> dict[str, Any]:
         try:
             args = parse_argstring(self.fuse, line)
-        except UsageError:
-            raise
         except SystemExit as exc:  # argparse exits on some errors; say it as a usage error
-            raise UsageError(f"bad %%fuse options: {line!r}") from exc
+            raise UsageError(f"bad %%fuse options: {line!r}; `%%fuse?` lists them") from exc
         c = self.config_values
         ns = self.shell.user_ns
         opts = {

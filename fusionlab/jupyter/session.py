@@ -20,7 +20,6 @@ Examples
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
@@ -86,7 +85,8 @@ class FuseResult:
         baseline_namespace: Mapping[str, Any] | None = None,
     ) -> None:
         if not batches:
-            raise ValueError("nothing to explore: the cell recorded no array instruction")
+            raise ValueError("nothing to explore: the cell recorded no array instruction "
+                             "(fusionlab records NumPy array operations; write the cell with them)")
         self.batches = list(batches)
         self.capture = capture
         self.name = name
@@ -226,7 +226,7 @@ class FuseResult:
     def set_batch(self, batch: int) -> "FuseResult":
         """Explore batch ``batch`` (0-based); repeated batches reuse cached partitions."""
         if not 0 <= batch < len(self.batches):
-            raise IndexError(f"batch {batch} does not exist: there are {len(self.batches)}")
+            raise IndexError(f"batch {batch} does not exist: batches are numbered 0 to {len(self.batches) - 1}")
         self.batch = batch
         self.manual = None
         if self.selected[0] == "manual":
@@ -250,7 +250,7 @@ class FuseResult:
         blocks = list(start.blocks)
         for k in (a, b):
             if not 1 <= k <= len(blocks):
-                raise IndexError(f"block {k} does not exist: there are {len(blocks)}")
+                raise IndexError(f"block {k} does not exist: blocks are numbered 1 to {len(blocks)}")
         state = PartitionState(self.graph, blocks)
         ia, ib = state.block_of[blocks[a - 1][0]], state.block_of[blocks[b - 1][0]]
         problem = state.merge_problem(ia, ib)
@@ -270,7 +270,7 @@ class FuseResult:
         start = self._start_manual()
         blocks = list(start.blocks)
         if not 1 <= block <= len(blocks):
-            raise IndexError(f"block {block} does not exist: there are {len(blocks)}")
+            raise IndexError(f"block {block} does not exist: blocks are numbered 1 to {len(blocks)}")
         members = blocks[block - 1]
         if instructions is None:
             pieces = [(i,) for i in members]
@@ -309,8 +309,6 @@ class FuseResult:
         models = [get_cost_model(m) for m in cost_models] if cost_models else list(self.models)
         records = compare(target, [algorithm], models, repeat=repeat, baseline=self._baseline(),
                           progress=progress)
-        for r in records:  # user models are objects: the record keeps their name
-            r.cost_model = getattr(r.cost_model, "name", r.cost_model)
         self.timings = {"repeat": repeat, "records": [_clean(r.to_dict()) for r in records]}
         self._changed()
         return records
@@ -358,7 +356,8 @@ class FuseResult:
 
 
 def _clean(d: dict[str, Any]) -> dict[str, Any]:
-    out = copy.copy(d)
+    # JSON has no infinity or NaN (a speed-up over a zero-time run): the report says null
+    out = dict(d)
     for k, v in out.items():
         if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
             out[k] = None

@@ -14,6 +14,7 @@ with :func:`html.escape`; the views build markup only from fusionlab's own templ
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any, Mapping
 
@@ -28,7 +29,8 @@ def find_partition(report: Mapping[str, Any], algorithm: str, cost_model: str) -
     for p in report["partitions"]:
         if p["algorithm"] == algorithm and p["cost_model"] == cost_model:
             return p
-    raise KeyError(f"no partition {algorithm}/{cost_model} in the report")
+    have = ", ".join(f"{p['algorithm']}/{p['cost_model']}" for p in report["partitions"])
+    raise KeyError(f"no partition {algorithm}/{cost_model} in the report; it has {have}")
 
 
 def partition_summary(entry: Mapping[str, Any]) -> str:
@@ -70,8 +72,6 @@ def listing_html(report: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
 
 
 def _mark_word(text: str, name: str) -> str:
-    import re
-
     return re.sub(rf"(?<![\w]){re.escape(name)}(?![\w])",
                   f'<u class="fl-contracted" title="contracted">{name}</u>', text)
 

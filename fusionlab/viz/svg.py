@@ -52,7 +52,8 @@ def render_svg(dot: str, *, engine: str = "auto", max_nodes: int = DEFAULT_MAX_N
     """
     n = _nodes(dot)
     if n > max_nodes:
-        raise SvgUnavailable(f"the graph has {n} nodes, more than the {max_nodes} laid out here")
+        raise SvgUnavailable(f"the graph has {n} nodes, more than the {max_nodes} laid out here; "
+                             "pass a larger max_nodes to wait for the layout, or read the DOT text")
     errors = []
     if engine in ("auto", "dot"):
         exe = shutil.which("dot")

@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import nbformat
@@ -30,39 +29,10 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_01 = "notebooks/01-wsp-paper-example.ipynb"
 TIMEOUT = 60_000  # ms, for anything the browser waits on
 
-FIG3_CELL = """%%fuse --name fig3
-import numpy as np
-
-def synthetic():
-    A = np.zeros(4)
-    B = np.zeros(4)
-    D = np.zeros(5)
-    E = np.zeros(5)
-    A += D[:-1]
-    A[:] = D[:-1]
-    B += E[:-1]
-    B[:] = E[:-1]
-    T = A * B
-    np.maximum(T, E[1:], out=D[1:])
-    np.minimum(T, D[1:], out=E[1:])
-    return D
-
-print(synthetic())
-"""
-
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
 # ------------------------------------------------------------------------ notebooks
-
-def _tracked(path: str) -> bool:
-    try:
-        out = subprocess.run(["git", "ls-files", "--error-unmatch", path], cwd=REPO,
-                             capture_output=True, check=False)
-    except OSError:
-        return (REPO / path).exists()
-    return out.returncode == 0
-
 
 def copy_into(root: Path, source: Path, name: str | None = None) -> Path:
     dest = root / (name or source.name)
@@ -71,16 +41,8 @@ def copy_into(root: Path, source: Path, name: str | None = None) -> Path:
 
 
 def live_notebook(root: Path) -> Path:
-    """Notebook 01 when the repository has it, else a generated notebook with its %%fuse cell."""
-    if _tracked(NOTEBOOK_01):
-        return copy_into(root, REPO / NOTEBOOK_01)
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": KERNELSPEC})
-    nb.cells = [nbformat.v4.new_markdown_cell("# Fig. 3 live"),
-                nbformat.v4.new_code_cell("%load_ext fusionlab"),
-                nbformat.v4.new_code_cell(FIG3_CELL)]
-    path = root / "live-fig3.ipynb"
-    nbformat.write(nb, path)
-    return path
+    """Notebook 01, copied into the server's root (the notebook the issue names)."""
+    return copy_into(root, REPO / NOTEBOOK_01)
 
 
 def report_notebook(path: Path, report: dict, svg: str | None = None) -> Path:
