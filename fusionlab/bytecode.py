@@ -343,6 +343,24 @@ class View:
         """True when the view is the whole base in C order."""
         return self == self.base.view()
 
+    @cached_property
+    def covers_base(self) -> bool:
+        """True when the view visits every element of its base once, in memory order (the
+        base's own view, or a reshape of it): its array is the base's memory, no strides.
+
+        >>> B = Base("B", "float64", (2, 3))
+        >>> B.view().covers_base, View(B, (6,), (1,)).covers_base, B[:, 1:].covers_base
+        (True, True, False)
+        """
+        if self.offset != 0 or self.size != self.base.size:
+            return False
+        step = 1
+        for n, st in zip(reversed(self.shape), reversed(self.strides)):
+            if n != 1 and st != step:
+                return False
+            step *= n
+        return True
+
     def indices(self) -> np.ndarray:
         """Flat base indices of the view's elements, in C order of the view."""
         idx = np.full(self.shape, self.offset, dtype=np.int64)

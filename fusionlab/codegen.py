@@ -120,6 +120,11 @@ class KernelSource:
     randoms: tuple[int, ...] = ()
 
     @cached_property
+    def extent_arguments(self) -> tuple[np.uint64, ...]:
+        """The extents as the kernel takes them: unsigned, as its index arithmetic."""
+        return tuple(np.uint64(n) for n in self.extents)
+
+    @cached_property
     def key(self) -> str:
         """A short hash of the canonical signature (the kernel cache's key)."""
         return hashlib.sha1(self.signature.encode()).hexdigest()[:16]

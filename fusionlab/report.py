@@ -156,7 +156,7 @@ def get_code_data(program: Program, blocks: Sequence[Sequence[int]], min_size: i
         k = next(j for j, b in enumerate(blocks) if tuple(sorted(b)) == bp.instructions)
         spec = bp.kernel
         if spec is None:
-            # a block below min_size still has a kernel to read; say NumPy runs it
+            # a one-instruction block below min_size still has a kernel to read; say NumPy runs it
             try:
                 spec_src = get_kernel(program, bp.instructions).source
             except Unsupported:
@@ -165,7 +165,7 @@ def get_code_data(program: Program, blocks: Sequence[Sequence[int]], min_size: i
                         "reason": bp.reason, "contracted": []})
         else:
             out.append({"block": k + 1, "instructions": bp.numbered, "source": spec.source, "runs": "numba",
-                        "reason": "", "contracted": list(spec.contracted)})
+                        "reason": bp.reason, "contracted": list(spec.contracted)})
     out.sort(key=lambda c: c["block"])
     return out
 

@@ -62,9 +62,23 @@ def test_contracted_temporary_is_never_allocated():
     assert "T" in singles.allocated
 
 
-def test_small_blocks_run_with_numpy_and_say_why():
-    p = plan(FIG1, [[0, 1, 2, 3]], min_size=1 << 20)
-    assert p.blocks[0].kernel is None and "smaller than min_size" in p.blocks[0].reason
+def test_small_blocks_run_serially_or_with_numpy_and_say_why():
+    # fused but small: a serial kernel (no thread pool to wake), which still contracts T
+    fused = plan(FIG1, [[0, 1, 2, 3]], min_size=1 << 20).blocks[0]
+    assert fused.kernel is not None and fused.kernel.contracted == ("T",)
+    assert "parallel=False" in fused.kernel.source and "prange" not in fused.kernel.source
+    assert fused.reason.startswith("serial: ") and "min_size=1048576" in fused.reason
+    # the same block at or above min_size: a parallel kernel, another cache entry
+    assert "parallel=True" in plan(FIG1, [[0, 1, 2, 3]], min_size=0).blocks[0].kernel.source
+    assert plan(FIG1, [[0, 1, 2, 3]], min_size=0).blocks[0].kernel.key != fused.kernel.key
+    # one instruction: nothing to fuse, NumPy runs it
+    singles = plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20).blocks
+    computing = [bp for bp in singles if bp.reason != "no computing instruction"]
+    assert computing and all(bp.kernel is None and "one instruction" in bp.reason for bp in computing)
+    # and the serial kernel computes what NumPy does
+    inputs = {"A": np.arange(10000.0), "B": np.full(10000, 2.0)}
+    out = run_plan(plan(FIG1, [[0, 1, 2, 3]], min_size=1 << 20), Storage(inputs), Externals(), CACHE)
+    np.testing.assert_array_equal(out["A"], run_reference(FIG1, inputs=inputs)["A"])
 
 
 def test_a_block_numba_rejects_falls_back_with_a_warning(monkeypatch):
@@ -87,12 +101,13 @@ def test_a_block_numba_rejects_falls_back_with_a_warning(monkeypatch):
 def test_workloads_under_fused_kernels_equal_the_reference(name):
     with redirect_stdout(io.StringIO()):
         cap = capture(WORKLOADS[name].script("tiny"), {})
-    for algorithm in ("linear", "greedy"):
+    # min_size=0: every fused block a parallel kernel; 2**30: a serial kernel
+    for algorithm, min_size in (("linear", 0), ("greedy", 0), ("greedy", 1 << 30)):
         with warnings.catch_warnings():
             warnings.simplefilter("error")   # no block may fail to compile
-            r = run(cap, algorithm, check=True, cache=CACHE, min_size=0)
-        assert r.max_abs_error <= 1e-9, (algorithm, r.max_abs_error)
-        assert r.kernels >= 1
+            r = run(cap, algorithm, check=True, cache=CACHE, min_size=min_size)
+        assert r.max_abs_error <= 1e-9, (algorithm, min_size, r.max_abs_error)
+        assert r.kernels >= 1, (algorithm, min_size)
 
 
 @pytest.mark.parametrize("name", ["fig3", "heat_equation", "rosenbrock", "fig1_loops"])
@@ -104,11 +119,12 @@ def test_every_algorithm_runs_fused(name):
         assert r.max_abs_error <= 1e-9, (algorithm, r.max_abs_error)
 
 
+@pytest.mark.parametrize("min_size", [0, 1 << 30], ids=["parallel", "serial"])
 @settings(max_examples=15, deadline=None)
-@given(numpy_sources())
-def test_random_programs_under_fused_kernels(source):
+@given(source=numpy_sources())
+def test_random_programs_under_fused_kernels(source, min_size):
     cap = capture(source, {})
-    r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
+    r = run(cap, "greedy", check=True, cache=CACHE, min_size=min_size)
     assert r.max_abs_error <= 1e-9
 
 

@@ -3,10 +3,12 @@
 Kernels come from :func:`fusionlab.codegen.get_kernel`. Their source is written to a real
 file in a cache folder and imported, so Numba's on-disk cache (``cache=True``) lets a later
 process skip compilation; in-process, blocks with the same canonical signature share one
-compiled kernel. A block that cannot be compiled — unsupported (scans, opaque NumPy calls,
-recorded random values), smaller than ``min_size`` elements (a parallel kernel call costs
-microseconds that NumPy does not), or rejected by Numba — runs instruction by instruction
-with NumPy; a Numba failure also warns, naming the block and Numba's message.
+compiled kernel. A block with fewer than ``min_size`` elements gets a serial kernel (waking
+the thread pool costs more than such a block's work), or runs with NumPy when it is a single
+instruction (no temporary to contract, nothing to gain from a compilation). A block that
+cannot be compiled — unsupported (scans, opaque NumPy calls, random values not recorded) or
+rejected by Numba — runs instruction by instruction with NumPy; a Numba failure also warns,
+naming the block and Numba's message.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..bytecode import Base, Instruction, Opcode, OpFamily, Program, View
+from ..bytecode import Base, Instruction, Opcode, OpFamily, Program
 from ..codegen import KernelSource, Unsupported, get_kernel
 from .reference import Externals, Pool, Storage, block_order, execute_instruction
 
@@ -106,18 +108,6 @@ class Plan:
     blocks: tuple[BlockPlan, ...]
 
 
-def _covers(v: View) -> bool:
-    """Whether ``v`` is its whole base in C order (every element exactly once)."""
-    if v.offset != 0 or v.size != v.base.size:
-        return False
-    step = 1
-    for n, st in reversed(list(zip(v.shape, v.strides))):
-        if n != 1 and st != step:
-            return False
-        step *= n
-    return True
-
-
 def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFAULT_MIN_SIZE) -> Plan:
     """Decide, block by block, between a kernel and NumPy; order the blocks."""
     order = block_order(program, blocks)
@@ -140,7 +130,7 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
             continue
         read = {v.base.name for v in ins.reads()}
         for v in ins.writes():
-            first.setdefault(v.base.name, (i, _covers(v) and v.base.name not in read))
+            first.setdefault(v.base.name, (i, v.covers_base and v.base.name not in read))
         for name in read:
             first.setdefault(name, (i, False))
     out = []
@@ -150,15 +140,19 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
         try:
             spec = get_kernel(program, b)
             size = int(np.prod(spec.extents))
-            if size < min_size:
-                out.append(BlockPlan(b, None, f"{size} elements: smaller than min_size={min_size}", writes=writes))
-                continue
+            parallel = size >= min_size
+            if not parallel:
+                if len(computing) < 2:
+                    out.append(BlockPlan(b, None, f"one instruction on {size} elements (fewer than min_size={min_size})",
+                                         writes=writes))
+                    continue
+                spec = get_kernel(program, b, parallel=False)
             bind = _bindable(program, b, spec)
             if bind:
                 writes = frozenset(v.base.name for i in computing if i not in bind for v in program[i].writes())
                 rest = [i for i in b if i not in bind]
                 try:
-                    spec = get_kernel(program, rest)
+                    spec = get_kernel(program, rest, parallel=parallel)
                 except Unsupported:   # nothing left to compute: the block is its draws
                     out.append(BlockPlan(b, None, "recorded random values lent to their bases", bind, (), writes))
                     continue
@@ -168,7 +162,8 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
                           and first[name][0] in spec.instructions)
             after = tuple(program[i] for i in b if program[i].opcode is Opcode.SYNC or (
                 program[i].opcode is Opcode.DEL and program[i].outputs[0].base.name not in spec.contracted))
-            out.append(BlockPlan(b, spec, "", bind, fresh, writes, after))
+            why = "" if parallel else f"serial: {size} elements, fewer than min_size={min_size}"
+            out.append(BlockPlan(b, spec, why, bind, fresh, writes, after))
         except Unsupported as exc:
             out.append(BlockPlan(b, None, str(exc), writes=writes))
     return Plan(program, tuple(out))
@@ -185,7 +180,7 @@ def _bindable(program: Program, block: Sequence[int], spec: KernelSource) -> tup
             continue
         v = ins.outputs[0]
         name = v.base.name
-        if name in spec.contracted or not _covers(v):
+        if name in spec.contracted or not v.covers_base:
             continue
         if any(w.base.name == name for j in block if j != i for w in program[j].writes()):
             continue
@@ -226,8 +221,8 @@ def run_plan(
                 for base in bp.fresh:
                     storage.ensure(base, zero=False)
                 args = [_argument(storage, v) for v in spec.arguments]
-                # extents unsigned, as the kernel's index arithmetic (codegen)
-                args += [externals.arrays[k] for k in spec.randoms] + [np.uint64(n) for n in spec.extents]
+                args += [externals.arrays[k] for k in spec.randoms]
+                args += spec.extent_arguments
                 if timings is not None:
                     t = time.perf_counter()
                     fn(*args)

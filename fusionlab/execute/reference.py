@@ -146,7 +146,11 @@ class Storage:
             self._keys[name] = (got.dtype.name, got.size)
 
     def view(self, v: View) -> np.ndarray:
-        flat = self.ensure(v.base)
+        flat = self.flat.get(v.base.name)
+        if flat is None:
+            flat = self.ensure(v.base)
+        if v.covers_base and flat.size == v.size:   # the common case, without strides arithmetic
+            return flat if v.ndim == 1 else flat.reshape(v.shape)
         item = flat.itemsize
         return np.ndarray(v.shape, flat.dtype, flat, v.offset * item, tuple(s * item for s in v.strides))
 
