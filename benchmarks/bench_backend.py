@@ -233,7 +233,7 @@ def measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[str
                for k in sorted(calls, key=lambda k: -timings[k])]
     return {
         "workload": name, "title": w.title, "preset": preset, "kwargs": kw, "rounds": rounds,
-        "median_s": med, "min_s": {k: min(v) for k, v in times.items()},
+        "median_s": med, "min_s": {k: min(v) for k, v in times.items()}, "times_s": times,
         "speedup": {k: med["numpy"] / v for k, v in med.items()},
         "warmup_s": compile_s, "relative_error_vs_numpy": rel_err,
         "fusionlab_max_abs_error_vs_reference": checked.max_abs_error,
@@ -265,6 +265,13 @@ def _cell(r: dict[str, Any], k: str) -> str:
     return f"{r['median_s'][k] * 1e3:.1f} ({r['speedup'][k]:.1f}x)"
 
 
+def _spread(r: dict[str, Any], k: str) -> str:
+    """The middle half of the per-round ratios fusionlab / ``k`` (both ran in each round)."""
+    ratios = sorted(f / o for f, o in zip(r["times_s"]["fusionlab"], r["times_s"][k]))
+    q = statistics.quantiles(ratios, n=4)
+    return f"[{q[0]:.2f}-{q[2]:.2f}]"
+
+
 def workload_table(results: list[dict[str, Any]]) -> list[str]:
     rows = [
         "| workload | preset | NumPy ms | numexpr | Numba on the NumPy code | hand-written loop | fusionlab "
@@ -275,8 +282,8 @@ def workload_table(results: list[dict[str, Any]]) -> list[str]:
         m = r["median_s"]
         rows.append(
             f"| {r['title']} | {r['preset']} | {m['numpy'] * 1e3:.1f} | {_cell(r, 'numexpr')} | {_cell(r, 'numba')} | "
-            f"{_cell(r, 'loop')} | **{_cell(r, 'fusionlab')}** | {m['fusionlab'] / m['numba']:.2f} | "
-            f"{m['fusionlab'] / m['loop']:.2f} |"
+            f"{_cell(r, 'loop')} | **{_cell(r, 'fusionlab')}** | {m['fusionlab'] / m['numba']:.2f} "
+            f"{_spread(r, 'numba')} | {m['fusionlab'] / m['loop']:.2f} {_spread(r, 'loop')} |"
         )
     return rows
 
@@ -330,7 +337,7 @@ def cost_model_rows(rounds: int, cache: KernelCache) -> tuple[list[str], dict[st
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--presets", default="medium,large")
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--workloads", default=",".join(WORKLOAD_NAMES))
     ap.add_argument("--no-cost-models", action="store_true", help="skip the Fig. 18-20 table")
     ap.add_argument("--no-readme", action="store_true", help="print, write nothing")
@@ -371,7 +378,8 @@ def main() -> None:
         + ", ".join(f"{r['title']} {r['draws_shared']} of {r['draws']}" for r in results
                     if r["draws"] and r["preset"] == results[0]["preset"])
         + " draws shared), so all find the same data in the cache. Each round starts one variant later than the "
-        "last. The last two columns are time ratios: at most 1.0 and at most 1.3 are the issue's targets.",
+        "last. The last two columns are time ratios of the medians (at most 1.0 and at most 1.3 are the issue's "
+        "targets), and in brackets the middle half (quartiles) of the same ratio taken round by round.",
         "",
         *workload_table(results),
         *(["", "Notes: " + "; ".join(notes) + "."] if notes else []),

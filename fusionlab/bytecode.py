@@ -220,7 +220,7 @@ class Base:
         if any(n < 0 for n in self.shape):
             raise ProgramError(f"array {self.name}: negative extent in shape {self.shape}")
 
-    @property
+    @cached_property
     def size(self) -> int:
         """Number of elements."""
         return math.prod(self.shape)
@@ -230,12 +230,12 @@ class Base:
         """Number of dimensions."""
         return len(self.shape)
 
-    @property
+    @cached_property
     def itemsize(self) -> int:
         """Bytes per element."""
         return np.dtype(self.dtype).itemsize
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         """Bytes of storage."""
         return self.size * self.itemsize
@@ -627,7 +627,7 @@ class Instruction:
                 return name.lower()
         raise AssertionError(op)  # every opcode has a family
 
-    @property
+    @cached_property
     def views_in(self) -> tuple[View, ...]:
         """The input operands that are views (literals left out)."""
         return tuple(x for x in self.inputs if isinstance(x, View))

@@ -94,6 +94,7 @@ class BlockPlan:
     fresh: tuple[Base, ...] = ()
     writes: frozenset[str] = frozenset()
     after: tuple[Instruction, ...] = ()   # after the kernel: its SYNCs, and DELs of what it did not contract
+    releases: tuple[str, ...] = ()   # a block of DELs only: the bases it frees (no other bookkeeping)
 
     @property
     def numbered(self) -> list[int]:
@@ -137,6 +138,10 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
     for b in seen:
         computing = [i for i in b if program[i].opcode not in OpFamily.SYSTEM]
         writes = frozenset(v.base.name for i in computing for v in program[i].writes())
+        if all(program[i].opcode is Opcode.DEL for i in b):
+            out.append(BlockPlan(b, None, "no computing instruction",
+                                 releases=tuple(program[i].outputs[0].base.name for i in b)))
+            continue
         try:
             spec = get_kernel(program, b)
             size = int(np.prod(spec.extents))
@@ -207,6 +212,10 @@ def run_plan(
     synced: dict[str, np.ndarray] = {}
     program = p.program
     for bp in p.blocks:
+        if bp.releases:   # most blocks between kernels: keep them cheap
+            for name in bp.releases:
+                storage.release(name)
+            continue
         for i in bp.bind:
             ins = program[i]
             if not storage.borrow(ins.outputs[0].base, externals.arrays[ins.attr("key")]):

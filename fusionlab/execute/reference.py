@@ -130,7 +130,7 @@ class Storage:
     def borrow(self, base: Base, array: np.ndarray) -> bool:
         """Let ``base`` use ``array`` (C-contiguous, of its type and size) without a copy,
         until :meth:`own` is called before a write. False if the array does not fit."""
-        if array.dtype != np.dtype(base.dtype) or array.size != base.size or not array.flags.c_contiguous \
+        if array.dtype.name != base.dtype or array.size != base.size or not array.flags.c_contiguous \
                 or base.size == 0:
             return False
         self.release(base.name)
