@@ -231,6 +231,11 @@ class Base:
         return len(self.shape)
 
     @cached_property
+    def np_dtype(self) -> np.dtype:
+        """The element type as a NumPy dtype (made once: ``np.dtype(name)`` parses a string)."""
+        return np.dtype(self.dtype)
+
+    @cached_property
     def itemsize(self) -> int:
         """Bytes per element."""
         return np.dtype(self.dtype).itemsize

@@ -108,7 +108,7 @@ class Storage:
                 if zero or base.name in self.inputs:
                     got.fill(0)
             else:
-                got = np.zeros(key[1], dtype=base.dtype)
+                got = np.zeros(key[1], dtype=base.np_dtype)
             self._keys[base.name] = key
             if base.name in self.inputs:
                 got[: base.size] = np.asarray(self.inputs[base.name], dtype=base.dtype).reshape(-1)
@@ -130,7 +130,7 @@ class Storage:
     def borrow(self, base: Base, array: np.ndarray) -> bool:
         """Let ``base`` use ``array`` (C-contiguous, of its type and size) without a copy,
         until :meth:`own` is called before a write. False if the array does not fit."""
-        if array.dtype.name != base.dtype or array.size != base.size or not array.flags.c_contiguous \
+        if array.dtype != base.np_dtype or array.size != base.size or not array.flags.c_contiguous \
                 or base.size == 0:
             return False
         self.release(base.name)
