@@ -194,6 +194,25 @@ for i in range(3):
         np.testing.assert_array_equal(cap.externals.arrays[k], v)
 
 
+def test_lent_draws_are_never_copied(monkeypatch):
+    # a block that is only its draws (Rosenbrock's first) as well as one with a kernel
+    import fusionlab.execute.numba_backend as nb
+
+    with redirect_stdout(io.StringIO()):
+        cap = capture(WORKLOADS["rosenbrock"].script("tiny"), {})
+    r = run(cap, "greedy", cache=CACHE, min_size=0)
+    blocks = [b for p in r.plans for b in p.blocks if b.bind]
+    assert blocks and all(len(b.lend) == len(b.bind) for b in blocks)
+    copied = []
+    real = nb.execute_instruction
+    monkeypatch.setattr(nb, "execute_instruction", lambda ins, *a: (
+        copied.append(ins) if ins.opcode.name == "RANDOM" else None, real(ins, *a))[1])
+    storage = Storage(cap.inputs)
+    for p in r.plans:
+        run_plan(p, storage, cap.externals, CACHE)
+    assert copied == []
+
+
 def test_freed_memory_is_reused_and_results_stay_right():
     with redirect_stdout(io.StringIO()):
         cap = capture(WORKLOADS["leibnitz_pi"].script("tiny").replace("n=256", "n=20000"), {})

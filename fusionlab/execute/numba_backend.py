@@ -161,7 +161,8 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
                 try:
                     spec = get_kernel(program, rest, parallel=parallel)
                 except Unsupported:   # nothing left to compute: the block is its draws
-                    out.append(BlockPlan(b, None, "recorded random values lent to their bases", bind, (), writes))
+                    out.append(BlockPlan(b, None, "recorded random values lent to their bases", bind, (), writes,
+                                         lend=_lend(program, bind)))
                     continue
             written = {v.base.name: v.base for i in spec.instructions for v in program[i].writes()}
             fresh = tuple(base for name, base in written.items()
@@ -171,12 +172,15 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
             syncs = tuple(program[i].views_in[0].base for i in b if program[i].opcode is Opcode.SYNC)
             frees = tuple(program[i].outputs[0].base.name for i in b if program[i].opcode is Opcode.DEL
                           and program[i].outputs[0].base.name not in spec.contracted)
-            lend = tuple((program[i].outputs[0].base, program[i].attr("key")) for i in bind)
             why = "" if parallel else f"serial: {size} elements, fewer than min_size={min_size}"
-            out.append(BlockPlan(b, spec, why, bind, fresh, writes, syncs, frees, lend=lend))
+            out.append(BlockPlan(b, spec, why, bind, fresh, writes, syncs, frees, lend=_lend(program, bind)))
         except Unsupported as exc:
             out.append(BlockPlan(b, None, str(exc), writes=writes))
     return Plan(program, tuple(out))
+
+
+def _lend(program: Program, bind: Sequence[int]) -> tuple[tuple[Base, int], ...]:
+    return tuple((program[i].outputs[0].base, program[i].attr("key")) for i in bind)
 
 
 def _bindable(program: Program, block: Sequence[int], spec: KernelSource) -> tuple[int, ...]:
