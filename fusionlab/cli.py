@@ -376,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--algorithm", "-a", choices=list(ALGORITHMS), default="greedy")
         q.add_argument("--cost", "-c", choices=list(COST_MODELS), default="bohrium")
 
-    min_size_help = "blocks with fewer elements run with NumPy (docs/backend.md)"
+    min_size_help = "blocks with fewer elements run serially, or with NumPy if one instruction (docs/backend.md)"
     cp = python_command("capture", "print the bytecode a Python file or workload records", _cmd_capture)
     cp.add_argument("--format", "-f", choices=["text", "json"], default="text")
     v = python_command("verify", "run plainly and captured (replayed under a partition); compare", _cmd_verify)
