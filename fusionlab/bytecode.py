@@ -238,7 +238,7 @@ class Base:
     @cached_property
     def itemsize(self) -> int:
         """Bytes per element."""
-        return np.dtype(self.dtype).itemsize
+        return self.np_dtype.itemsize
 
     @cached_property
     def nbytes(self) -> int:

@@ -205,8 +205,13 @@ def test_lent_draws_are_never_copied(monkeypatch):
     assert blocks and all(len(b.lend) == len(b.bind) for b in blocks)
     copied = []
     real = nb.execute_instruction
-    monkeypatch.setattr(nb, "execute_instruction", lambda ins, *a: (
-        copied.append(ins) if ins.opcode.name == "RANDOM" else None, real(ins, *a))[1])
+
+    def recording(ins, *args):
+        if ins.opcode.name == "RANDOM":
+            copied.append(ins)
+        return real(ins, *args)
+
+    monkeypatch.setattr(nb, "execute_instruction", recording)
     storage = Storage(cap.inputs)
     for p in r.plans:
         run_plan(p, storage, cap.externals, CACHE)

@@ -14,6 +14,7 @@ naming the block and Numba's message.
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import sys
 import time
@@ -145,15 +146,16 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
                                  releases=tuple(program[i].outputs[0].base.name for i in b)))
             continue
         try:
-            spec = get_kernel(program, b)
-            size = int(np.prod(spec.extents))
+            # the kernel's iteration space is its first computing instruction's (get_kernel
+            # refuses a block whose instructions differ): sized here, the source is made once
+            domain = program[computing[0]].domain if computing else None
+            size = math.prod(domain) if domain else 0
             parallel = size >= min_size
-            if not parallel:
-                if len(computing) < 2:
-                    out.append(BlockPlan(b, None, f"one instruction on {size} elements (fewer than min_size={min_size})",
-                                         writes=writes))
-                    continue
-                spec = get_kernel(program, b, parallel=False)
+            if domain and not parallel and len(computing) == 1:
+                out.append(BlockPlan(b, None, f"one instruction on {size} elements (fewer than min_size={min_size})",
+                                     writes=writes))
+                continue
+            spec = get_kernel(program, b, parallel=parallel)
             bind = _bindable(program, b, spec)
             if bind:
                 writes = frozenset(v.base.name for i in computing if i not in bind for v in program[i].writes())
@@ -213,8 +215,9 @@ def run_plan(
 
     A synced array is the storage's own memory, not a copy: the storage copies a base
     before writing it again after a SYNC (copy on write), so the value stays as synced."""
-    # The Python between two kernels runs on caches the kernel has just flushed (about 40 µs
-    # per block at the medium size against 10 µs warm), so this loop touches as little as it can.
+    # The Python between two kernels is time the compiled loops do not spend (Monte Carlo:
+    # one gap per batch, 21 µs at medium, twice that after a kernel has streamed 160 MB
+    # through the cache): what can be worked out once is, in ``plan``.
     synced: dict[str, np.ndarray] = {}
     program = p.program
     view = storage.view
