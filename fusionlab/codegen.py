@@ -180,8 +180,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
         if op is Opcode.RANDOM and program[i].attr("key") is None:
             raise Unsupported("RANDOM without recorded values runs with NumPy")
     domain = program[compute[0]].domain
-    if domain is None or not domain or 0 in domain:
-        raise Unsupported("an empty or zero-dimensional iteration space")
+    if domain is None or 0 in domain:
+        raise Unsupported("an empty iteration space")
     if any(program[i].domain != domain for i in compute):
         raise Unsupported("instructions of different iteration shapes")
     # a SYNC between two writes of its base inside the block cannot be honoured by a fused loop
@@ -191,16 +191,18 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
             if any(v.base.name == name for j in block[pos + 1:] for v in program[j].writes()):
                 raise Unsupported(f"SYNC {name} sits between writes of {name}")
     rank = len(domain)
+    # a zero-dimensional space is straight-line code: no loop, nothing to run in parallel
+    parallel = parallel and rank > 0
     reduced_axes = {
         program[i].attr("axis") % rank for i in compute
         if program[i].opcode in OpFamily.REDUCTION and program[i].attr("axis") is not None and rank > 1
     }
     outer = next((a for a in range(rank) if a not in reduced_axes), None)
-    if outer is None:
+    if outer is None and rank:
         raise Unsupported("every axis is reduced in this block")
     full_reductions = [
         i for i in compute
-        if program[i].opcode in OpFamily.REDUCTION and (program[i].attr("axis") is None or rank == 1)
+        if program[i].opcode in OpFamily.REDUCTION and (program[i].attr("axis") is None or rank == 1) and rank
     ]
     if full_reductions and outer != 0:
         raise Unsupported("a full reduction together with an axis reduction over the first axis")
@@ -381,6 +383,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
             expr = f"{name}[{', '.join(idx[offset:])}]"
         elif op in OpFamily.UNARY | OpFamily.BINARY:
             expr = f"np.{op.value}({', '.join(ops)})"
+        elif op in OpFamily.REDUCTION and rank == 0:
+            expr = ops[0]   # the reduction of one element is that element (typed as the output below)
         elif op in OpFamily.REDUCTION:
             (src,) = ops
             if ins.attr("axis") is None or rank == 1:
@@ -438,7 +442,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     constants_at = len(lines)   # the unsigned constants go here, once all are known
     lines += [f"    {p}" for p in pre]
     indent = "    "
-    order = [outer] + [a for a in range(rank) if a != outer]
+    order = [outer] + [a for a in range(rank) if a != outer] if rank else []
     if chunked:  # one partial result per chunk, not per element
         lines.append(f"{indent}for chunk in {'numba.prange' if parallel else 'range'}"
                      f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)}):")

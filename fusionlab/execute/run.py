@@ -14,7 +14,8 @@ import numpy as np
 
 from ..bytecode import Program
 from ..partition import MergeCache, partition
-from .numba_backend import DEFAULT_MIN_SIZE, KernelCache, Plan, plan, run_plan
+from .driver import Driver
+from .numba_backend import DEFAULT_MIN_SIZE, KernelCache, Plan, plan
 from .reference import Externals, Storage, run_reference
 
 __all__ = ["run", "compare", "RunResult", "Record", "format_records"]
@@ -28,6 +29,8 @@ class RunResult:
     plans: list[Plan]
     seconds: float
     max_abs_error: float | None = None
+    #: what called the kernels: "python driver", "compiled driver", or "block by block: why"
+    driver: str = ""
 
     @property
     def kernels(self) -> int:
@@ -91,32 +94,35 @@ def run(
     cache: KernelCache | None = None,
     min_size: int = DEFAULT_MIN_SIZE,
     inputs: Mapping[str, np.ndarray] | None = None,
+    driver: str = "python",
 ) -> RunResult:
     """Execute a :class:`~fusionlab.capture.Capture` (every batch) or a program, with the
     partition of ``algorithm`` under ``cost_model`` (or ``partitions``: batch index to
     blocks), one Numba kernel per block.
 
-    ``check=True`` also runs the reference executor and reports the largest difference.
+    The kernels are called from the run's driver (:mod:`fusionlab.execute.driver`):
+    ``driver="python"`` runs it as Python, ``"numba"`` compiles it too, ``"blocks"`` runs
+    block by block; ``RunResult.driver`` says what ran (and why not a driver, when none
+    could be built). ``check=True`` also runs the reference executor and reports the
+    largest difference.
 
     Examples
     --------
     >>> from fusionlab.capture import capture
     >>> cap = capture("import numpy as np\\nx = np.arange(8.0)\\ny = np.sqrt(x) * 2 + x")
     >>> r = run(cap, "greedy", check=True, min_size=0)
-    >>> r.values["y"][:3], r.max_abs_error, r.kernels
-    (array([0.        , 3.        , 4.82842712]), 0.0, 1)
+    >>> r.values["y"][:3], r.max_abs_error, r.kernels, r.driver
+    (array([0.        , 3.        , 4.82842712]), 0.0, 1, 'python driver')
     """
     batches, base_inputs, externals = _parts(target)
     cache = cache or KernelCache()
     plans = _plans(batches, algorithm, cost_model, min_size, partitions, MergeCache())
-    storage = Storage({**base_inputs, **(inputs or {})}, pool=cache.pool)
+    runner = Driver(plans, externals, cache, {**base_inputs, **(inputs or {})}, mode=driver)
     t = time.perf_counter()
-    synced: dict[str, np.ndarray] = {}
-    for p in plans:
-        synced.update(run_plan(p, storage, externals, cache))
+    synced = runner()
     seconds = time.perf_counter() - t
     values = _values(target, synced)
-    result = RunResult(values, plans, seconds)
+    result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""))
     if check:
         ref_storage = Storage({**base_inputs, **(inputs or {})})
         ref: dict[str, np.ndarray] = {}
@@ -172,6 +178,7 @@ def compare(
     cache: KernelCache | None = None,
     baseline: Callable[[], Any] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    driver: str = "python",
 ) -> list[Record]:
     """Time the fused partitions of every algorithm × cost model against NumPy eager.
 
@@ -179,7 +186,9 @@ def compare(
     cell on a copy of the user's namespace), else the captured source run plainly (for a
     bytecode program, the reference executor). Times exclude compilation (a warm-up run
     compiles every kernel and is reported as ``compile_seconds``). ``progress(label, done,
-    total)`` is called before each row is measured and once at the end.
+    total)`` is called before each row is measured and once at the end. Each partition runs
+    as :func:`run` runs it with ``driver`` (a compiled driver's compilation counts in
+    ``compile_seconds``).
     """
     from ..capture import Capture
 
@@ -226,18 +235,14 @@ def compare(
                               **({"max_nodes": 20_000} if algorithm == "optimal" else {}))
                 cost += r.cost
 
-            def fused() -> None:
-                st = Storage(inputs, pool=cache.pool)
-                for p in plans:
-                    run_plan(p, st, externals, cache)
-
+            fused = Driver(plans, externals, cache, inputs, mode=driver)
             t = time.perf_counter()
             fused()
             first = time.perf_counter() - t
             times = timed(fused)
             med = statistics.median(times)
             res = run(target, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
-                      check=True, cache=cache, min_size=min_size)
+                      check=True, cache=cache, min_size=min_size, driver=driver)
             records.append(Record(
                 getattr(model, "name", model), algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
                 max(first - med, 0.0), med, min(times), base_med / med if med else float("inf"),
