@@ -62,7 +62,14 @@ demo: setup
 test: setup $(CHROMIUM)
 	$(PY) -m pytest
 
-bench: setup
+BENCH_STAMP := $(VENV)/.stamp-bench
+
+# numexpr, a column of the backend benchmark
+$(BENCH_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install -q -e '.[test,bench]'
+	@touch $@
+
+bench: setup $(BENCH_STAMP)
 	$(PY) benchmarks/bench_partition.py
 	$(PY) benchmarks/bench_capture.py
 	$(PY) benchmarks/bench_backend.py

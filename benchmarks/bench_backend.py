@@ -14,7 +14,8 @@ What is compared (``bench_backend_refs.py``): every variant does the workload's 
 same size, from the same random draws (fusionlab replays the draws its capture recorded;
 the others get the same draws as arrays). fusionlab is timed as ``compare`` times it: a
 fresh storage per run, every batch's plan (greedy partition, Bohrium cost model) executed,
-blocks under 4096 elements with NumPy.
+its kernels called from the run's compiled driver (``fusionlab.execute.driver``); two more
+columns show the same run with the driver run as Python, and block by block.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import numba
 import numpy as np
 
 from fusionlab.capture import capture
+from fusionlab.execute.driver import Driver
 from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache, Plan, run_plan
 from fusionlab.execute.reference import Storage
 from fusionlab.execute.run import _parts, _plans, compare, run
@@ -47,7 +49,7 @@ from bench_backend_refs import REFS, ne
 HERE = Path(__file__).resolve().parent
 WORKLOAD_NAMES = ["black_scholes", "heat_equation", "leibnitz_pi", "rosenbrock", "monte_carlo_pi",
                   "shallow_water", "sor", "stencil_27pt"]
-VARIANTS = ["numpy", "numexpr", "numba", "loop", "fusionlab"]
+VARIANTS = ["numpy", "numexpr", "numba", "loop", "fusionlab", "fusionlab_python", "fusionlab_blocks"]
 COST_MODELS = ["bohrium", "max_contract", "max_locality", "robinson"]
 
 
@@ -176,8 +178,8 @@ def measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[str
     batches, inputs, externals = _parts(cap)
     plans = _plans(batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
 
-    def fused(timings: dict[str, float] | None = None) -> None:
-        st = Storage(inputs, pool=cache.pool)   # as compare() runs it
+    def fused(timings: dict[str, float]) -> None:
+        st = Storage(inputs, pool=cache.pool)   # block by block, each kernel timed
         for p in plans:
             run_plan(p, st, externals, cache, timings)
 
@@ -192,20 +194,26 @@ def measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[str
         notes.append("numexpr not installed" if ne is None else "numexpr: not expressible")
     fns["numba"] = lambda: refs.numba(*args)
     fns["loop"] = lambda: refs.loop(*args)
-    fns["fusionlab"] = fused
+    # as compare() times it: one Driver per partition, called once per run
+    fns["fusionlab"] = Driver(plans, externals, cache, inputs, mode="numba")
+    fns["fusionlab_python"] = Driver(plans, externals, cache, inputs, mode="python")
+    fns["fusionlab_blocks"] = Driver(plans, externals, cache, inputs, mode="blocks")
 
     compile_s, values = {}, {}
     for k, fn in fns.items():   # warm-up: compiles (Numba, fusionlab's kernels)
         t = time.perf_counter()
         got = fn()
         compile_s[k] = time.perf_counter() - t
+        if isinstance(got, dict):   # fusionlab: its synced arrays, checked against the reference below
+            continue
         if got is not None:
             values[k] = float(got)
     times = _rounds(fns, rounds)
     med = {k: statistics.median(v) for k, v in times.items()}
     # fusionlab's result is checked against the reference executor; the others against NumPy
     checked = run(cap, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
-                  check=True, cache=cache)
+                  check=True, cache=cache, driver="numba")
+    assert checked.driver == "compiled driver", checked.driver
     rel_err = {k: abs(v - values["numpy"]) / max(abs(values["numpy"]), 1e-300) for k, v in values.items()}
     # the kernels: time per call (one more fused run, timed kernel by kernel) and least bytes
     timings: dict[str, float] = {}
@@ -275,15 +283,16 @@ def _spread(r: dict[str, Any], k: str) -> str:
 def workload_table(results: list[dict[str, Any]]) -> list[str]:
     rows = [
         "| workload | preset | NumPy ms | numexpr | Numba on the NumPy code | hand-written loop | fusionlab "
-        "| fusionlab / Numba-on-NumPy | fusionlab / loop |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| fusionlab / Numba-on-NumPy | fusionlab / loop | fusionlab, Python driver | fusionlab, block by block |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in results:
         m = r["median_s"]
         rows.append(
             f"| {r['title']} | {r['preset']} | {m['numpy'] * 1e3:.1f} | {_cell(r, 'numexpr')} | {_cell(r, 'numba')} | "
             f"{_cell(r, 'loop')} | **{_cell(r, 'fusionlab')}** | {m['fusionlab'] / m['numba']:.2f} "
-            f"{_spread(r, 'numba')} | {m['fusionlab'] / m['loop']:.2f} {_spread(r, 'loop')} |"
+            f"{_spread(r, 'numba')} | {m['fusionlab'] / m['loop']:.2f} {_spread(r, 'loop')} | "
+            f"{_cell(r, 'fusionlab_python')} | {_cell(r, 'fusionlab_blocks')} |"
         )
     return rows
 
@@ -319,7 +328,8 @@ def cost_model_rows(rounds: int, cache: KernelCache) -> tuple[list[str], dict[st
         for attempt in range(3):   # again if other processes were busy meanwhile (as in _rounds)
             busy0, mine0 = _jiffies()
             t0 = time.perf_counter()
-            records = compare(cap, ["linear", "greedy", "optimal"], COST_MODELS, repeat=rounds, cache=cache)
+            records = compare(cap, ["linear", "greedy", "optimal"], COST_MODELS, repeat=rounds, cache=cache,
+                              driver="numba")
             busy1, mine1 = _jiffies()
             others = ((busy1 - busy0) - (mine1 - mine0)) / os.sysconf("SC_CLK_TCK")
             if others <= 0.1 * (time.perf_counter() - t0) + 0.02:
@@ -370,15 +380,17 @@ def main() -> None:
         "",
         "### Workloads: ms per run (speed-up over NumPy)",
         "",
-        "The five variants do the same work from the same random draws (`bench_backend_refs.py`): NumPy is the "
+        "The variants do the same work from the same random draws (`bench_backend_refs.py`): NumPy is the "
         "workload's code; Numba is that code under `@njit(parallel=True)`; the loop is a hand-written fused "
-        "`prange` loop; fusionlab runs the captured program (greedy partition, Bohrium cost model), a fresh "
-        "storage per run. Where the workload draws random numbers, fusionlab reads its recorded draws from the "
+        "`prange` loop; fusionlab runs the captured program (greedy partition, Bohrium cost model), its kernels "
+        "called from the run's compiled driver (`driver=\"numba\"`; the last two columns: the same driver run as "
+        "Python, the default of `run` and `compare`, and block by block from Python). "
+        "Where the workload draws random numbers, fusionlab reads its recorded draws from the "
         "very arrays the other variants read ("
         + ", ".join(f"{r['title']} {r['draws_shared']} of {r['draws']}" for r in results
                     if r["draws"] and r["preset"] == results[0]["preset"])
         + " draws shared), so all find the same data in the cache. Each round starts one variant later than the "
-        "last. The last two columns are time ratios of the medians (at most 1.0 and at most 1.3 are the issue's "
+        "last. The two ratio columns are time ratios of the medians (at most 1.0 and at most 1.3 are the issue's "
         "targets), and in brackets the middle half (quartiles) of the same ratio taken round by round.",
         "",
         *workload_table(results),
@@ -391,7 +403,8 @@ def main() -> None:
         f"with {triad['cached_elements']:.0e} elements (24 MB, inside this machine's large last-level cache) "
         f"**{triad['cached_gbs']:.1f} GB/s**.",
         "",
-        "Kernels are timed one by one in five more fused runs (the fastest of the five per kernel). "
+        "Kernels are timed one by one in five more fused runs, block by block (the fastest of the five per "
+        "kernel); \"fused run\" is the compiled driver's median above. "
         "A kernel's least traffic counts each base it touches once per direction (read, written), through its "
         "largest view; contracted temporaries count nothing. Effective bandwidth is that over the kernel's time. "
         "The workloads' arrays (4-32 MB) stay in the last-level cache between kernels, so the stencils pass the "
@@ -406,8 +419,8 @@ def main() -> None:
             "",
             "### Time per cost model (ms) under linear, greedy and optimal: the paper's Fig. 18-20",
             "",
-            "Preset `medium`, `compare` (NumPy eager is the captured source run plainly, random draws included); "
-            "medians of 3 runs. `results/cost_models.png` draws the same numbers.",
+            "Preset `medium`, `compare(..., driver=\"numba\")` (NumPy eager is the captured source run plainly, "
+            "random draws included); medians of 3 runs. `results/cost_models.png` draws the same numbers.",
             "",
             "| workload | algorithm | NumPy | bohrium | max_contract | max_locality | robinson |",
             "| --- | --- | ---: | ---: | ---: | ---: | ---: |",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import warnings
 from typing import TYPE_CHECKING, Sequence
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
 #: Keep in step with fusionlab.execute.numba_backend.DEFAULT_MIN_SIZE (not imported here:
 #: that module loads Numba, which the other commands do not need).
 DEFAULT_MIN_SIZE = 4096
+#: Keep in step with fusionlab.execute.driver.MODES (tests/test_cli.py checks both).
+DRIVER_MODES = ("python", "numba", "blocks")
 
 
 class _InputError(Exception):
@@ -233,11 +236,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     cap = _capture(args.program, args.preset)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r = run(cap, args.algorithm, args.cost, check=args.check, min_size=args.min_size)
+        r = run(cap, args.algorithm, args.cost, check=args.check, min_size=args.min_size, driver=args.driver,
+                repeat=args.repeat)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     print(f"{args.program}: {len(cap.batches)} batches under {args.algorithm}/{args.cost}: "
-          f"{r.kernels} compiled kernels, {len(r.fallbacks)} blocks run by NumPy, {r.seconds:.4f} s")
+          f"{r.kernels} compiled kernels, {len(r.fallbacks)} blocks run by NumPy, {r.seconds:.4f} s "
+          f"(the first run: compilation included); {r.driver}")
+    if r.times:
+        print(f"{len(r.times)} more runs: median {statistics.median(r.times):.3g} s, minimum {min(r.times):.3g} s")
     for f in r.fallbacks[:10]:
         print(f"  NumPy: {f}")
     if args.check:
@@ -251,7 +258,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     cap = _capture(args.program, args.preset)
     records = compare(cap, args.algorithms.split(","), args.costs.split(","), repeat=args.repeat,
-                      min_size=args.min_size)
+                      min_size=args.min_size, driver=args.driver)
     if args.format == "json":
         print(json.dumps([r.to_dict() for r in records], indent=2))
     else:
@@ -377,6 +384,8 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("--cost", "-c", choices=list(COST_MODELS), default="bohrium")
 
     min_size_help = "blocks with fewer elements run serially, or with NumPy if one instruction (docs/backend.md)"
+    driver_help = ("who calls the kernels: the run's driver as Python (python), compiled by Numba (numba: "
+                   "fastest, compiles for seconds once), or block by block from Python (blocks); docs/backend.md")
     cp = python_command("capture", "print the bytecode a Python file or workload records", _cmd_capture)
     cp.add_argument("--format", "-f", choices=["text", "json"], default="text")
     v = python_command("verify", "run plainly and captured (replayed under a partition); compare", _cmd_verify)
@@ -388,11 +397,14 @@ def build_parser() -> argparse.ArgumentParser:
     partition_choice(r)
     r.add_argument("--check", action="store_true", help="compare with the reference executor")
     r.add_argument("--min-size", type=int, default=DEFAULT_MIN_SIZE, help=min_size_help)
+    r.add_argument("--repeat", type=int, default=0, help="run N more times and report the median and minimum")
+    r.add_argument("--driver", choices=list(DRIVER_MODES), default="python", help=driver_help)
     c2 = python_command("compare", "time the partitions of several algorithms and cost models", _cmd_compare)
     c2.add_argument("--algorithms", default="linear,greedy,optimal")
     c2.add_argument("--costs", default="bohrium,max_contract,max_locality,robinson")
     c2.add_argument("--repeat", type=int, default=5)
     c2.add_argument("--min-size", type=int, default=DEFAULT_MIN_SIZE, help=min_size_help)
+    c2.add_argument("--driver", choices=list(DRIVER_MODES), default="python", help=driver_help)
     c2.add_argument("--format", "-f", choices=["text", "json"], default="text")
     w = sub.add_parser("workloads", help="list the workloads and their size presets")
     w.set_defaults(run=_cmd_workloads)

@@ -140,3 +140,14 @@ def test_cli_min_size_default_matches_the_backend():
     assert cli.DEFAULT_MIN_SIZE == DEFAULT_MIN_SIZE
     args = cli.build_parser().parse_args(["run", "fig3"])
     assert (args.min_size, args.preset, args.algorithm, args.cost) == (DEFAULT_MIN_SIZE, "tiny", "greedy", "bohrium")
+
+
+def test_run_repeats_and_names_who_called_the_kernels(capsys):
+    from fusionlab import cli
+    from fusionlab.execute.driver import MODES
+
+    assert cli.DRIVER_MODES == MODES
+    code, out, _ = run(capsys, "run", "monte_carlo_pi", "--check", "--repeat", "3", "--min-size", "0")
+    assert code == 0 and "python driver" in out and "3 more runs: median " in out
+    code, out, _ = run(capsys, "run", "monte_carlo_pi", "--driver", "blocks", "--min-size", "0")
+    assert code == 0 and "; block by block: asked for" in out

@@ -99,13 +99,14 @@ def test_a_block_numba_rejects_falls_back_with_a_warning(monkeypatch):
 
 @pytest.mark.parametrize("name", list(WORKLOADS))
 def test_workloads_under_fused_kernels_equal_the_reference(name):
+    # block by block here; tests/test_driver.py runs the same under the run's driver
     with redirect_stdout(io.StringIO()):
         cap = capture(WORKLOADS[name].script("tiny"), {})
     # min_size=0: every fused block a parallel kernel; 2**30: a serial kernel
     for algorithm, min_size in (("linear", 0), ("greedy", 0), ("greedy", 1 << 30)):
         with warnings.catch_warnings():
             warnings.simplefilter("error")   # no block may fail to compile
-            r = run(cap, algorithm, check=True, cache=CACHE, min_size=min_size)
+            r = run(cap, algorithm, check=True, cache=CACHE, min_size=min_size, driver="blocks")
         assert r.max_abs_error <= 1e-9, (algorithm, min_size, r.max_abs_error)
         assert r.kernels >= 1, (algorithm, min_size)
 
@@ -124,7 +125,7 @@ def test_every_algorithm_runs_fused(name):
 @given(source=numpy_sources())
 def test_random_programs_under_fused_kernels(source, min_size):
     cap = capture(source, {})
-    r = run(cap, "greedy", check=True, cache=CACHE, min_size=min_size)
+    r = run(cap, "greedy", check=True, cache=CACHE, min_size=min_size, driver="blocks")
     assert r.max_abs_error <= 1e-9
 
 

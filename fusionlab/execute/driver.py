@@ -358,7 +358,7 @@ class Driver:
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         if self.mode == "blocks":
-            self.reason = "block by block (asked for)"
+            self.reason = "asked for"
             return
         try:
             self.spec = get_driver(self.plans, self.externals, list(self.inputs), self.cache.failed,

@@ -31,6 +31,8 @@ class RunResult:
     max_abs_error: float | None = None
     #: what called the kernels: "python driver", "compiled driver", or "block by block: why"
     driver: str = ""
+    #: seconds of the ``repeat`` runs after the first (which compiles)
+    times: list[float] = field(default_factory=list)
 
     @property
     def kernels(self) -> int:
@@ -95,6 +97,7 @@ def run(
     min_size: int = DEFAULT_MIN_SIZE,
     inputs: Mapping[str, np.ndarray] | None = None,
     driver: str = "python",
+    repeat: int = 0,
 ) -> RunResult:
     """Execute a :class:`~fusionlab.capture.Capture` (every batch) or a program, with the
     partition of ``algorithm`` under ``cost_model`` (or ``partitions``: batch index to
@@ -104,7 +107,8 @@ def run(
     ``driver="python"`` runs it as Python, ``"numba"`` compiles it too, ``"blocks"`` runs
     block by block; ``RunResult.driver`` says what ran (and why not a driver, when none
     could be built). ``check=True`` also runs the reference executor and reports the
-    largest difference.
+    largest difference. ``repeat=N`` runs N more times after the first (which compiles) and
+    keeps their seconds in ``RunResult.times``.
 
     Examples
     --------
@@ -121,8 +125,14 @@ def run(
     t = time.perf_counter()
     synced = runner()
     seconds = time.perf_counter() - t
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        runner()
+        times.append(time.perf_counter() - t)
     values = _values(target, synced)
-    result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""))
+    result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""),
+                       times=times)
     if check:
         ref_storage = Storage({**base_inputs, **(inputs or {})})
         ref: dict[str, np.ndarray] = {}

@@ -1,0 +1,249 @@
+"""The run's driver (one generated function calling every kernel) against the reference
+executor and against the block-by-block executor: values, memory, fallbacks."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import warnings
+from contextlib import redirect_stdout
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from fusionlab import parse
+from fusionlab.capture import capture
+from fusionlab.codegen import Unsupported
+from fusionlab.execute.driver import Driver, get_driver
+from fusionlab.execute.numba_backend import KernelCache, plan
+from fusionlab.execute.reference import Externals, run_reference
+from fusionlab.execute.run import _parts, _plans, run
+from fusionlab.partition import MergeCache
+from fusionlab.workloads import WORKLOADS
+
+from test_capture import numpy_sources
+from test_numba import CACHE
+
+BENCHMARKED = ["black_scholes", "heat_equation", "leibnitz_pi", "rosenbrock", "monte_carlo_pi", "shallow_water",
+               "sor", "stencil_27pt"]
+
+
+def _capture(name: str, preset: str = "tiny"):  # type: ignore[no-untyped-def]
+    with redirect_stdout(io.StringIO()):
+        return capture(WORKLOADS[name].script(preset), {})
+
+
+def _driver(cap, min_size: int = 0, mode: str = "python", cache: KernelCache = CACHE) -> Driver:  # type: ignore[no-untyped-def]
+    batches, inputs, externals = _parts(cap)
+    plans = _plans(batches, "greedy", "bohrium", min_size, None, MergeCache())
+    return Driver(plans, externals, cache, inputs, mode=mode)
+
+
+@pytest.mark.parametrize("name", [n for n in WORKLOADS if n != "normalize2"])
+def test_every_workload_runs_from_its_python_driver(name):
+    cap = _capture(name)
+    for algorithm, min_size in (("linear", 0), ("greedy", 0), ("greedy", 1 << 30), ("greedy", 4096)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = run(cap, algorithm, check=True, cache=CACHE, min_size=min_size)
+        assert r.driver == "python driver", (algorithm, min_size, r.driver)
+        assert r.max_abs_error <= 1e-9, (algorithm, min_size, r.max_abs_error)
+
+
+@pytest.mark.parametrize("name", BENCHMARKED + ["fig3"])
+def test_compiled_drivers_equal_the_reference(name):
+    cap = _capture(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = run(cap, "greedy", check=True, cache=CACHE, min_size=4096, driver="numba")
+    assert r.driver == "compiled driver" and r.max_abs_error <= 1e-9
+
+
+@pytest.mark.parametrize("mode", ["python", "numba"])
+@settings(max_examples=12, deadline=None)
+@given(source=numpy_sources())
+def test_random_programs_under_the_driver(source, mode):
+    cap = capture(source, {})
+    r = run(cap, "greedy", check=True, cache=CACHE, min_size=0, driver=mode)
+    assert r.max_abs_error <= 1e-9
+    # and the same values as block by block
+    b = run(cap, "greedy", cache=CACHE, min_size=0, driver="blocks")
+    assert b.driver.startswith("block by block")
+    for k, v in b.values.items():
+        np.testing.assert_allclose(np.asarray(r.values[k]), np.asarray(v), rtol=1e-12, atol=1e-12)
+
+
+def test_monte_carlo_driver_is_one_call_per_batch_reading_the_lent_draws():
+    cap = _capture("monte_carlo_pi")
+    d = _driver(cap, min_size=4096)
+    src = d.spec.source
+    batches = len(cap.batches)
+    assert src.count("# batch ") == batches
+    assert src.count("k_") == batches - 1   # one kernel per iteration; the last batch only syncs
+    # every draw is an argument read in place: no buffers, no copies
+    assert d.spec.slots == () and ".copy()" not in src
+    assert [k for k, flat in d.spec.draws] == sorted(cap.externals.arrays) and all(f for _, f in d.spec.draws)
+    assert "t0 = r1  # t0: recorded draw 1, lent" in src
+    before = {k: v.copy() for k, v in cap.externals.arrays.items()}
+    out = d()
+    for k, v in before.items():
+        np.testing.assert_array_equal(cap.externals.arrays[k], v)
+    ref = _driver(cap, min_size=4096, mode="blocks")()
+    assert set(out) == set(ref) == {"t8", "t17", "t26"} and all(int(out[k]) == int(ref[k]) for k in ref)
+
+
+def test_contracted_temporaries_never_reach_the_driver():
+    p = parse("""
+ARRAY A float64[10000]
+ARRAY B float64[10000]
+ARRAY T float64[10000]
+MULTIPLY T, B, A
+ADD A, A, T
+DEL T
+SYNC A
+""")
+    d = get_driver([plan(p, [[0, 1, 2, 3]], min_size=0)], inputs=["A", "B"])
+    assert [b.name for b in d.inputs] == ["B", "A"]   # in the order the kernel takes them
+    assert d.slots == (("float64", 10000),)   # B: an unsynced input; A is synced, allocated inside
+    assert [b.name for b in d.returns] == ["A"]
+    words = {w.strip("(),:[]") for line in d.source.splitlines() for w in line.split("#")[0].split()}
+    assert "T" not in words and "B" in words
+
+
+def test_freed_memory_is_reused_within_a_run():
+    # two temporaries of one type and size, the second allocated after the first is freed
+    p = parse("""
+ARRAY X float64[5000]
+ARRAY U float64[5000]
+ARRAY V float64[5000]
+ARRAY S float64[]
+RANGE X
+MULTIPLY U, X, 2.0
+SUM S, U, axis=None
+DEL U
+SYNC S
+ADD V, X, 1.0
+ADD_REDUCE S, V, axis=None
+DEL V
+SYNC S
+""")
+    blocks = [[0], [1], [2], [3], [4], [5], [6], [7], [8]]
+    d = get_driver([plan(p, blocks, min_size=0)])
+    # X and U, then V in U's buffer
+    assert d.slots == (("float64", 5000), ("float64", 5000))
+    assert "V = s1" in d.source and "U = s1" in d.source
+    # S is synced, written again after its SYNC: copied first, both values returned intact
+    assert "S_1 = S.copy()" in d.source
+    out = Driver([plan(p, blocks, min_size=0)], Externals(), CACHE)()
+    want = run_reference(p)
+    assert float(out["S"]) == float(want["S"]) == float(np.sum(np.arange(5000.0) + 1))
+
+
+def test_synced_values_survive_later_runs_and_later_writes():
+    first = parse("ARRAY A float64[5000]\nRANGE A\nSYNC A")
+    second = parse("ARRAY A float64[5000]\nADD A, A, 1.0\nSYNC A")
+    plans = [plan(first, [[0, 1]], min_size=0), plan(second, [[0], [1]], min_size=0)]
+    for mode in ("python", "numba"):
+        d = Driver(plans, Externals(), CACHE, mode=mode)
+        out = d()
+        kept = out["A"].copy()
+        np.testing.assert_array_equal(kept, np.arange(5000.0) + 1)
+        again = d()   # a second run reuses the slots, never the arrays it returned
+        np.testing.assert_array_equal(out["A"], kept)
+        np.testing.assert_array_equal(again["A"], kept)
+        assert again["A"] is not out["A"] and not np.shares_memory(again["A"], out["A"])
+
+
+def test_inputs_are_copied_in_never_written():
+    p = parse("ARRAY A float64[6000]\nARRAY B float64[6000]\nADD A, A, B\nMULTIPLY B, B, 2.0\nSYNC A\nSYNC B")
+    inputs = {"A": np.arange(6000.0), "B": np.ones(6000)}
+    kept = {k: v.copy() for k, v in inputs.items()}
+    for mode in ("python", "numba", "blocks"):
+        out = Driver([plan(p, [[0, 1, 2, 3]], min_size=0)], Externals(), CACHE, inputs, mode=mode)()
+        want = run_reference(p, inputs=inputs)
+        for k in want:
+            np.testing.assert_array_equal(out[k], want[k])
+        for k, v in kept.items():
+            np.testing.assert_array_equal(inputs[k], v)
+
+
+def test_strided_and_reversed_views_go_in_as_numpy_makes_them():
+    # an axis reduction's output is passed as its own view: here strided, and reversed
+    p = parse("""
+ARRAY G float64[60, 80]
+ARRAY H float64[120]
+RANGE G
+ADD_REDUCE H[::2], G, axis=1
+MAXIMUM_REDUCE H[119::-2], G, axis=1
+SYNC H
+""")
+    pl = plan(p, [[0], [1], [2], [3]], min_size=0)
+    d = get_driver([pl])
+    assert "as_strided(H[0:], (60,), (16,))" in d.source and "as_strided(H[119:], (60,), (-16,))" in d.source
+    want = run_reference(p)["H"]
+    for mode in ("python", "numba"):
+        np.testing.assert_array_equal(Driver([pl], Externals(), CACHE, mode=mode)()["H"], want)
+
+
+def test_no_driver_when_numpy_must_run_a_block():
+    with redirect_stdout(io.StringIO()):
+        cap = capture(WORKLOADS["normalize2"].script("tiny"), {})
+    d = _driver(cap)
+    assert d.spec is None and d.runs == "block by block" and "OPAQUE runs with NumPy" in d.reason
+    r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
+    assert r.driver.startswith("block by block: ") and r.max_abs_error <= 1e-9
+
+
+def test_a_compiled_driver_has_a_call_budget():
+    cap = _capture("shallow_water")
+    batches, inputs, externals = _parts(cap)
+    plans = _plans(batches, "greedy", "bohrium", 0, None, MergeCache())
+    with pytest.raises(Unsupported, match="more than 3 kernel calls"):
+        get_driver(plans, externals, list(inputs), max_calls=3)
+    d = Driver(plans, externals, CACHE, inputs, mode="numba", max_calls=3)
+    assert d.runs == "block by block" and "more than 3 kernel calls" in d.reason
+    # the Python driver has no budget: it compiles nothing
+    assert Driver(plans, externals, CACHE, inputs, max_calls=3).runs == "python driver"
+
+
+def test_a_driver_numba_refuses_falls_back_with_a_warning(tmp_path, monkeypatch):
+    import fusionlab.execute.driver as drv
+
+    p = parse("ARRAY A float64[5000]\nARRAY B float64[5000]\nRANGE A\nMULTIPLY B, A, 2.0\nSYNC B")
+    pl = plan(p, [[0], [1, 2]], min_size=0)
+    real = drv._emit
+
+    def broken(*args):  # type: ignore[no-untyped-def]
+        spec = real(*args)
+        return dataclasses.replace(spec, source=spec.source.replace("return (", "return (undefined_name, "))
+
+    monkeypatch.setattr(drv, "_emit", broken)
+    d = Driver([pl], Externals(), KernelCache(directory=tmp_path), mode="numba")
+    with pytest.warns(RuntimeWarning, match="the compiled driver failed .*; running block by block"):
+        out = d()
+    np.testing.assert_array_equal(out["B"], np.arange(5000.0) * 2)
+    assert d.runs == "block by block" and d.reason.startswith("the compiled driver failed")
+    np.testing.assert_array_equal(d()["B"], np.arange(5000.0) * 2)   # and stays so, silently
+
+
+def test_zero_dimensional_blocks_are_straight_line_kernels():
+    p = parse("""
+ARRAY A float64[]
+ARRAY B float64[]
+ARRAY C float64[]
+ARRAY S float64[]
+COPY A, 2.0
+ADD B, A, 3.0
+MULTIPLY C, B, B
+ADD_REDUCE S, C, axis=None
+DEL B
+SYNC S
+""")
+    from fusionlab.codegen import get_kernel
+
+    k = get_kernel(p, [1, 2, 3, 4], parallel=True)
+    assert "for " not in k.source and "parallel=False" in k.source and k.contracted == ("B",)
+    assert "S[0] = np.float64(C[0])" in k.source or "S[0] = C[0]" in k.source
+    out = Driver([plan(p, [[0], [1, 2, 3, 4], [5]], min_size=0)], Externals(), CACHE)()
+    assert float(out["S"]) == 25.0 == float(run_reference(p)["S"])
