@@ -154,9 +154,9 @@ def get_code_data(program: Program, blocks: Sequence[Sequence[int]], min_size: i
     out = []
     for bp in p.blocks:
         k = next(j for j, b in enumerate(blocks) if tuple(sorted(b)) == bp.instructions)
-        spec = bp.kernel
+        spec = bp.kernel or bp.serial
         if spec is None:
-            # a one-instruction block below min_size still has a kernel to read; say NumPy runs it
+            # a block of lent draws still has a kernel to read; say NumPy runs it
             try:
                 spec_src = get_kernel(program, bp.instructions).source
             except Unsupported:
@@ -164,8 +164,12 @@ def get_code_data(program: Program, blocks: Sequence[Sequence[int]], min_size: i
             out.append({"block": k + 1, "instructions": bp.numbered, "source": spec_src, "runs": "numpy",
                         "reason": bp.reason, "contracted": []})
         else:
+            # a one-instruction block below min_size: the run's driver (what "Compile & time"
+            # runs) calls its serial kernel; only block by block does NumPy run it
+            why = bp.reason if bp.kernel is not None else \
+                f"serial, called by the run's driver; block by block NumPy runs it: {bp.reason}"
             out.append({"block": k + 1, "instructions": bp.numbered, "source": spec.source, "runs": "numba",
-                        "reason": bp.reason, "contracted": list(spec.contracted)})
+                        "reason": why, "contracted": list(spec.contracted)})
     out.sort(key=lambda c: c["block"])
     return out
 

@@ -75,6 +75,9 @@ def test_small_blocks_run_serially_or_with_numpy_and_say_why():
     singles = plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20).blocks
     computing = [bp for bp in singles if bp.reason != "no computing instruction"]
     assert computing and all(bp.kernel is None and "one instruction" in bp.reason for bp in computing)
+    # ... block by block; the run's driver calls their serial kernels instead
+    assert all(bp.serial is not None and "parallel=False" in bp.serial.source and bp.compiled is bp.serial
+               for bp in computing)
     # and the serial kernel computes what NumPy does
     inputs = {"A": np.arange(10000.0), "B": np.full(10000, 2.0)}
     out = run_plan(plan(FIG1, [[0, 1, 2, 3]], min_size=1 << 20), Storage(inputs), Externals(), CACHE)

@@ -16,8 +16,9 @@ order ``run_plan`` runs them:
 - a base that is never synced lives in a buffer the caller passes in (a *slot*); a freed
   base's slot serves the next base of the same type and size, as the storage's pool does;
   the caller takes the slots from the kernel cache's pool and gives them back afterwards;
-- a base that is synced is allocated inside the driver and returned: the user keeps it,
-  so no later run may reuse its memory; written again after its SYNC, it is copied first;
+- a base that is synced gets new memory each run, made by NumPy and passed in, and is
+  returned: the user keeps it, so no later run may reuse it; written again after its SYNC,
+  it is copied first;
 - a recorded random draw lent to its base (``BlockPlan.lend``) is passed in and read in
   place, never written;
 - a view is a slice of its base's flat buffer (reshaped), or ``as_strided`` when it is not
@@ -46,10 +47,10 @@ Examples
 >>> plans = [plan(p, [[0, 1, 2, 3, 4]], min_size=0)]
 >>> print(get_driver(plans).source)  # doctest: +ELLIPSIS
 @numba.njit(cache=True)
-def driver(s0):
+def driver(s0, m0):
     # batch 1
     A = s0  # A: 1000 float64
-    S = np.empty(1, dtype=np.float64)  # S: synced, returned
+    S = m0  # S: synced, returned (new each run)
     k_...(A, S[0:1], np.uint64(1000))  # block [1, 2, 3, 4, 5]
     return (S,)
 >>> run = Driver(plans, Externals(), KernelCache())
@@ -68,7 +69,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..bytecode import Base, Opcode, View
-from ..codegen import KernelSource, Unsupported, _np_type, _safe
+from ..codegen import KernelSource, Unsupported, _safe
 from .numba_backend import KernelCache, Plan, run_plan
 from .reference import Externals, Storage
 
@@ -85,8 +86,10 @@ class DriverSource:
 
     Arguments, in order: ``draws`` (recorded random values by key, flat when lent to a base,
     as recorded when a kernel reads them), ``inputs`` (the initial contents of input bases,
-    flat, of the base's type) and ``slots`` (buffers of (dtype, elements) for the bases that
-    are never synced). The driver returns the flat memory of each base in ``returns``.
+    flat, of the base's type), ``slots`` (buffers of (dtype, elements) for the bases that
+    are never synced, reused from run to run) and ``fresh`` (new arrays each run, zeroed or
+    not, for the bases that are synced). The driver returns the flat memory of each base in
+    ``returns``.
     """
 
     source: str
@@ -94,6 +97,7 @@ class DriverSource:
     draws: tuple[tuple[int, bool], ...]   # (key, flat)
     inputs: tuple[Base, ...]
     slots: tuple[tuple[str, int], ...]
+    fresh: tuple[tuple[str, int, bool], ...]   # (dtype, elements, zeroed): new arrays each run, returned
     returns: tuple[Base, ...]
     calls: int
 
@@ -230,6 +234,7 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int) -> 
     draws: dict[tuple[int, bool], str] = {}
     inputs: dict[str, tuple[Base, str]] = {}
     slots: list[tuple[str, int]] = []
+    fresh: list[tuple[str, int, bool]] = []
     free: dict[tuple[str, int], list[int]] = {}
     slot_of: dict[int, int] = {}
     body: list[str] = []
@@ -247,17 +252,17 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int) -> 
             base = inc.base
             inc.var = fresh_name(_safe(base.name))
             n = max(base.size, 1)
-            dtype = _np_type(base.dtype)
             if inc.init == "draw":
                 body.append(f"{inc.var} = {draw_arg(inc.source, True)}  # {base.name}: recorded draw {inc.source}, lent")
                 continue
             if inc.returned:
-                what = f"{base.name}: synced, returned"
+                # new memory each run, made by NumPy (which asks for huge pages for large
+                # arrays: Numba's own allocations measured up to 40% slower kernels at `large`)
+                zero = inc.init == "zero" or inc.init == "input" and n != base.size
+                fresh.append((base.dtype, n, zero))
+                body.append(f"{inc.var} = m{len(fresh) - 1}  # {base.name}: synced, returned (new each run)")
                 if inc.init == "copy":
-                    body.append(f"{inc.var} = {inc.source.var}.copy()  # {what} (copied before it is written)")
-                    continue
-                alloc = "np.empty" if inc.init in ("none", "input") and n == base.size else "np.zeros"
-                body.append(f"{inc.var} = {alloc}({n}, dtype={dtype})  # {what}")
+                    body.append(f"{inc.var}[:] = {inc.source.var}  # copied before it is written")
             else:
                 key = (base.dtype, n)
                 if free.get(key):
@@ -289,13 +294,14 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int) -> 
             body.append(f"{kernels[spec.key][0]}({', '.join(exprs)})  # block {list(numbered)}")
     returns = [final[name] for name in final]
     draw_order = sorted(draws, key=lambda d: (d[0], not d[1]))
-    params = [draws[d] for d in draw_order] + [name for _, name in inputs.values()] + [f"s{k}" for k in range(len(slots))]
+    params = [draws[d] for d in draw_order] + [name for _, name in inputs.values()] + \
+        [f"s{k}" for k in range(len(slots))] + [f"m{k}" for k in range(len(fresh))]
     lines = ["@numba.njit(cache=True)", f"def driver({', '.join(params)}):"]
     lines += [f"    {line}" for line in body]
     lines.append(f"    return ({''.join(f'{inc.var}, ' for inc in returns).rstrip(', ')}{',' if len(returns) == 1 else ''})")
     return DriverSource(
         "\n".join(lines), tuple(kernels.values()), tuple(draw_order), tuple(b for b, _ in inputs.values()),
-        tuple(slots), tuple(inc.base for inc in returns), calls,
+        tuple(slots), tuple(fresh), tuple(inc.base for inc in returns), calls,
     )
 
 
@@ -384,14 +390,15 @@ class Driver:
         spec = self.spec
         if spec is None:
             return self._blocks()
-        if self._fn is None:
-            fn = self.cache.get_driver(spec)
-            self._fn = fn if self.mode == "numba" else fn.py_func   # py_func: the same source, not compiled
         pool = self.cache.pool
         slots = [pool.take(key) for key in spec.slots]
         slots = [s if s is not None else np.empty(n, dtype=np.dtype(d)) for s, (d, n) in zip(slots, spec.slots)]
+        fresh = [np.zeros(n, dtype=np.dtype(d)) if zero else np.empty(n, dtype=np.dtype(d)) for d, n, zero in spec.fresh]
         try:
-            out = self._fn(*self._args, *slots)
+            if self._fn is None:
+                fn = self.cache.get_driver(spec)
+                self._fn = fn if self.mode == "numba" else fn.py_func   # py_func: the same source, not compiled
+            out = self._fn(*self._args, *slots, *fresh)
         except Exception as exc:  # Numba's typing or lowering errors come in many classes
             return self._fall_back(exc)
         finally:

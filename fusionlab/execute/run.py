@@ -34,10 +34,15 @@ class RunResult:
     #: seconds of the ``repeat`` runs after the first (which compiles)
     times: list[float] = field(default_factory=list)
 
+    def _kernel(self, b: Any) -> Any:
+        # a driver calls the serial kernel of a block that block by block runs with NumPy
+        driven = self.driver in ("python driver", "compiled driver")
+        return b.kernel if b.kernel is not None or not driven else b.serial
+
     @property
     def kernels(self) -> int:
         """Compiled blocks, over distinct batches."""
-        return sum(1 for p in self._distinct() for b in p.blocks if b.kernel is not None)
+        return sum(1 for p in self._distinct() for b in p.blocks if self._kernel(b) is not None)
 
     @property
     def fallbacks(self) -> list[str]:
@@ -45,7 +50,7 @@ class RunResult:
         out = []
         for p in self._distinct():
             for b in p.blocks:
-                if b.kernel is None and b.reason != "no computing instruction":
+                if self._kernel(b) is None and b.reason != "no computing instruction":
                     out.append(f"block {b.numbered}: {b.reason}")
         return out
 
