@@ -23,7 +23,7 @@ from fusionlab.partition import MergeCache
 from fusionlab.workloads import WORKLOADS
 
 from test_capture import numpy_sources
-from test_numba import CACHE
+from test_numba import CACHE, FIG1
 
 BENCHMARKED = ["black_scholes", "heat_equation", "leibnitz_pi", "rosenbrock", "monte_carlo_pi", "shallow_water",
                "sor", "stencil_27pt"]
@@ -94,16 +94,8 @@ def test_monte_carlo_driver_is_one_call_per_batch_reading_the_lent_draws():
 
 
 def test_contracted_temporaries_never_reach_the_driver():
-    p = parse("""
-ARRAY A float64[10000]
-ARRAY B float64[10000]
-ARRAY T float64[10000]
-MULTIPLY T, B, A
-ADD A, A, T
-DEL T
-SYNC A
-""")
-    d = get_driver([plan(p, [[0, 1, 2, 3]], min_size=0)], inputs=["A", "B"])
+    # FIG1: T = B * A; A += T; DEL T; SYNC A, fused into one block that contracts T
+    d = get_driver([plan(FIG1, [[0, 1, 2, 3]], min_size=0)], inputs=["A", "B"])
     assert [b.name for b in d.inputs] == ["B", "A"]   # in the order the kernel takes them
     assert d.slots == (("float64", 10000),)   # B: an unsynced input; A is synced, allocated inside
     assert [b.name for b in d.returns] == ["A"]
@@ -244,6 +236,7 @@ SYNC S
 
     k = get_kernel(p, [1, 2, 3, 4], parallel=True)
     assert "for " not in k.source and "parallel=False" in k.source and k.contracted == ("B",)
-    assert "S[0] = np.float64(C[0])" in k.source or "S[0] = C[0]" in k.source
+    assert "B = A[0] + 3.0  # 2: ADD B, A, 3.0" in k.source
+    assert "S[0] = C[0]  # 4: ADD_REDUCE S, C, axis=None" in k.source   # the sum of one element
     out = Driver([plan(p, [[0], [1, 2, 3, 4], [5]], min_size=0)], Externals(), CACHE)()
     assert float(out["S"]) == 25.0 == float(run_reference(p)["S"])
