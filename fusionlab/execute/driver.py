@@ -359,6 +359,9 @@ class Driver:
     reason: str = field(init=False, default="")
     _fn: Any = field(init=False, default=None)
     _args: tuple[Any, ...] = field(init=False, default=())
+    # dtypes made once: parsing a type's name costs microseconds on every call
+    _slot_types: list[tuple[np.dtype, int]] = field(init=False, default_factory=list)
+    _fresh_types: list[tuple[np.dtype, int, bool]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -379,6 +382,8 @@ class Driver:
         for base in self.spec.inputs:
             args.append(np.ascontiguousarray(np.asarray(self.inputs[base.name], dtype=base.np_dtype).reshape(-1)))
         self._args = tuple(args)
+        self._slot_types = [(np.dtype(d), n) for d, n in self.spec.slots]
+        self._fresh_types = [(np.dtype(d), n, zero) for d, n, zero in self.spec.fresh]
 
     @property
     def runs(self) -> str:
@@ -392,8 +397,8 @@ class Driver:
             return self._blocks()
         pool = self.cache.pool
         slots = [pool.take(key) for key in spec.slots]
-        slots = [s if s is not None else np.empty(n, dtype=np.dtype(d)) for s, (d, n) in zip(slots, spec.slots)]
-        fresh = [np.zeros(n, dtype=np.dtype(d)) if zero else np.empty(n, dtype=np.dtype(d)) for d, n, zero in spec.fresh]
+        slots = [s if s is not None else np.empty(n, dtype=t) for s, (t, n) in zip(slots, self._slot_types)]
+        fresh = [np.zeros(n, dtype=t) if zero else np.empty(n, dtype=t) for t, n, zero in self._fresh_types]
         try:
             if self._fn is None:
                 fn = self.cache.get_driver(spec)
