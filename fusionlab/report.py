@@ -154,7 +154,7 @@ def get_code_data(program: Program, blocks: Sequence[Sequence[int]], min_size: i
     out = []
     for bp in p.blocks:
         k = next(j for j, b in enumerate(blocks) if tuple(sorted(b)) == bp.instructions)
-        spec = bp.kernel or bp.serial
+        spec = bp.compiled
         if spec is None:
             # a block of lent draws still has a kernel to read; say NumPy runs it
             try:

@@ -1,12 +1,13 @@
-"""A whole run as one compiled function: every block's kernel called from Numba, in order.
+"""A whole run as one generated function, the *driver*: every block's kernel called in order.
 
 The per-block executor (:func:`~fusionlab.execute.numba_backend.run_plan`) returns to Python
 between two kernels: views made, draws lent, DELs and SYNCs booked, the next kernel's
 arguments typed by Numba's dispatcher. That costs 20-80 µs a gap (more right after a
 kernel that has streamed its arrays through the caches, as Python's own objects come back
-from memory), where the compiled loops of a hand-written program pay nothing. A *driver*
-is one ``@numba.njit`` function for a whole run — every batch of a capture — that calls
-the kernels itself; Python calls it once.
+from memory), where the compiled loops of a hand-written program pay nothing. The driver
+is one function for a whole run — every batch of a capture — that calls the kernels
+itself: run as plain Python it keeps only the calls; compiled by Numba (``@numba.njit``,
+its decorator) Python calls it once.
 
 What the storage does at run time (:class:`~fusionlab.execute.reference.Storage`:
 allocation on first use, zeroing or copying an input, lent random draws, copy on write
@@ -28,7 +29,7 @@ order ``run_plan`` runs them:
 :class:`~fusionlab.codegen.Unsupported` with the reason it cannot be built: a block NumPy
 must run (an opaque call, a scan), a kernel Numba has refused, or more kernel calls than
 ``max_calls`` (compiling a function of thousands of calls costs more than it saves).
-:class:`Driver` compiles and runs it.
+:class:`Driver` runs it, as Python or compiled.
 
 Examples
 --------
@@ -82,7 +83,7 @@ DEFAULT_MAX_CALLS = 128
 
 @dataclass(frozen=True)
 class DriverSource:
-    """A compiled driver as data: its source and what the caller passes and gets back.
+    """A driver as data: its source and what the caller passes and gets back.
 
     Arguments, in order: ``draws`` (recorded random values by key, flat when lent to a base,
     as recorded when a kernel reads them), ``inputs`` (the initial contents of input bases,

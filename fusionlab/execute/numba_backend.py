@@ -21,13 +21,16 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from ..bytecode import Base, Opcode, OpFamily, Program
 from ..codegen import KernelSource, Unsupported, get_kernel
 from .reference import Externals, Pool, Storage, block_order, execute_instruction
+
+if TYPE_CHECKING:
+    from .driver import DriverSource
 
 __all__ = ["KernelCache", "BlockPlan", "Plan", "plan", "run_plan", "DEFAULT_MIN_SIZE"]
 
@@ -67,9 +70,10 @@ class KernelCache:
         self.kernels[spec.key] = fn
         return fn
 
-    def get_driver(self, spec: Any) -> Callable[..., Any]:
-        """The compiled driver for ``spec`` (a :class:`~fusionlab.execute.driver.DriverSource`),
-        with its kernels as globals; compiled on first call, cached on disk like kernels."""
+    def get_driver(self, spec: DriverSource) -> Callable[..., Any]:
+        """The driver of ``spec`` as a Numba dispatcher, its kernels set as globals: compiled
+        on its first call, cached on disk like kernels; ``.py_func`` is the same source as
+        plain Python."""
         got = self.drivers.get(spec.key)
         if got is not None:
             self.hits += 1
@@ -126,12 +130,12 @@ class BlockPlan:
     releases: tuple[str, ...] = ()   # a block of DELs only: the bases it frees (no other bookkeeping)
     lend: tuple[tuple[Base, int], ...] = ()   # ``bind`` as (base, key of the recorded draw)
     #: a block run with NumPy for its size (one instruction on few elements) still has a
-    #: serial kernel, which a compiled driver (:mod:`fusionlab.execute.driver`) calls instead
+    #: serial kernel, which the run's driver (:mod:`fusionlab.execute.driver`) calls instead
     serial: KernelSource | None = None
 
     @property
     def compiled(self) -> KernelSource | None:
-        """The kernel a compiled driver calls for this block (None: no computing instruction,
+        """The kernel the run's driver calls for this block (None: no computing instruction,
         or one NumPy has to run)."""
         return self.kernel or self.serial
 

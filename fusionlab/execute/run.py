@@ -13,9 +13,10 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..bytecode import Program
+from ..codegen import KernelSource
 from ..partition import MergeCache, partition
 from .driver import Driver
-from .numba_backend import DEFAULT_MIN_SIZE, KernelCache, Plan, plan
+from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, plan
 from .reference import Externals, Storage, run_reference
 
 __all__ = ["run", "compare", "RunResult", "Record", "format_records"]
@@ -34,10 +35,9 @@ class RunResult:
     #: seconds of the ``repeat`` runs after the first (which compiles)
     times: list[float] = field(default_factory=list)
 
-    def _kernel(self, b: Any) -> Any:
+    def _kernel(self, b: BlockPlan) -> KernelSource | None:
         # a driver calls the serial kernel of a block that block by block runs with NumPy
-        driven = self.driver in ("python driver", "compiled driver")
-        return b.kernel if b.kernel is not None or not driven else b.serial
+        return b.compiled if self.driver in ("python driver", "compiled driver") else b.kernel
 
     @property
     def kernels(self) -> int:
