@@ -73,6 +73,10 @@ bench: setup $(BENCH_STAMP)
 	$(PY) benchmarks/bench_partition.py
 	$(PY) benchmarks/bench_capture.py
 	$(PY) benchmarks/bench_backend.py
+	$(PY) benchmarks/bench_sweep.py
+	$(PY) benchmarks/bench_explorer.py
+	$(PY) benchmarks/bench_capture_loops.py
+	$(PY) benchmarks/bench_time_model.py
 
 # regenerate the pages whose figures are computed (tests check they are current)
 docs: setup

@@ -29,7 +29,7 @@ Examples
 >>> k.contracted
 ('T',)
 >>> print(k.source)  # doctest: +NORMALIZE_WHITESPACE
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=True, error_model='numpy', cache=True)
 def kernel(A, B, n0):
     # A = A
     # B = B
@@ -46,15 +46,15 @@ import math
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from .bytecode import Literal, Opcode, OpFamily, Program, View
+from .bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
 from .costs import access_info
 from .text import format_instruction, format_view
 
-__all__ = ["KernelSource", "Unsupported", "get_kernel"]
+__all__ = ["KernelSource", "Unsupported", "get_kernel", "loop_dtypes"]
 
 _OPERATORS = {
     Opcode.ADD: "+", Opcode.SUBTRACT: "-", Opcode.MULTIPLY: "*", Opcode.DIVIDE: "/",
@@ -68,11 +68,16 @@ _IDENTITY = {
 _COMBINE = {
     Opcode.ADD_REDUCE: "{a} + {b}", Opcode.MULTIPLY_REDUCE: "{a} * {b}",
     Opcode.MAXIMUM_REDUCE: "np.maximum({a}, {b})", Opcode.MINIMUM_REDUCE: "np.minimum({a}, {b})",
-    Opcode.LOGICAL_AND_REDUCE: "{a} and {b}", Opcode.LOGICAL_OR_REDUCE: "{a} or {b}",
+    # ``and``/``or`` would return an operand (a float) where NumPy gives a bool
+    Opcode.LOGICAL_AND_REDUCE: "np.logical_and({a}, {b})", Opcode.LOGICAL_OR_REDUCE: "np.logical_or({a}, {b})",
 }
 
 
 _CHUNK = 4096
+
+#: dtypes Numba computes with as NumPy does (float16 and long double it does not)
+_NUMBA_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                           "float32", "float64", "complex64", "complex128"})
 
 _RESERVED = {"chunk", "np", "numba", "kernel", "range", "True", "False", "None", "fill", "sum", "prod", "max", "min",
              "all", "any", "full"}
@@ -103,6 +108,81 @@ def _np_type(dtype: str) -> str:
     return "np.bool_" if dtype == "bool" else f"np.{dtype}"
 
 
+def loop_dtypes(ins: Instruction) -> tuple[np.dtype, ...] | None:
+    """The dtypes NumPy computes an element-wise instruction in: its inputs' and its
+    result's, as the ufunc's own type resolution picks them (NumPy 2, NEP 50: a Python
+    scalar takes the array's type — ``float32_array * 0.2`` is a float32 product — and
+    integer true division is float64). None for instructions that are not one ufunc call.
+
+    The reference executor and the kernels both compute in these dtypes: the one place
+    that decides them.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY A float32[4]\\nARRAY B float32[4]\\nMULTIPLY B, A, 0.2")
+    >>> [d.name for d in loop_dtypes(p[0])]
+    ['float32', 'float32', 'float32']
+    >>> p = parse("ARRAY A int32[4]\\nARRAY B float64[4]\\nDIVIDE B, A, 2")
+    >>> [d.name for d in loop_dtypes(p[0])]
+    ['float64', 'float64', 'float64']
+    """
+    op = ins.opcode
+    if op not in OpFamily.UNARY | OpFamily.BINARY:
+        return None
+    ufunc = op.ufunc
+    args: list[Any] = []
+    for x in ins.inputs:
+        if isinstance(x, View):
+            args.append(np.dtype(x.dtype))
+        elif isinstance(x.value, bool):   # a bool is a NumPy bool, not a weak scalar
+            args.append(np.dtype(bool))
+        else:
+            args.append(type(x.value))   # int, float, complex: weak (NEP 50)
+    if len(args) != ufunc.nin:
+        return None
+    try:
+        loop = tuple(ufunc.resolve_dtypes(tuple(args) + (None,) * ufunc.nout))
+    except (TypeError, ValueError, OverflowError):   # no loop: NumPy would have refused it at capture
+        return None
+    loop = _strong_literals(ins, args, loop)
+    for x, dt in zip(ins.inputs, loop):
+        # a comparison with a Python int outside the array's range (uint8 < -1) is exact in
+        # NumPy 2, not cast: leave such an instruction to the operands' own types
+        if isinstance(x, Literal) and type(x.value) is int and dt.kind in "iu" and \
+                not np.iinfo(dt).min <= x.value <= np.iinfo(dt).max:
+            return None
+    return loop
+
+
+def _strong_literals(ins: Instruction, args: list[Any], loop: tuple[np.dtype, ...]) -> tuple[np.dtype, ...]:
+    """The loop again with the literals typed like the output, when that is the loop whose
+    result the output has. A literal records a NumPy scalar's value, not its type: a NumPy
+    scalar is strong under NEP 50 (``float32_array * np.float64(1.1)`` is a float64 product),
+    and capture recorded the output base in the dtype NumPy gave it, so the output says so.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY A float32[4]\\nARRAY B float64[4]\\nMULTIPLY B, A, 1.1")
+    >>> [d.name for d in loop_dtypes(p[0])]
+    ['float64', 'float64', 'float64']
+    """
+    if not ins.outputs or not any(isinstance(x, Literal) for x in ins.inputs):
+        return loop
+    out = np.dtype(ins.outputs[0].dtype)
+    if loop[-1] == out:
+        return loop
+    strong = [out if isinstance(x, Literal) and not isinstance(x.value, bool) else a
+              for x, a in zip(ins.inputs, args)]
+    try:
+        again = tuple(ins.opcode.ufunc.resolve_dtypes(tuple(strong) + (None,) * ins.opcode.ufunc.nout))
+    except (TypeError, ValueError, OverflowError):
+        return loop
+    return again if again[-1] == out else loop
+
+
+def _weak_result(ins: Instruction, xs: Sequence[View | Literal]) -> np.dtype:
+    """``np.result_type`` of operands with Python scalars weak (NumPy 2), as ``np.where``."""
+    return np.result_type(*[np.dtype(x.dtype) if isinstance(x, View) else x.value for x in xs])
+
+
 class Unsupported(Exception):
     """Why a block is run by NumPy instead of a compiled kernel."""
 
@@ -118,6 +198,8 @@ class KernelSource:
     instructions: tuple[int, ...]
     signature: str
     randoms: tuple[int, ...] = ()
+    #: iterations of the ``prange`` loop (0: a serial kernel), for the run's schedule
+    parallel_iterations: int = 0
 
     @cached_property
     def extent_arguments(self) -> tuple[np.uint64, ...]:
@@ -138,6 +220,15 @@ def _literal(x: Literal) -> str:
         if v in (float("inf"), float("-inf")):
             return "np.inf" if v > 0 else "-np.inf"
     return repr(v)
+
+
+def _typed(text: str, x: View | Literal, dtype: np.dtype) -> str:
+    """An operand's expression in ``dtype``: literals always typed, views when they differ."""
+    if dtype.kind not in "biufc":
+        return text
+    if isinstance(x, Literal) or x.dtype != dtype.name:
+        return f"{_np_type(dtype.name)}({text})"
+    return text
 
 
 def _base_coords(v: View, rank: int) -> tuple[tuple[int | None, int, int], ...] | None:
@@ -166,10 +257,16 @@ def _base_coords(v: View, rank: int) -> tuple[tuple[int | None, int, int], ...] 
     return tuple(out)
 
 
-def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) -> KernelSource:
-    """The kernel of ``block`` (0-based instruction indices), or raise :class:`Unsupported`."""
+def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
+               access: tuple[Sequence[Any], frozenset[str]] | None = None) -> KernelSource:
+    """The kernel of ``block`` (0-based instruction indices), or raise :class:`Unsupported`.
+
+    ``access`` is ``costs.access_info(program)`` when the caller has it: it walks the whole
+    program, so a caller making every block's kernel passes it once (LU at 50 x 50, 362
+    blocks: 14.5 s of 104 in this call alone before).
+    """
     block = sorted(block)
-    acc, synced = access_info(program)
+    acc, synced = access if access is not None else access_info(program)
     compute = [i for i in block if program[i].opcode not in OpFamily.SYSTEM]
     if not compute:
         raise Unsupported("no computing instruction")
@@ -179,6 +276,10 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
             raise Unsupported(f"{op.name} runs with NumPy")
         if op is Opcode.RANDOM and program[i].attr("key") is None:
             raise Unsupported("RANDOM without recorded values runs with NumPy")
+    for i in compute:
+        for v in program[i].views_in + program[i].outputs:
+            if v.dtype not in _NUMBA_DTYPES:
+                raise Unsupported(f"{v.dtype} ({v.base.name}) has no Numba arithmetic: NumPy runs it")
     domain = program[compute[0]].domain
     if domain is None or 0 in domain:
         raise Unsupported("an empty iteration space")
@@ -361,7 +462,16 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
                 post.append(f"# {i + 1}: DEL {ins.outputs[0].base.name} (contracted: never allocated)")
             continue
         out = ins.outputs[0]
-        ops = [operand(x) for x in ins.inputs]
+        # every operand in the dtype NumPy's loop uses (a literal typed too: 0.2 with a
+        # float32 array is np.float32(0.2)); Numba then computes what NumPy does
+        loop = loop_dtypes(ins)
+        if loop is not None:
+            ops = [_typed(operand(x), x, dt) for x, dt in zip(ins.inputs, loop)]
+        elif op is Opcode.WHERE:
+            branch = _weak_result(ins, ins.inputs[1:])
+            ops = [operand(ins.inputs[0])] + [_typed(operand(x), x, branch) for x in ins.inputs[1:]]
+        else:
+            ops = [operand(x) for x in ins.inputs]
         if op in _OPERATORS:
             expr = f"{ops[0]} {_OPERATORS[op]} {ops[1]}"
         elif op is Opcode.COPY:
@@ -381,6 +491,18 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
             name = f"rnd{len(randoms) - 1}"
             offset = rank - out.ndim
             expr = f"{name}[{', '.join(idx[offset:])}]"
+        elif op in (Opcode.FLOOR_DIVIDE, Opcode.REMAINDER) and loop is not None and loop[0].kind == "i":
+            # the most negative integer divided by -1 traps (SIGFPE) in compiled code; NumPy
+            # wraps the quotient and gives a remainder of 0 (the quotient computed in the
+            # loop's type: -(-128) is 128, stored into int8 as -128)
+            expr = f"(-{ops[0]} if {ops[1]} == -1 else {ops[0]} // {ops[1]})" if op is Opcode.FLOOR_DIVIDE \
+                else f"(0 if {ops[1]} == -1 else {ops[0]} % {ops[1]})"
+        elif op is Opcode.FLOOR_DIVIDE:
+            # Numba's np.floor_divide of floats is floor(a / b) (1 // 0.1 gives 10); its `//`
+            # is NumPy's divmod-based quotient (9), signed zeros, inf and nan included
+            expr = f"{ops[0]} // {ops[1]}"
+        elif op is Opcode.SIGN and loop is not None and loop[0].kind == "u":
+            expr = f"{ops[0]} > 0"   # Numba's np.sign of an unsigned value reads it as signed
         elif op in OpFamily.UNARY | OpFamily.BINARY:
             expr = f"np.{op.value}({', '.join(ops)})"
         elif op in OpFamily.REDUCTION and rank == 0:
@@ -411,7 +533,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
         else:  # pragma: no cover - families are exhausted above
             raise Unsupported(f"{op.name} has no kernel form")
         if out.dtype != "float64" or any(isinstance(x, View) and x.dtype != "float64" for x in ins.inputs) \
-                or op is Opcode.RANGE \
+                or op is Opcode.RANGE or loop is not None and loop[-1].name != "float64" \
                 or not any(isinstance(x, View) for x in ins.inputs) and op is Opcode.COPY:
             # typed as the output (a prange index is unsigned: -i0 must not wrap)
             expr = f"{_np_type(out.dtype)}({expr})"
@@ -431,7 +553,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     # reassociation lets the accumulations vectorise; results differ from NumPy's pairwise
     # sums in the last bits (the tests compare with a tolerance)
     fast = ", fastmath={'reassoc'}" if full_reductions or reduced_axes else ""
-    lines.append(f"@numba.njit(parallel={parallel}{fast}, cache=True)")
+    # NumPy's error model: division by zero gives inf, nan or 0 (integers), never raises
+    lines.append(f"@numba.njit(parallel={parallel}{fast}, error_model='numpy', cache=True)")
     lines.append(f"def kernel({', '.join(params)}):")
     for v in args:
         views = [format_view(w) for w in all_views.get(v.base.name, ()) if w in coords]
@@ -477,5 +600,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True) ->
     canonical = "\n".join(pattern.sub(lambda m: rename[m.group(1)], c) if pattern else c for c in code if c.strip())
     dtypes = ",".join(f"{v.dtype}:{v.ndim}" for v in args)
     signature = f"{canonical}\n#args={dtypes}"
+    iterations = 0
+    if parallel:
+        iterations = -(-domain[0] // _CHUNK) if chunked else domain[outer]
     return KernelSource(source, tuple(args), tuple(domain), tuple(sorted(contracted)), tuple(block), signature,
-                        tuple(randoms))
+                        tuple(randoms), iterations)

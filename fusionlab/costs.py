@@ -45,8 +45,11 @@ __all__ = [
     "Robinson",
     "Evaluator",
     "COST_MODELS",
+    "MODEL_NAMES",
+    "UnsupportedCostModel",
     "get_cost_model",
     "access_info",
+    "graph_accesses",
     "check_monotonic",
     "MonotonicityViolation",
     "NonMonotonicCostModel",
@@ -134,6 +137,21 @@ def access_info(program: Program) -> tuple[list[_Access], frozenset[str]]:
     return out, frozenset(synced)
 
 
+def graph_accesses(graph: WSPGraph) -> tuple[list[_Access], frozenset[str]]:
+    """:func:`access_info` of the graph's program, computed once per graph (every cost
+    model and index bound to the graph shares it).
+
+    >>> from fusionlab.examples import fig3
+    >>> g = WSPGraph(fig3())
+    >>> graph_accesses(g) is graph_accesses(g)
+    True
+    """
+    got = graph.derived.get("access_info")
+    if got is None:
+        got = graph.derived["access_info"] = access_info(graph.program)
+    return got  # type: ignore[return-value]
+
+
 def block_info(program: Program, block: Iterable[int], accesses: Sequence[_Access] | None = None,
                synced: frozenset[str] | None = None) -> BlockInfo:
     """What ``block`` (0-based instruction indices) of ``program`` accesses (Def. 10).
@@ -187,10 +205,16 @@ class AdditiveCostModel:
     unit = ""
     pairwise = False
     merge_bonus: float = 0
+    #: True when (1) two blocks save more than ``merge_bonus`` only if they access an
+    #: identical view, or one creates or frees (DEL) a base the other accesses, and (2) a
+    #: block ``x`` with none of these relations to ``y`` leaves ``y``'s saving with ``b``
+    #: unchanged when merged into ``b``. The algorithms then look for savings through
+    #: shared views instead of all pairs, and update savings incrementally.
+    sparse_savings = False
 
     def prepare(self, graph: WSPGraph) -> Any:
         """Per-graph data the other methods share."""
-        acc, synced = access_info(graph.program)
+        acc, synced = graph_accesses(graph)
         return {"graph": graph, "acc": acc, "synced": synced}
 
     def summary(self, ctx: Any, i: int) -> Any:
@@ -204,6 +228,12 @@ class AdditiveCostModel:
     def value(self, ctx: Any, s: Any) -> float:
         """The cost of a block from its summary."""
         raise NotImplementedError
+
+    def absorb(self, ctx: Any, big: Any, small: Any) -> Any:
+        """The summary of the union of two disjoint blocks, where the caller gives ``big``
+        up: a model may change it in place, so a block that absorbs many small ones costs
+        their size each time, not its own. By default :meth:`combine`."""
+        return self.combine(ctx, big, small)
 
     def evaluator(self, graph: WSPGraph) -> "Evaluator":
         """An :class:`Evaluator` bound to ``graph``."""
@@ -247,12 +277,26 @@ class Evaluator:
     def _summary(self, mask: int) -> Any:
         got = self._summaries.get(mask)
         if got is None:
+            # a model that absorbs in place takes the instructions one by one; any other
+            # combines them as a balanced tree: a summary that copies its parts costs
+            # n log n for a block of n instructions, not n squared
             m, rest = self.model, mask
+            parts = []
             while rest:
                 low = rest & -rest
                 rest ^= low
-                one = m.summary(self._ctx, low.bit_length() - 1)
-                got = one if got is None else m.combine(self._ctx, got, one)
+                parts.append(m.summary(self._ctx, low.bit_length() - 1))
+            if type(m).absorb is not AdditiveCostModel.absorb:
+                # the parts are fresh: absorb them one by one into the first, in place
+                got = parts[0]
+                for one in parts[1:]:
+                    got = m.absorb(self._ctx, got, one)
+                self._summaries[mask] = got
+                return got
+            while len(parts) > 1:
+                parts = [m.combine(self._ctx, parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k]
+                         for k in range(0, len(parts), 2)]
+            got = parts[0]
             self._summaries[mask] = got
         return got
 
@@ -297,12 +341,22 @@ class Evaluator:
         blocks = tuple(sorted(tuple(i for i in range(self.graph.n) if m >> i & 1) for m in masks))
         return self.model.cost(Partition(self.graph.program, blocks))
 
-    def merged(self, m1: int, m2: int) -> int:
+    def merged(self, m1: int, m2: int, *, consume: bool = False) -> int:
         """Note that blocks ``m1`` and ``m2`` merged: the union's summary is built from
-        theirs (cheaper than from its instructions). Returns the union's mask."""
+        theirs (cheaper than from its instructions). Returns the union's mask.
+
+        With ``consume`` the summary of ``m1`` (the larger block) is given up and may be
+        reused for the union (:meth:`AdditiveCostModel.absorb`); it is made again from the
+        instructions if ``m1`` is asked for later."""
         mask = m1 | m2
         if self.additive and mask not in self._summaries:
-            self._summaries[mask] = self.model.combine(self._ctx, self._summary(m1), self._summary(m2))
+            if consume:
+                big = self._summary(m1)
+                small = self._summary(m2)
+                del self._summaries[m1]
+                self._summaries[mask] = self.model.absorb(self._ctx, big, small)
+            else:
+                self._summaries[mask] = self.model.combine(self._ctx, self._summary(m1), self._summary(m2))
         return mask
 
     def saving(self, m1: int, m2: int, others: Sequence[int] = ()) -> float:
@@ -335,6 +389,7 @@ class Bohrium(AdditiveCostModel):
 
     name = "bohrium"
     pairwise = True
+    sparse_savings = True
 
     def __init__(self, unit: str = "bytes") -> None:
         if unit not in ("bytes", "elements"):
@@ -350,6 +405,18 @@ class Bohrium(AdditiveCostModel):
 
     def combine(self, ctx: Any, a: Any, b: Any) -> Any:
         return (self._union(a[0], b[0]), self._union(a[1], b[1]), a[2] | b[2], a[3] | b[3])
+
+    def absorb(self, ctx: Any, big: Any, small: Any) -> Any:
+        # big's dicts are its own (every summary builds fresh ones); its base sets become
+        # plain sets owned by the result
+        reads, writes, new, freed = big
+        self._add(reads, small[0])
+        self._add(writes, small[1])
+        new = new if isinstance(new, set) else set(new)
+        freed = freed if isinstance(freed, set) else set(freed)
+        new |= small[2]
+        freed |= small[3]
+        return reads, writes, new, freed
 
     def value(self, ctx: Any, s: Any) -> float:
         reads, writes, new, freed = s
@@ -398,11 +465,29 @@ class Bohrium(AdditiveCostModel):
         out = dict(a)
         for k, (vs, sz) in b.items():
             if k in out:
-                both = out[k][0] | vs
-                out[k] = (both, sum(self._size(v) for v in both))
+                big, bsz = out[k]
+                if vs is big or vs == big:
+                    continue
+                # the union's size from the smaller side: a base viewed a thousand times
+                # over costs its new views, not all of them, at each merge
+                small, big = (vs, big) if len(vs) <= len(big) else (big, vs)
+                out[k] = (big | small, sz + bsz - sum(self._size(v) for v in small if v in big))
             else:
                 out[k] = (vs, sz)
         return out
+
+    def _add(self, out: dict[str, Any], b: dict[str, Any]) -> None:
+        """:meth:`_union` into ``out`` in place."""
+        for k, (vs, sz) in b.items():
+            got = out.get(k)
+            if got is None:
+                out[k] = (vs, sz)
+                continue
+            big, bsz = got
+            if vs is big or vs == big:
+                continue
+            small, big = (vs, big) if len(vs) <= len(big) else (big, vs)
+            out[k] = (big | small, sz + bsz - sum(self._size(v) for v in small if v in big))
 
     def _size(self, v: View) -> int:
         return v.nbytes if self.unit == "bytes" else v.size
@@ -425,6 +510,7 @@ class MaxContract(AdditiveCostModel):
     name = "max_contract"
     unit = "arrays"
     pairwise = True
+    sparse_savings = True
 
     def summary(self, ctx: Any, i: int) -> Any:
         a = ctx["acc"][i]
@@ -432,6 +518,13 @@ class MaxContract(AdditiveCostModel):
 
     def combine(self, ctx: Any, a: Any, b: Any) -> Any:
         return (a[0] | b[0], a[1] | b[1])
+
+    def absorb(self, ctx: Any, big: Any, small: Any) -> Any:
+        new = big[0] if isinstance(big[0], set) else set(big[0])
+        deleted = big[1] if isinstance(big[1], set) else set(big[1])
+        new |= small[0]
+        deleted |= small[1]
+        return new, deleted
 
     def value(self, ctx: Any, s: Any) -> float:
         new, deleted = s
@@ -451,6 +544,7 @@ class MaxLocality(AdditiveCostModel):
     name = "max_locality"
     unit = "accesses"
     pairwise = True
+    sparse_savings = True
 
     def prepare(self, graph: WSPGraph) -> Any:
         ctx = super().prepare(graph)
@@ -494,7 +588,20 @@ class MaxLocality(AdditiveCostModel):
             for g, x in ctx["sym"][f].items():
                 if mask >> g & 1:
                     cross += x
-        return (a[0] | b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3] + cross)
+        return (a[0] | b[0], (*a[1], *b[1]), a[2] + b[2], a[3] + b[3] + cross)
+
+    def absorb(self, ctx: Any, big: Any, small: Any) -> Any:
+        if len(small[1]) > len(big[1]):
+            return self.combine(ctx, big, small)
+        cross = 0
+        mask = big[0]
+        for f in small[1]:
+            for g, x in ctx["sym"][f].items():
+                if mask >> g & 1:
+                    cross += x
+        members = big[1] if isinstance(big[1], list) else list(big[1])
+        members.extend(small[1])
+        return (big[0] | small[0], members, big[2] + small[2], big[3] + small[3] + cross)
 
     def value(self, ctx: Any, s: Any) -> float:
         return s[2] - s[3]
@@ -512,6 +619,7 @@ class Robinson(AdditiveCostModel):
     unit = "score"
     pairwise = True
     merge_bonus = 1
+    sparse_savings = True
 
     def __init__(self) -> None:
         self._contract, self._locality = MaxContract(), MaxLocality()
@@ -526,6 +634,9 @@ class Robinson(AdditiveCostModel):
 
     def combine(self, ctx: Any, a: Any, b: Any) -> Any:
         return (self._contract.combine(ctx, a[0], b[0]), self._locality.combine(ctx, a[1], b[1]))
+
+    def absorb(self, ctx: Any, big: Any, small: Any) -> Any:
+        return (self._contract.absorb(ctx, big[0], small[0]), self._locality.absorb(ctx, big[1], small[1]))
 
     def value(self, ctx: Any, s: Any) -> float:
         n = ctx["N"]
@@ -571,24 +682,33 @@ COST_MODELS: dict[str, Callable[..., Any]] = {
     "max_locality": MaxLocality,
     "robinson": Robinson,
 }
+# every name get_cost_model accepts: the paper's four and the time model (fusionlab.timemodel,
+# which imports this module, so it is looked up by name there)
+MODEL_NAMES: tuple[str, ...] = (*COST_MODELS, "time")
 
 
 def get_cost_model(model: Any = "bohrium", **options: Any) -> Any:
-    """A cost model by name (``bohrium``, ``max_contract``, ``max_locality``, ``robinson``),
-    or ``model`` itself when it already is one.
+    """A cost model by name (``bohrium``, ``max_contract``, ``max_locality``, ``robinson``,
+    ``time``: :class:`fusionlab.timemodel.TimeModel`), or ``model`` itself when it already is one.
 
     >>> get_cost_model("max_locality").name
     'max_locality'
+    >>> get_cost_model("time").unit
+    'seconds'
     >>> get_cost_model("fastest")
     Traceback (most recent call last):
     ...
-    ValueError: unknown cost model 'fastest'; choose one of bohrium, max_contract, max_locality, robinson, or pass an object with cost(partition)
+    ValueError: unknown cost model 'fastest'; choose one of bohrium, max_contract, max_locality, robinson, time, or pass an object with cost(partition)
     """
     if isinstance(model, str):
         key = model.lower().replace("-", "_").replace(" ", "_")
+        if key == "time":   # fusionlab.timemodel imports this module, so it is looked up here
+            from .timemodel import TimeModel
+
+            return TimeModel(**options)
         if key not in COST_MODELS:
             raise ValueError(
-                f"unknown cost model {model!r}; choose one of {', '.join(COST_MODELS)}, "
+                f"unknown cost model {model!r}; choose one of {', '.join(COST_MODELS)}, time, "
                 "or pass an object with cost(partition)"
             )
         return COST_MODELS[key](**options)
@@ -631,6 +751,11 @@ class NonMonotonicCostModel(ValueError):
             f"cost model {getattr(model, 'name', model)!r} is not monotone (Def. 6): {violation}. "
             "Fusing two blocks must never raise the cost."
         )
+
+
+class UnsupportedCostModel(ValueError):
+    """Raised by an algorithm that cannot take a (monotone) model, e.g. the ILP, whose
+    objective is linear in the built-in models only; the message names what can."""
 
 
 def _set_partitions(n: int) -> Iterable[list[list[int]]]:

@@ -25,6 +25,10 @@ import enum
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+import math
+from bisect import bisect_right
+
+from .budget import UNLIMITED, Budget
 from .bytecode import Instruction, OpFamily, Program, View
 from .text import format_view
 
@@ -82,7 +86,7 @@ class WSPGraph:
     :meth:`forbidden_edges` answer for both kinds.
     """
 
-    def __init__(self, program: Program) -> None:
+    def __init__(self, program: Program, *, budget: Budget | None = None) -> None:
         self.program = program
         n = self.n = len(program)
         self.succ: list[set[int]] = [set() for _ in range(n)]
@@ -92,23 +96,40 @@ class WSPGraph:
         self.explicit_mask: list[int] = [0] * n
         self.domain: list[tuple[int, ...] | None] = [ins.domain for ins in program]
         self.opaque: list[bool] = [ins.opcode in OpFamily.OPAQUE for ins in program]
-        self._build()
+        #: Data later phases derive from the program once per graph (the cost models'
+        #: access summaries), by name.
+        self.derived: dict[str, object] = {}
+        self._build(UNLIMITED if budget is None else budget)
 
     # -- construction -----------------------------------------------------------------
-    def _build(self) -> None:
+    def _build(self, budget: Budget) -> None:
+        """Compare the accesses of each base pairwise, in program order.
+
+        Two reads never conflict and never forbid a fusion, so only pairs where one of the
+        two writes the base are compared: a base read by thousands of instructions (an
+        array indexed element by element in a Python loop) costs its writers times its
+        users, not its users squared. ``budget`` is checked every few thousand pairs.
+        """
         per_base: dict[str, list[tuple[int, Instruction]]] = {}
         for i, ins in enumerate(self.program):
             for name in {v.base.name for v in ins.reads() + ins.writes()}:
                 per_base.setdefault(name, []).append((i, ins))
+        work = 0
         for name, users in per_base.items():
+            writes = [[v for v in ins.writes() if v.base.name == name] for _, ins in users]
+            reads = [[v for v in ins.reads() if v.base.name == name] for _, ins in users]
+            writers = [a for a in range(len(users)) if writes[a]]
             for a in range(len(users)):
                 i, fi = users[a]
-                wi = [v for v in fi.writes() if v.base.name == name]
-                ri = [v for v in fi.reads() if v.base.name == name]
-                for b in range(a + 1, len(users)):
+                wi, ri = writes[a], reads[a]
+                later = range(a + 1, len(users)) if wi else writers[bisect_right(writers, a):]
+                work += len(later)
+                if work > 4096:
+                    budget.check("WSP graph")
+                    work = 0
+                for b in later:
                     j, fj = users[b]
-                    wj = [v for v in fj.writes() if v.base.name == name]
-                    rj = [v for v in fj.reads() if v.base.name == name]
+                    wj, rj = writes[b], reads[b]
                     kind = (
                         Access.RAW if _meet(wi, rj)
                         else Access.WAW if _meet(wi, wj)
@@ -281,6 +302,7 @@ class PartitionState:
         self.last: dict[int, int] = {}
         for b, mask in self.members.items():
             self._summarise(b, mask)
+        self.rank: dict[int, float] | None = _topological_ranks(self.succ)
 
     def _summarise(self, b: int, mask: int) -> None:
         g = self.graph
@@ -314,6 +336,7 @@ class PartitionState:
         other.pred = {b: set(s) for b, s in self.pred.items()}
         for name in ("domain", "opaque", "explicit", "first", "last"):
             setattr(other, name, dict(getattr(self, name)))
+        other.rank = None if self.rank is None else dict(self.rank)
         return other
 
     def neighbours(self, b: int) -> set[int]:
@@ -363,42 +386,48 @@ class PartitionState:
     def long_path(self, b1: int, b2: int) -> list[int] | None:
         """A path ``b1 -> x -> ... -> b2`` of length >= 2 in the partition graph, or ``None``.
 
-        A bidirectional search: forwards from ``b1``, backwards from ``b2``, growing the
-        smaller frontier. (Program order cannot prune it: blocks may interleave, and an edge
+        A path only climbs in :attr:`rank` (a topological order kept through merges), so
+        none exists when ``b2`` ranks below ``b1``, and a search stays between the two
+        ranks. It searches from the end with fewer edges (backwards from ``b2`` when it has
+        fewer predecessors than ``b1`` has successors) until it meets a neighbour of the
+        other end: a block that thousands depend on costs nothing when the other end is
+        small. (Program order cannot prune it: blocks may interleave, and an edge
         ``X -> Y`` only says that some instruction of ``X`` precedes some of ``Y``.)
         """
-        ahead = {x: b1 for x in self.succ[b1] if x != b2}
-        behind = {x: b2 for x in self.pred[b2] if x != b1}
-        front_a, front_b = list(ahead), list(behind)
-        while True:
-            meet = next((x for x in front_a if x in behind), None)
-            if meet is None:
-                meet = next((x for x in front_b if x in ahead), None)
-            if meet is not None:
-                path = [meet]
-                while path[0] != b1:
-                    path.insert(0, ahead[path[0]])
-                while path[-1] != b2:
-                    path.append(behind[path[-1]])
-                return path
-            if not front_a or not front_b:
+        rank = self.rank
+        lo, hi = -math.inf, math.inf
+        if rank is not None:
+            lo, hi = rank[b1], rank[b2]
+            if lo >= hi:
                 return None
-            if len(front_a) <= len(front_b):
-                nxt = []
-                for x in front_a:
-                    for y in self.succ[x]:
-                        if y not in ahead and y != b1 and y != b2:
-                            ahead[y] = x
-                            nxt.append(y)
-                front_a = nxt
-            else:
-                nxt = []
-                for x in front_b:
-                    for y in self.pred[x]:
-                        if y not in behind and y != b1 and y != b2:
-                            behind[y] = x
-                            nxt.append(y)
-                front_b = nxt
+        forward = len(self.succ[b1]) <= len(self.pred[b2])
+        start, goal = (b1, b2) if forward else (b2, b1)
+        step = self.succ if forward else self.pred
+        # the neighbours of the far end through which a path must arrive
+        targets = self.pred[b2] if forward else self.succ[b1]
+        came: dict[int, int] = {}
+        stack = []
+        for x in step[start]:
+            if x != goal and (rank is None or lo < rank[x] < hi):
+                came[x] = start
+                stack.append(x)
+        while stack:
+            x = stack.pop()
+            if x in targets:
+                path = [x]
+                while path[-1] != start:
+                    path.append(came[path[-1]])
+                path.reverse()  # start ... x
+                full = path + [goal]
+                return full if forward else full[::-1]
+            for y in step[x]:
+                if y in came or y == start or y == goal:
+                    continue
+                if rank is not None and not lo < rank[y] < hi:
+                    continue
+                came[y] = x
+                stack.append(y)
+        return None
 
     def reaches(self, b1: int, b2: int) -> bool:
         """Whether a dependency path leads from block ``b1`` to block ``b2``."""
@@ -442,54 +471,138 @@ class PartitionState:
                 return IllegalMerge.CYCLE, label
         return None
 
-    def merge(self, b1: int, b2: int) -> int:
-        """Contract blocks ``b1`` and ``b2`` (no legality check); returns the new block id."""
-        z = self._next_id
-        self._next_id += 1
-        mask = self.members.pop(b1) | self.members.pop(b2)
-        self.members[z] = mask
-        for i in _bits(mask):
+    def merge(self, b1: int, b2: int, *, reuse: bool = False) -> int:
+        """Contract blocks ``b1`` and ``b2`` (no legality check); returns the merged block's id.
+
+        The merged block gets a new id, unless ``reuse``: then it keeps the id of the block
+        with more instructions, and only the smaller block's instructions and neighbours are
+        relabelled (a block that keeps growing costs its new part, not its size, each time).
+        """
+        if reuse:
+            big, small = (b1, b2) if self.members[b1].bit_count() >= self.members[b2].bit_count() else (b2, b1)
+            z = big
+        else:
+            big, small = b1, b2
+            z = self._next_id
+            self._next_id += 1
+        m_small = self.members.pop(small)
+        m_big = self.members.pop(big)
+        self.members[z] = m_big | m_small
+        for i in _bits(m_small if reuse else m_big | m_small):
             self.block_of[i] = z
-        succ = (self.succ.pop(b1) | self.succ.pop(b2)) - {b1, b2}
-        pred = (self.pred.pop(b1) | self.pred.pop(b2)) - {b1, b2}
+        succ = self.succ.pop(big)
+        succ |= self.succ.pop(small)
+        succ -= {b1, b2}
+        pred = self.pred.pop(big)
+        pred |= self.pred.pop(small)
+        pred -= {b1, b2}
         self.succ[z], self.pred[z] = succ, pred
         for x in succ:
-            self.pred[x] -= {b1, b2}
-            self.pred[x].add(z)
+            p = self.pred[x]
+            if small in p or not reuse:
+                p.discard(b1)
+                p.discard(b2)
+                p.add(z)
         for x in pred:
-            self.succ[x] -= {b1, b2}
-            self.succ[x].add(z)
-        for name in ("domain", "opaque", "explicit", "first", "last"):
-            getattr(self, name).pop(b1)
-            getattr(self, name).pop(b2)
-        self._summarise(z, mask)
+            q = self.succ[x]
+            if small in q or not reuse:
+                q.discard(b1)
+                q.discard(b2)
+                q.add(z)
+        d1, d2 = self.domain.pop(b1), self.domain.pop(b2)
+        self.domain[z] = d2 if d1 is None else d1
+        o1, o2 = self.opaque.pop(b1), self.opaque.pop(b2)
+        self.opaque[z] = o1 or o2
+        self.explicit[z] = self.explicit.pop(b1) | self.explicit.pop(b2)
+        self.first[z] = min(self.first.pop(b1), self.first.pop(b2))
+        self.last[z] = max(self.last.pop(b1), self.last.pop(b2))
+        if self.rank is not None:
+            self._rerank(b1, b2, z)
         return z
 
+    def _rerank(self, b1: int, b2: int, z: int) -> None:
+        """Keep ``rank`` a topological order after ``b1`` and ``b2`` became ``z``.
 
-def partition_problems(graph: WSPGraph, blocks: Iterable[Iterable[int]]) -> list[str]:
+        ``z`` takes the lower of the two ranks; its predecessors ranked above it are edges
+        inserted against the order, repaired at once as in Pearce and Kelly's dynamic
+        topological sort: the nodes those predecessors come from and the nodes ``z`` leads
+        to, between the two ranks, swap their slots (the former first). A merge that makes
+        a cycle (``merge`` does not check legality) drops the ranks.
+        """
+        rank = self.rank
+        assert rank is not None
+        bottom = min(rank.pop(b1), rank.pop(b2))
+        rank[z] = bottom
+        late = [a for a in self.pred[z] if rank[a] > bottom]
+        if not late:
+            return
+        top = max(rank[a] for a in late)
+        forward, stack = {z}, [z]
+        while stack:
+            x = stack.pop()
+            for y in self.succ[x]:
+                if rank[y] < top and y not in forward:
+                    forward.add(y)
+                    stack.append(y)
+        backward, stack = set(late), list(late)
+        while stack:
+            x = stack.pop()
+            for y in self.pred[x]:
+                if rank[y] > bottom and y not in backward:
+                    backward.add(y)
+                    stack.append(y)
+        if forward & backward or any(a in forward for a in late):
+            self.rank = None  # a cycle: no order exists
+            return
+        order = sorted(backward, key=rank.__getitem__) + sorted(forward, key=rank.__getitem__)
+        slots = sorted(rank[x] for x in order)
+        for x, slot in zip(order, slots):
+            rank[x] = slot
+
+
+def partition_problems(graph: WSPGraph, blocks: Iterable[Iterable[int]], *, limit: int = 20,
+                       budget: Budget | None = None) -> list[str]:
     """Why a partition is illegal (Def. 5): forbidden pairs inside blocks, a cycle between
     blocks, instructions missing or repeated. An empty list means legal.
+
+    A block is first tested as a whole (its iteration shapes, opaque instructions and
+    explicit fuse-preventing masks), in time linear in its size; only a block that fails
+    is searched pair by pair, and at most ``limit`` pairs are listed (then a count of the
+    rest). ``budget`` is checked while pairs are listed.
 
     >>> from fusionlab.examples import fig3
     >>> g = WSPGraph(fig3())
     >>> partition_problems(g, [range(17)])[0]
     'instructions 1 and 3 share a block: different iteration shapes ((4,) vs (5,))'
+    >>> partition_problems(g, [range(17)], limit=2)[-1]
+    '... and 20 more pairs of instructions that may not share a block'
     """
+    budget = UNLIMITED if budget is None else budget
     blocks = [sorted(set(b)) for b in blocks]
     seen = sorted(i for b in blocks for i in b)
     if seen != list(range(graph.n)):
         missing = sorted(set(range(graph.n)) - set(seen))
         return [f"every instruction must be in exactly one block (missing {[m + 1 for m in missing]}, "
                 f"or repeated)"]
-    problems = []
+    problems: list[str] = []
+    more = 0
     for b in blocks:
+        if _block_is_fusible(graph, b):
+            continue
         for x in range(len(b)):
+            budget.check("legality")
             for y in range(x + 1, len(b)):
                 got = graph.forbidden(b[x], b[y])
-                if got is not None:
+                if got is None:
+                    continue
+                if len(problems) < limit:
                     problems.append(
                         f"instructions {b[x] + 1} and {b[y] + 1} share a block: {got[0].value} ({got[1]})"
                     )
+                else:
+                    more += 1
+    if more:
+        problems.append(f"... and {more} more pairs of instructions that may not share a block")
     state = PartitionState(graph, blocks)
     cycle = _find_cycle(state.succ)
     if cycle:
@@ -498,8 +611,51 @@ def partition_problems(graph: WSPGraph, blocks: Iterable[Iterable[int]]) -> list
     return problems
 
 
-def reachability(succ: list[list[int]] | list[set[int]]) -> list[int]:
-    """For each node of a DAG, the bit mask of the nodes a path of length >= 1 reaches."""
+def _block_is_fusible(graph: WSPGraph, block: list[int]) -> bool:
+    """Whether no fuse-preventing edge joins two instructions of ``block`` (by the rules
+    :meth:`WSPGraph.forbidden` applies, tested for the whole block at once)."""
+    mask = 0
+    for i in block:
+        mask |= 1 << i
+    domains = set()
+    opaque = 0
+    for i in block:
+        if graph.explicit_mask[i] & mask:
+            return False
+        if graph.opaque[i]:
+            opaque += 1
+        elif graph.domain[i] is not None:
+            domains.add(graph.domain[i])
+    if len(domains) > 1:
+        return False
+    # an opaque instruction runs alone: beside another opaque one or any computation
+    return not opaque or (opaque == 1 and not domains)
+
+
+def _topological_ranks(succ: dict[int, set[int]]) -> dict[int, float] | None:
+    """A rank per block that grows along every dependency edge (``None`` on a cycle)."""
+    indegree = {b: 0 for b in succ}
+    for b, targets in succ.items():
+        for y in targets:
+            indegree[y] += 1
+    ready = sorted(b for b, d in indegree.items() if d == 0)
+    rank: dict[int, float] = {}
+    while ready:
+        b = ready.pop()
+        rank[b] = float(len(rank))
+        for y in succ[b]:
+            indegree[y] -= 1
+            if indegree[y] == 0:
+                ready.append(y)
+    return rank if len(rank) == len(succ) else None
+
+
+def reachability(succ: list[list[int]] | list[set[int]], budget: Budget | None = None,
+                 phase: str = "reachability") -> list[int]:
+    """For each node of a DAG, the bit mask of the nodes a path of length >= 1 reaches.
+
+    ``budget`` is checked once per node (each costs a few big-integer unions)."""
+    budget = UNLIMITED if budget is None else budget
     n = len(succ)
     order: list[int] = []
     seen = [False] * n
@@ -519,6 +675,7 @@ def reachability(succ: list[list[int]] | list[set[int]]) -> list[int]:
                 stack.append((nxt, iter(succ[nxt])))
     reach = [0] * n
     for x in order:  # successors come first in this post-order
+        budget.check(phase)
         for y in succ[x]:
             reach[x] |= (1 << y) | reach[y]
     return reach

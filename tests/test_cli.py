@@ -96,7 +96,7 @@ def test_capture_prints_batches_of_a_python_file(capsys, tmp_path):
     code, out, err = run(capsys, "capture", str(path))
     assert code == 0 and err == "[0. 0. 0. 0. 0.]\n"        # the program's own output: stderr
     assert out.splitlines()[0] == "# batch 1 of 2: 16 instructions"
-    assert "MAXIMUM t2[1:], t4, t3[1:]" in out and out.rstrip().endswith("DEL t2")
+    assert "MAXIMUM D[1:], T, E[1:]" in out and out.rstrip().endswith("DEL D")
     code, out, _ = run(capsys, "capture", str(path), "--format", "json")
     d = json.loads(out)
     assert d["instructions"] == 17 and [b["instructions"] for b in d["batches"]] == [16, 1]
@@ -126,10 +126,10 @@ def test_verify_workloads_and_files(capsys, tmp_path):
 
 
 def test_workloads_lists_every_workload(capsys):
-    from fusionlab.workloads import WORKLOADS
+    from fusionlab.workloads import ALL_WORKLOADS, CORPUS, WORKLOADS
 
     code, out, _ = run(capsys, "workloads")
-    assert code == 0 and len(out.splitlines()) == len(WORKLOADS) == 20
+    assert code == 0 and len(out.splitlines()) == len(ALL_WORKLOADS) == len(WORKLOADS) + len(CORPUS) == 20 + 16
     assert out.splitlines()[0].startswith("black_scholes")
 
 

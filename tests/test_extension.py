@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fusionlab.report import MIME_TYPE
-
+MIME_TYPE = "application/vnd.fusionlab.explorer+json"  # docs/explorer-protocol.md
 REPO = Path(__file__).resolve().parents[1]
 NAME = "fusionlab-explorer"
 SOURCE = REPO / "extension"
@@ -33,29 +32,41 @@ def _built() -> None:
                     "which builds it with jlpm")
 
 
-def test_source_declares_a_mime_extension_built_into_the_package() -> None:
+def test_source_declares_a_mime_extension_and_a_plugin_built_into_the_package() -> None:
     pkg = json.loads((SOURCE / "package.json").read_text())
     assert pkg["name"] == NAME
-    assert pkg["jupyterlab"]["mimeExtension"] is True
+    # the MIME renderer (index) and the regular plugin that finds a notebook's kernel (plugin)
+    assert pkg["jupyterlab"]["mimeExtension"] == "lib/index.js"
+    assert pkg["jupyterlab"]["extension"] == "lib/plugin.js"
     assert (SOURCE / pkg["jupyterlab"]["outputDir"]).resolve() == BUILD
     assert (SOURCE / "yarn.lock").exists()
     index = (SOURCE / "src" / "index.ts").read_text()
     assert "safe: true" in index
     rank = int(re.search(r"RANK = (\d+)", index).group(1))
-    assert rank < 80  # preferred over the image/svg+xml renderer (rank 80) of the same bundle
+    assert rank < 50  # preferred over the kernel's text/html fallback (rank 50) of the same bundle
     assert MIME_TYPE in (SOURCE / "src" / "types.ts").read_text()
+    assert "'fusionlab.explorer'" in (SOURCE / "src" / "kernel.ts").read_text()  # the comm target
 
 
-def test_build_is_a_prebuilt_extension_with_graphviz_in_its_own_chunk() -> None:
+def test_build_lays_out_in_a_worker_with_graphviz_in_its_own_chunk() -> None:
     meta = json.loads((BUILD / "package.json").read_text())
     build = meta["jupyterlab"]["_build"]
-    assert build["mimeExtension"] and (BUILD / build["load"]).exists()
+    assert build["mimeExtension"] and build["extension"] and (BUILD / build["load"]).exists()
     chunks = sorted(BUILD.glob("static/*.js"), key=lambda p: p.stat().st_size)
-    assert chunks[-1].stat().st_size > 500_000  # Graphviz (WASM inlined), loaded on first use
-    assert "fl-explorer" not in chunks[-1].read_text(errors="replace")
-    assert any("fl-explorer" in c.read_text(errors="replace") for c in chunks[:-1])
-    remote = (BUILD / build["load"]).read_text()
-    assert chunks[-1].name.split(".")[0] in remote  # a lazily loaded chunk the entry knows
+    texts = {c.name: c.read_text(errors="replace") for c in chunks}
+    graphviz = chunks[-1]
+    assert graphviz.stat().st_size > 500_000  # Graphviz (WASM inlined), loaded by the worker only
+    assert "fl-explorer" not in texts[graphviz.name]
+    # the worker: its own small chunk, which loads Graphviz's chunk with importScripts
+    workers = [n for n, t in texts.items() if "onmessage" in t and "importScripts" in t and n != graphviz.name
+               and not n.startswith("remoteEntry")]
+    assert len(workers) == 1
+    assert graphviz.name.split(".")[0] in texts[workers[0]]
+    # the explorer's code creates the worker from that chunk
+    page = [n for n, t in texts.items() if "fl-explorer" in t and "new Worker" in t]
+    assert page and workers[0].split(".")[0] in texts[page[0]]
+    # Graphviz is not shared through the page's module federation (a worker has no share scope)
+    assert "@hpcc-js/wasm-graphviz" not in texts[build["load"].split("/")[-1]]
 
 
 def test_no_html_is_injected_from_data() -> None:

@@ -29,8 +29,18 @@ def fuse(line: str, cell: str) -> "capture_output":
     return out
 
 
+def displays(out) -> dict[str, list]:
+    """The outputs of each display id, in order: the display, then its in-place updates."""
+    by_id: dict[str, list] = {}
+    for o in out.outputs:
+        if MIME_TYPE in o.data:
+            by_id.setdefault((o.transient or {}).get("display_id", id(o)), []).append(o)
+    return by_id
+
+
 def reports(out) -> list[dict]:
-    return [o.data[MIME_TYPE] for o in out.outputs if MIME_TYPE in o.data]
+    """The final report of each display (its last update)."""
+    return [outputs[-1].data[MIME_TYPE] for outputs in displays(out).values()]
 
 
 def plain(cell: str, start: dict) -> dict:
@@ -49,10 +59,15 @@ def test_fig3_cell_shows_the_explorer_and_keeps_plain_values() -> None:
     assert report["selected"] == {"algorithm": "greedy", "cost_model": "bohrium"}
     # the same program as Fig. 3b
     assert ip.user_ns["fig3res"].capture.program.signature() == fig3().signature()
-    # the output bundle carries SVG and text fallbacks, and a widget
-    bundle = next(o.data for o in out.outputs if MIME_TYPE in o.data)
-    assert bundle["image/svg+xml"].startswith("<svg") and "greedy / bohrium" in bundle["text/plain"]
-    assert any("application/vnd.jupyter.widget-view+json" in o.data for o in out.outputs)
+    # one display: the report, a static HTML fallback with the graph laid out, and text; no widget
+    [outputs] = displays(out).values()
+    assert not outputs[0].update and all(o.update for o in outputs[1:])
+    bundle = outputs[-1].data
+    assert set(bundle) == {MIME_TYPE, "text/html", "text/plain"}
+    assert "<svg" in bundle["text/html"] and "greedy / bohrium: 4 blocks" in bundle["text/html"]
+    assert "greedy / bohrium" in bundle["text/plain"] and report["status"]["complete"]
+    assert report["id"] == outputs[0].transient["display_id"]
+    assert not any("application/vnd.jupyter.widget-view+json" in o.data for o in out.outputs)
     # the printed value of D (Fig. 3a prints it) came out of the captured run
     assert out.stdout.strip()
     want = plain(FIG3_PYTHON, {})
@@ -121,8 +136,12 @@ def test_fuse_config_sets_session_defaults() -> None:
 
 def test_magic_documents_every_option() -> None:
     doc = ip.find_cell_magic("fuse").__doc__
-    for option in ("--algorithm", "--cost", "--compare", "--algorithms", "--time", "--repeat", "--name"):
+    for option in ("--algorithm", "--cost", "--compare", "--algorithms", "--time", "--repeat", "--name",
+                   "--budget", "--trace-limit", "--widgets"):
         assert option in doc
+    # `%%fuse?` names the cell magic as it is typed, with no reStructuredText marker
+    assert doc.startswith("%%fuse [") and "::" not in doc
+    assert ip.find_line_magic("fuse_config").__doc__.startswith("%fuse_config [")
 
 
 def test_loop_gives_one_batch_per_iteration_and_the_cache_says_so() -> None:
@@ -218,9 +237,15 @@ def test_timing_from_the_button_fills_the_report() -> None:
     res = ip.user_ns["_fuse"]
     before = ip.user_ns["big"].copy()
     ex = Explorer(res, repeat=1, display=lambda obj, **kw: None)
+    ex.show()
     ex.time_button.click()
     timings = ex.displayed[MIME_TYPE]["timings"]
     assert [r["cost_model"] for r in timings["records"]] == ["numpy", "bohrium", "robinson"]
+    for r in timings["records"]:  # every variant: minimum, median, spread, runs, threads, warnings
+        assert 0 < r["min_seconds"] <= r["median_seconds"] and r["samples"] >= 1
+        assert r["spread"] is None or r["spread"] >= 0
+        assert isinstance(r["warnings"], list) and isinstance(r["busy"], bool)
+    assert "median" in ex.timing.value and "spread" in ex.timing.value and " ms" in ex.timing.value + " µs"
     assert all(r["max_abs_error"] is None or r["max_abs_error"] < 1e-6 for r in timings["records"])
     assert ex.progress.value == ex.progress.max and "done" in ex.progress_label.value
     assert "<svg" in ex.timing.value

@@ -23,7 +23,7 @@ from fusionlab.report import MIME_TYPE, validate_report
 
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-NAMES = ["01-wsp-paper-example", "02-cost-models", "03-benchmarks", "04-exercises"]
+NAMES = ["01-wsp-paper-example", "02-cost-models", "03-benchmarks", "04-exercises", "07-sweeps"]
 # what the tests ask of the parameter cells (03 reads them; the others ignore them)
 ENV = {
     "FUSIONLAB_NOTEBOOK_PRESET": "tiny",
@@ -189,3 +189,12 @@ def test_04_solutions_pass_and_questions_wait(monkeypatch: pytest.MonkeyPatch) -
     hidden = [c for c in nb.cells[start:] if c.cell_type == "code"]
     assert all(c.metadata.get("jupyter", {}).get("source_hidden") for c in hidden)
 
+
+
+def test_07_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sweep notebook resumes (a second run computes nothing), queries the store and
+    draws its figures."""
+    nb = _run("07-sweeps", monkeypatch)
+    assert "computed 0 of" in _text(_cell(nb, "again = run_sweep"))
+    assert "rows" in _text(_cell(nb, "machines = con.sql"))
+    assert sum(1 for c in nb.cells for o in c.get("outputs", []) if o.get("data", {}).get("image/png")) >= 2

@@ -15,7 +15,7 @@ from fusionlab.capture import capture
 from fusionlab.codegen import get_kernel
 from fusionlab.execute.numba_backend import KernelCache, Plan, plan, run_plan
 from fusionlab.execute.reference import Externals, Storage, run_reference
-from fusionlab.execute.run import compare, format_records, run
+from fusionlab.execute.runner import compare, format_records, run
 from fusionlab.workloads import WORKLOADS
 
 from test_capture import numpy_sources
@@ -145,6 +145,18 @@ def test_compare_has_numpy_first_and_a_row_per_choice():
     assert all(0 < r.min_seconds and max(r.min_seconds, r.median_seconds) == r.median_seconds for r in records)
     table = format_records(records)
     assert table.splitlines()[0].startswith("cost model") and len(table.splitlines()) == 7
+    # the explorer's fields: quartiles, spread, raw samples, threads, busy, warnings
+    import numba
+
+    for r in records:
+        assert len(r.samples) == 2 and r.median_seconds == pytest.approx(float(np.median(r.samples)))
+        assert min(r.samples) <= r.q1_seconds <= r.median_seconds <= r.q3_seconds <= max(r.samples)
+        assert r.spread == pytest.approx((r.q3_seconds - r.q1_seconds) / r.median_seconds)
+        assert isinstance(r.busy, bool) and isinstance(r.warnings, list)
+        assert (r.threads == 0) == (r.cost_model == "numpy") and r.threads <= numba.config.NUMBA_NUM_THREADS
+        d = r.to_dict()
+        assert {"q1_seconds", "q3_seconds", "spread", "samples", "threads", "busy", "warnings",
+                "median_seconds", "max_abs_error", "fallbacks"} <= set(d)
 
 
 def test_shifted_views_of_one_base_are_one_argument():
@@ -226,7 +238,7 @@ def test_freed_memory_is_reused_and_results_stay_right():
     with redirect_stdout(io.StringIO()):
         cap = capture(WORKLOADS["leibnitz_pi"].script("tiny").replace("n=256", "n=20000"), {})
     storage = Storage(cap.inputs)
-    from fusionlab.execute.run import _plans
+    from fusionlab.execute.runner import _plans
     from fusionlab.partition import MergeCache
     plans = _plans(cap.batches, "greedy", "bohrium", 0, None, MergeCache())
     for p in plans:

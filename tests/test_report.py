@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from fusionlab import parse
 from fusionlab.examples import fig3, random_program
 from fusionlab.partition import partition
-from fusionlab.report import MIME_TYPE, get_report, get_schema, validate_report
+from fusionlab.dot import block_graph, get_dot, graph_level
+from fusionlab.report import MIME_TYPE, format_cost, get_report, get_schema, unit_label, validate_report
 from fusionlab.viz.charts import cost_chart_svg, timing_chart_svg
 from fusionlab.viz.listing import code_html, cost_table_html, find_partition, listing_html
 from fusionlab.viz.svg import SvgUnavailable, render_svg
@@ -36,8 +37,16 @@ def fig3_report() -> dict:
 def test_fig3_report_holds_every_partition(fig3_report: dict) -> None:
     validate_report(fig3_report)
     assert MIME_TYPE == "application/vnd.fusionlab.explorer+json"
-    assert fig3_report["version"] == 1
+    assert fig3_report["version"] == 2
     assert len(fig3_report["partitions"]) == 6 * 4
+    assert fig3_report["status"]["complete"] and fig3_report["status"]["phase"] == "done"
+    assert fig3_report["status"]["pending"] == [] and not fig3_report["status"]["interrupted"]
+    for p in fig3_report["partitions"]:  # exact searches cut by their node limit say so
+        cut = p["algorithm"] in ("optimal", "ilp") and not p["proven_optimal"]
+        assert p["status"] == ("budget" if cut else "done"), p
+        assert p["bound"] is None or cut
+    assert "dots" not in fig3_report and all("dot" not in p for p in fig3_report["partitions"])
+    assert "digraph" not in json.dumps(fig3_report)  # structure, not drawings
     greedy = find_partition(fig3_report, "greedy", "bohrium")
     assert (greedy["cost"], greedy["cost_elements"], len(greedy["blocks"])) == (304, 38, 4)
     optimal = find_partition(fig3_report, "optimal", "bohrium")
@@ -54,24 +63,67 @@ def test_fig3_report_holds_every_partition(fig3_report: dict) -> None:
     assert fig3_report["selected"] == {"algorithm": "greedy", "cost_model": "bohrium"}
     assert sorted(c["block"] for c in fig3_report["code"]) == [1, 2, 3, 4]
     assert fig3_report["trace"]["cost_model"] == "bohrium"
-    assert fig3_report["trace"]["explored"] == len(fig3_report["trace"]["nodes"])
+    trace = fig3_report["trace"]
+    assert len(trace["nodes"]) == trace["recorded"] == min(trace["explored"], 200)  # the default trace limit
+    assert trace["truncated"] == (trace["explored"] > 200)
+    whole = get_report(fig3(), algorithms=["optimal"], cost_models=["bohrium"], trace_limit=None)["trace"]
+    assert len(whole["nodes"]) == whole["explored"] == trace["explored"] and not whole["truncated"]
+    assert whole["nodes"][:len(trace["nodes"])] == trace["nodes"]
 
 
-def test_report_shares_dot_between_equal_partitions(fig3_report: dict) -> None:
-    dots = fig3_report["dots"]
-    by_blocks: dict[str, int] = {}
+def test_weights_in_the_report_are_the_partitions_weight_edges(fig3_report: dict) -> None:
+    from fusionlab.report import weight_edges
+
     for p in fig3_report["partitions"]:
-        key = json.dumps([p["blocks"], p["cost_model"]])  # weight edges depend on the model
-        assert by_blocks.setdefault(key, p["dot"]) == p["dot"]
-    assert len(set(dots)) == len(dots) <= len(by_blocks)  # identical texts stored once
+        r = partition(fig3(), p["algorithm"], p["cost_model"], **(
+            {"time_limit": 2.0, "max_nodes": 20_000} if p["algorithm"] == "optimal" else {}))
+        want = [{"a": a + 1, "b": b + 1, "saving": pytest.approx(s)} for a, b, s in weight_edges(r)]
+        assert p["weights"] == want and p["weights_total"] == len(want)
+    singleton = find_partition(fig3_report, "singleton", "bohrium")
+    assert {"a": 1, "b": 5, "saving": 64} in singleton["weights"]  # COPY A + ADD A, A, D[:-1]
+    # the palette is the one every view colours with
+    assert fig3_report["palette"]["blocks"][0].startswith("#") and set(fig3_report["palette"]["edges"]) == {
+        "dependency", "forbidden", "weight", "contracted"}
+
+
+def test_dot_is_built_from_the_report_data(fig3_report: dict) -> None:
     greedy = find_partition(fig3_report, "greedy", "bohrium")
-    assert dots[greedy["dot"]].count("subgraph cluster_") == 4
+    dot = get_dot(fig3_report, greedy)
+    assert dot.count("subgraph cluster_") == 4 and graph_level(fig3_report, greedy) == "instruction"
+    for d in fig3_report["graph"]["dependencies"]:
+        assert f"i{d['source']} -> i{d['target']}" in dot
+    assert dot.count("style=dashed") == len(fig3_report["graph"]["forbidden"])
+    assert fig3_report["palette"]["blocks"][1] in dot
+    # block level: one node per block, the edges between two blocks merged with their count
+    bg = block_graph(fig3_report, greedy, reduce=False)
+    assert [b["size"] for b in bg["blocks"]] == [len(b) for b in greedy["blocks"]]
+    block_of = {n: k for k, b in enumerate(greedy["blocks"], 1) for n in b}
+    crossing = sum(1 for d in fig3_report["graph"]["dependencies"]
+                   if block_of[d["source"]] != block_of[d["target"]])
+    assert sum(e["count"] for e in bg["edges"] if e["kind"] == "dependency") == crossing
+    block = get_dot(fig3_report, greedy, level="block")
+    assert "cluster_" not in block and block.count("block ") >= 4
+    svg, _ = render_svg(block)
+    assert svg.startswith("<svg")
+
+
+def test_dense_programs_are_drawn_at_block_level() -> None:
+    program = random_program(300, seed=5)
+    r = get_report(program, algorithms=["linear"], cost_models=["bohrium"])
+    validate_report(r)
+    entry = r["partitions"][0]
+    assert r["graph"]["edges_total"] >= len(r["graph"]["dependencies"]) + len(r["graph"]["forbidden"])
+    level = graph_level(r, entry)
+    assert level in ("block", "summary")
+    if level == "block":
+        dot = get_dot(r, entry)
+        assert dot.count("[label=") >= len(entry["blocks"]) and "cluster_" not in dot
 
 
 @settings(max_examples=25, deadline=None)
 @given(programs(max_size=7))
 def test_weight_edges_are_exactly_the_legal_saving_merges(program) -> None:
-    from fusionlab.dot import weight_edges
+    from fusionlab.report import weight_edges
     from fusionlab.partition import evaluate
 
     for model in ("bohrium", "max_locality"):
@@ -105,7 +157,15 @@ def test_schema_rejects_a_broken_report(fig3_report: dict) -> None:
     del bad["program"]
     with pytest.raises(jsonschema.ValidationError):
         validate_report(bad)
-    assert get_schema()["properties"]["version"] == {"const": 1}
+    bad = json.loads(json.dumps(fig3_report))
+    bad["partitions"][0]["status"] = "pending"  # a pending entry has no cost
+    with pytest.raises(jsonschema.ValidationError):
+        validate_report(bad)
+    bad = json.loads(json.dumps(fig3_report))
+    bad["dots"] = []  # version 2 carries no drawing
+    with pytest.raises(jsonschema.ValidationError):
+        validate_report(bad)
+    assert get_schema()["properties"]["version"] == {"const": 2}
 
 
 @settings(max_examples=15, deadline=None)
@@ -118,11 +178,26 @@ def test_random_programs_make_valid_reports(program) -> None:
         assert covered == list(range(1, len(program) + 1))
 
 
-def test_large_program_report_has_no_dot_but_validates() -> None:
+def test_large_program_report_validates_and_stays_small() -> None:
     program = random_program(400, seed=3)
     r = get_report(program, algorithms=["linear"], cost_models=["bohrium"])
     validate_report(r)
-    assert r["partitions"][0]["dot"] is None and r["dots"] == []
+    assert len(r["program"]["instructions"]) == 400
+    assert len(json.dumps(r)) < 1_000_000
+
+
+def test_costs_and_units_are_said_one_way() -> None:
+    assert format_cost(144000016) == "144,000,016" and format_cost(1.44e8) == "144,000,000"
+    assert format_cost(-2.0) == "-2" and format_cost(0.3333333) == "0.3333"
+    assert unit_label("max_contract") == "contracted arrays (negated)"
+    from fusionlab.costs import get_cost_model
+
+    assert unit_label(get_cost_model("max_contract")) == unit_label("max_contract")
+    r = get_report(fig3(), algorithms=["singleton", "greedy"], cost_models=["max_contract"])
+    assert {p["unit"] for p in r["partitions"]} == {"contracted arrays (negated)"}
+    assert "contracted arrays (negated)" in cost_table_html(r)
+    big = get_report(fig3(), algorithms=["singleton"], cost_models=["bohrium"])
+    assert "752" in cost_table_html(big) and "7.52e" not in cost_table_html(big)
 
 
 def test_views_escape_everything_from_the_data() -> None:
@@ -132,7 +207,7 @@ def test_views_escape_everything_from_the_data() -> None:
     for html in (listing_html(r, entry), cost_table_html(r), code_html(r)):
         assert "<script" not in html and "<img" not in html
     assert "&lt;script&gt;" in listing_html(r, entry)
-    svg, _ = render_svg(r["dots"][entry["dot"]])
+    svg, _ = render_svg(get_dot(r, entry))
     assert "<script" not in svg and "<img" not in svg and "onerror=alert" not in svg.replace("onerror=alert(1)&gt;", "")
 
 
@@ -166,3 +241,49 @@ def test_svg_without_system_dot(monkeypatch: pytest.MonkeyPatch) -> None:
         render_svg(dot, engine="dot")
     with pytest.raises(SvgUnavailable, match="more than"):
         render_svg("digraph {" + "".join(f"n{i} [label=x];" for i in range(20)) + "}", max_nodes=5)
+
+
+def _closure(arcs: set, n: int) -> set:
+    reach = {v: set() for v in range(1, n + 1)}
+    changed = True
+    while changed:  # small graphs: a fixed point in at most n rounds
+        changed = False
+        for a, b in arcs:
+            new = {b} | reach[b]
+            if not new <= reach[a]:
+                reach[a] |= new
+                changed = True
+    return {(a, b) for a in reach for b in reach[a]}
+
+
+@settings(max_examples=25, deadline=None)
+@given(programs(max_size=12))
+def test_block_level_drops_only_implied_dependencies(program) -> None:
+    for algorithm in ("singleton", "linear"):
+        r = get_report(program, algorithms=[algorithm], cost_models=["bohrium"])
+        entry = r["partitions"][0]
+        full = block_graph(r, entry, reduce=False)
+        reduced = block_graph(r, entry)
+        every = {(e["a"], e["b"]) for e in full["edges"] if e["kind"] == "dependency"}
+        kept = {(e["a"], e["b"]) for e in reduced["edges"] if e["kind"] == "dependency"}
+        n = len(entry["blocks"])
+        assert kept <= every and len(every) - len(kept) == reduced["implied"]
+        assert _closure(kept, n) == _closure(every, n)  # the same order between blocks
+        for a, b in kept:  # and none of those kept is implied by another path
+            assert (a, b) not in _closure(kept - {(a, b)}, n)
+        assert [e for e in reduced["edges"] if e["kind"] == "forbidden"] == \
+            [e for e in full["edges"] if e["kind"] == "forbidden"]
+
+
+def test_trace_is_capped_in_bytes_too() -> None:
+    from fusionlab.report import trace_data
+
+    r = partition(fig3(), "optimal", seed_greedy=False)
+    whole = trace_data(r, None)
+    edges = len(json.dumps(whole["edges"]))
+    some = trace_data(r, 10_000, max_bytes=edges * 2 + 2000)  # room for the edges and ~2 KB of nodes
+    assert some["edges"] == whole["edges"] and 0 < len(some["nodes"]) < len(whole["nodes"])
+    assert sum(len(json.dumps(n)) for n in some["nodes"]) <= edges + 2000 and some["truncated"]
+    assert some["nodes"] == whole["nodes"][:len(some["nodes"])]
+    none = trace_data(r, 10_000, max_bytes=edges)  # the edges alone take more than half: neither kept
+    assert none["edges"] == [] and none["nodes"] == [] and none["truncated"] and none["explored"] == whole["explored"]

@@ -1,23 +1,82 @@
 /**
- * The explorer view of one report: bytecode listing coloured by block, the WSP graph,
- * the block detail with its generated code, the cost table, the search tree and timings.
- * Everything is built with createElement / createElementNS and textContent.
+ * The explorer view of one report: progress while the kernel computes, bytecode listing
+ * coloured by block, the WSP graph drawn from the report's data, the block detail with its
+ * generated code, the cost table, the search tree, timings, and the controls that need the
+ * kernel (through the explorer's comm channel). Everything is built with createElement /
+ * createElementNS and textContent.
  */
 
 import { clear, fmt, fmtSeconds, h } from './dom';
-import { annotateSvg, layout, sanitizeSvg } from './graph';
+import { IGraphData } from './dotgen';
+import { GraphView, IGraphState } from './graphview';
+import { ChannelState, IReply, KernelChannel } from './kernel';
 import { safeClass, TreeView } from './tree';
-import { asArray, ICode, IInstruction, IPartition, IReport, ITraceEdge, str } from './types';
+import {
+  asArray, ICode, IDependency, IForbidden, IInstruction, IPartition, IReport, ITimingRecord, ITrace,
+  ITraceEdge, IWeight, str
+} from './types';
 
-/** Number of block colours (fl-c0 ... fl-c7 in the style sheet). */
-export const COLOURS = 8;
-
+/** Number of block colour classes in the style sheet (fl-c0 ... fl-c11). */
+export const MAX_COLOURS = 12;
+const DEFAULT_COLOURS = 8;
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/g;
-/** Graphs with more edges are laid out only on request. */
-const MAX_AUTO_EDGES = 2000;
+/** Listing rows drawn before "show all". */
+const LISTING_ROWS = 2000;
+const SAFE_COLOUR = /^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|rgba?\([0-9., %]{5,40}\))$/;
+
+/** Gives an explorer the kernel channel of its report, when its notebook has a kernel. */
+export interface IKernelHost {
+  channel(reportId: string, retry: boolean): KernelChannel | null;
+}
+
+/** View state kept across re-renders of the same report (the kernel's updates). */
+interface IViewState {
+  graph: IGraphState;
+  block: number | null;
+  trace: ITrace | null;
+  message: string;
+}
+
+/** View states kept (the most recently rendered reports). */
+const MAX_VIEW_STATES = 64;
+const viewStates = new Map<string, IViewState>();
+/** A choice made while the channel was still opening (the cell running), sent once it is open. */
+const pendingSelects = new Map<string, { algorithm: string; cost_model: string }>();
 
 function key(blocks: number[]): string {
   return [...blocks].sort((a, b) => a - b).join(',');
+}
+
+/** "1–4, 7, 9–10" */
+export function ranges(ns: number[]): string {
+  const sorted = [...ns].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let k = 0; k < sorted.length; k++) {
+    let j = k;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) {
+      j++;
+    }
+    out.push(j > k ? `${sorted[k]}–${sorted[j]}` : String(sorted[k]));
+    k = j;
+  }
+  return out.join(', ');
+}
+
+/** Weight edges of a version 1 report, read back from its DOT (version 2 carries them as data). */
+function weightsFromDot(dot: string): IWeight[] {
+  const out: IWeight[] = [];
+  for (const line of dot.split('\n')) {
+    if (!/style=dotted/.test(line)) {
+      continue;
+    }
+    const a = /ltail="?cluster_(\d+)/.exec(line);
+    const b = /lhead="?cluster_(\d+)/.exec(line);
+    const s = /label="?([-0-9.e+]+)/.exec(line);
+    if (a && b && s) {
+      out.push({ a: Number(a[1]) + 1, b: Number(b[1]) + 1, saving: Number(s[1]) });
+    }
+  }
+  return out;
 }
 
 export class Explorer {
@@ -26,54 +85,92 @@ export class Explorer {
   private algorithm = '';
   private costModel = '';
   private hover: number | null = null;
-  private actualSize = false;
-  private layoutLarge = false;
   private block: number | null = null;
-  private renderToken = 0;
   private tree: TreeView | null = null;
+  private trace: ITrace | null = null;
   private blockOf = new Map<number, number>();
+  private colours = DEFAULT_COLOURS;
+  private channel: KernelChannel | null = null;
+  private unlisten: (() => void) | null = null;
+  private kernelMessage = '';
+  private showAllRows = false;
+  private graphView!: GraphView;
   // parts rebuilt on selection
   private algorithmSelect!: HTMLSelectElement;
   private costSelect!: HTMLSelectElement;
   private status!: HTMLDivElement;
   private listing!: HTMLTableSectionElement;
-  private graph!: HTMLDivElement;
+  private listingMore!: HTMLDivElement;
   private detail!: HTMLDivElement;
   private costs!: HTMLTableElement;
+  private kernelBar!: HTMLDivElement;
+  private kernelState!: HTMLSpanElement;
+  private kernelReply!: HTMLSpanElement;
+  private treeSlot!: HTMLDivElement;
+  private blockFields: { mergeA: HTMLInputElement; mergeB: HTMLInputElement; splitBlock: HTMLInputElement } | null = null;
 
-  constructor() {
+  constructor(private host: IKernelHost | null = null) {
     this.node = h('div', 'fl-explorer', { 'data-fl-state': 'empty' });
   }
 
   dispose(): void {
+    this.saveState();
     this.tree?.dispose();
     this.tree = null;
-    this.renderToken += 1;
+    this.unlisten?.();
+    this.unlisten = null;
+    this.channel = null;
   }
 
-  /** Show `report` (a new report resets the selection to the report's own). */
+  private saveState(): void {
+    const id = this.report?.id;
+    if (typeof id === 'string' && id && this.graphView) {
+      viewStates.delete(id);
+      while (viewStates.size >= MAX_VIEW_STATES) {
+        viewStates.delete(viewStates.keys().next().value!);
+      }
+      viewStates.set(id, {
+        graph: this.graphView.state(), block: this.block, trace: this.trace, message: this.kernelMessage
+      });
+    }
+  }
+
+  /** Show `data`; the selection is the report's own (the kernel's), the view state kept for the same report. */
   setReport(data: unknown): void {
     this.dispose();
     clear(this.node);
     const report = data as IReport;
     if (!report || typeof report !== 'object' || !report.program || !Array.isArray(report.partitions)) {
+      this.report = null;
       this.node.setAttribute('data-fl-state', 'invalid');
       this.node.appendChild(h('div', 'fl-error', {}, 'This output is not a fusionlab explorer report.'));
       return;
     }
     this.report = report;
-    const sel = report.selected || { algorithm: '', cost_model: '' };
+    // the kernel's selection, unless one chosen here waits for the channel to open
+    const sel = pendingSelects.get(str(report.id)) || report.selected || { algorithm: '', cost_model: '' };
     this.algorithm = str(sel.algorithm);
     this.costModel = str(sel.cost_model);
     if (!this.partition() && report.partitions.length) {
       this.algorithm = str(report.partitions[0].algorithm);
       this.costModel = str(report.partitions[0].cost_model);
     }
+    const saved = typeof report.id === 'string' ? viewStates.get(report.id) : undefined;
     this.hover = null;
-    this.block = null;
-    this.build();
+    this.block = saved ? saved.block : null;
+    this.kernelMessage = saved ? saved.message : '';
+    // a whole trace fetched from the kernel replaces the capped one of the report
+    this.trace = saved?.trace && report.trace ? saved.trace : (report.trace ?? null);
+    this.showAllRows = false;
+    this.setPalette();
+    this.build(saved?.graph);
     this.node.setAttribute('data-fl-state', 'ready');
+    this.node.setAttribute('data-fl-version', String(report.version ?? 1));
+    this.node.setAttribute('data-fl-id', str(report.id));
+    this.connect(false);
   }
+
+  // ---------------------------------------------------------------- data
 
   private instructions(): IInstruction[] {
     return asArray<IInstruction>(this.report?.program?.instructions);
@@ -106,24 +203,71 @@ export class Explorer {
     return out;
   }
 
+  private graphData(p: IPartition | undefined): IGraphData | null {
+    if (!p || !asArray(p.blocks).length) {
+      return null;
+    }
+    let weights = asArray<IWeight>(p.weights);
+    const dots = asArray<string>(this.report?.dots);
+    if (!Array.isArray(p.weights) && typeof p.dot === 'number' && typeof dots[p.dot] === 'string') {
+      weights = weightsFromDot(dots[p.dot]);
+    }
+    return {
+      instructions: this.instructions(),
+      dependencies: asArray<IDependency>(this.report?.graph?.dependencies),
+      forbidden: asArray<IForbidden>(this.report?.graph?.forbidden),
+      blocks: asArray<number[]>(p.blocks).map(b => asArray<number>(b).map(Number)),
+      weights: weights.map(w => ({ a: Number(w.a), b: Number(w.b), saving: Number(w.saving) }))
+    };
+  }
+
+  /** The report's block colours (when they are plain colours) as CSS variables; the dark theme keeps its own. */
+  private setPalette(): void {
+    const blocks = asArray<string>(this.report?.palette?.blocks).filter(c => typeof c === 'string');
+    const good = blocks.length > 0 && blocks.length <= MAX_COLOURS && blocks.every(c => SAFE_COLOUR.test(c));
+    this.colours = good ? blocks.length : DEFAULT_COLOURS;
+    for (let k = 0; k < MAX_COLOURS; k++) {
+      this.node.style.removeProperty(`--fl-p${k}`);
+    }
+    if (good) {
+      blocks.forEach((c, k) => this.node.style.setProperty(`--fl-p${k}`, c));
+    }
+    const edges = this.report?.palette?.edges || {};
+    for (const kind of ['dependency', 'forbidden', 'weight', 'contracted'] as const) {
+      const c = (edges as any)[kind];
+      if (typeof c === 'string' && SAFE_COLOUR.test(c)) {
+        this.node.style.setProperty(`--fl-edge-${kind}`, c);
+      } else {
+        this.node.style.removeProperty(`--fl-edge-${kind}`);
+      }
+    }
+  }
+
+  colourClass(b: number): string {
+    return `fl-c${(b - 1) % this.colours}`;
+  }
+
   // ---------------------------------------------------------------- layout
 
-  private build(): void {
+  private build(graphState: IGraphState | undefined): void {
     const report = this.report!;
     const root = this.node;
     const n = this.instructions().length;
 
-    // header: name, batch, notices
+    // header: name, batch, notices, progress
     const batches = asArray<{ index: number; instructions: number; same_as: number | null }>(report.batches);
     const batch = batches.find(b => b.index === report.batch);
-    const head = h('div', 'fl-head', {},
+    root.appendChild(h('div', 'fl-head', {},
       h('span', 'fl-title', {}, 'fusion explorer'),
       report.name ? h('span', 'fl-name', {}, str(report.name)) : null,
       h('span', 'fl-meta', {}, `${n} instructions`),
       batches.length > 1 ? h('span', 'fl-meta', {}, `batch ${fmt(Number(report.batch) + 1)} of ${batches.length}`) : null,
       batch && typeof batch.same_as === 'number'
-        ? h('span', 'fl-meta', {}, `same as batch ${fmt(batch.same_as + 1)}: partitions from the merge cache`) : null);
-    root.appendChild(head);
+        ? h('span', 'fl-meta', {}, `same as batch ${fmt(batch.same_as + 1)}: partitions from the merge cache`) : null));
+    const progress = this.buildProgress();
+    if (progress) {
+      root.appendChild(progress);
+    }
     const notices = asArray<{ kind: string; message: string; line?: number | null }>(report.notices);
     if (notices.length) {
       root.appendChild(h('ul', 'fl-notices', {}, ...notices.map(x =>
@@ -131,36 +275,40 @@ export class Explorer {
           `${str(x.kind)}${x.line ? ` (line ${fmt(x.line)})` : ''}: ${str(x.message)}`))));
     }
 
-    // controls
+    // selection
     this.algorithmSelect = this.makeSelect('algorithm', this.names('algorithm'), this.algorithm);
     this.costSelect = this.makeSelect('cost_model', this.names('cost_model'), this.costModel);
-    this.algorithmSelect.addEventListener('change', () => this.select(this.algorithmSelect.value, this.costModel));
-    this.costSelect.addEventListener('change', () => this.select(this.algorithm, this.costSelect.value));
+    this.algorithmSelect.addEventListener('change', () => this.select(this.algorithmSelect.value, this.costModel, true));
+    this.costSelect.addEventListener('change', () => this.select(this.algorithm, this.costSelect.value, true));
     this.status = h('div', 'fl-status');
     root.appendChild(h('div', 'fl-controls', {},
       h('label', '', {}, 'algorithm ', this.algorithmSelect),
       h('label', '', {}, 'cost model ', this.costSelect),
       this.status));
+    root.appendChild(this.buildKernelBar());
 
     // listing and graph side by side
     this.listing = h('tbody');
+    this.listingMore = h('div', 'fl-listing-more');
     const table = h('table', 'fl-listing', {}, this.listing);
-    this.graph = h('div', 'fl-graph', { 'data-fl-graph-state': 'none' });
-    const zoom = h('button', 'fl-button fl-zoom', { type: 'button', 'data-fl-action': 'zoom', title: 'fit the pane or show at 100%' }, '100%');
-    zoom.addEventListener('click', () => {
-      this.actualSize = !this.actualSize;
-      zoom.textContent = this.actualSize ? 'fit' : '100%';
-      this.applyZoom();
+    this.graphView = new GraphView({
+      hover: k => this.setHover(k),
+      selectBlock: b => this.selectBlock(b, true),
+      colourClass: b => this.colourClass(b),
+      wide: on => this.node.classList.toggle('fl-wide', on)
     });
+    this.graphView.restore(graphState);
     root.appendChild(h('div', 'fl-panes', {},
       h('div', 'fl-pane fl-listing-pane', {},
         h('div', 'fl-pane-title', {}, 'Bytecode', h('span', 'fl-hint', {}, ' · ',
           h('span', 'fl-contracted', {}, 'A'), ' contracted array (never allocated) · click a block for its code')),
-        table),
+        h('div', 'fl-listing-scroll', { 'data-fl-section': 'listing' }, table, this.listingMore)),
       h('div', 'fl-pane fl-graph-pane', {},
         h('div', 'fl-pane-title', {}, 'WSP graph', h('span', 'fl-hint', {},
-          ' · solid: dependency · dashed: fuse-preventing · dotted: weight edge (saving) '), zoom),
-        this.graph)));
+          ' · solid: dependency · dashed: fuse-preventing (reason) · dotted: weight edge (saving) · ' +
+          'wheel: zoom · drag: pan · click a block to expand it')),
+        this.graphView.toolbar,
+        this.graphView.node)));
     root.addEventListener('mouseleave', () => this.setHover(null));
 
     this.detail = h('div', 'fl-block-detail', { 'data-fl-section': 'block' });
@@ -170,19 +318,198 @@ export class Explorer {
     root.appendChild(h('details', 'fl-section', { open: true },
       h('summary', '', {}, 'Costs of every algorithm × cost model'), this.costs));
 
-    const trace = report.trace;
-    if (trace && typeof trace === 'object' && Array.isArray(trace.nodes) && trace.nodes.length) {
-      this.tree = new TreeView(trace, k => this.describeTraceEdge(k));
-      root.appendChild(h('details', 'fl-section', { open: true },
-        h('summary', '', {}, 'Search tree (optimal algorithm)'), this.tree.node));
-    }
+    this.treeSlot = h('div', 'fl-tree-slot');
+    root.appendChild(this.treeSlot);
+    this.buildTree();
 
     const timings = report.timings;
     if (timings && Array.isArray(timings.records) && timings.records.length) {
       root.appendChild(h('details', 'fl-section', { open: true },
-        h('summary', '', {}, `Timings (median of ${fmt(timings.repeat)})`), this.buildTimings()));
+        h('summary', '', {}, `Timings (${fmt(timings.repeat)} runs of each variant)`), this.buildTimings()));
     }
-    this.update();
+    this.update(true);
+  }
+
+  /** The progress line while the kernel computes; the outcome of an interrupted or budget-cut run. */
+  private buildProgress(): HTMLDivElement | null {
+    const st = this.report?.status;
+    if (!st || typeof st !== 'object') {
+      return null;
+    }
+    const pending = asArray<[string, string]>(st.pending);
+    const budget = typeof st.budget_seconds === 'number' ? `, budget ${fmtSeconds(st.budget_seconds)}` : '';
+    const elapsed = typeof st.elapsed_seconds === 'number' ? ` after ${fmtSeconds(st.elapsed_seconds)}` : '';
+    // an interrupted run is over whatever `complete` says (the kernel stopped working on it)
+    if (st.interrupted) {
+      return h('div', 'fl-progress fl-interrupted', { 'data-fl-complete': String(!!st.complete), role: 'status' },
+        `Interrupted${elapsed}: the results below are those computed before the interrupt`,
+        pending.length ? ` (${pending.length} not computed)` : '');
+    }
+    if (!st.complete) {
+      return h('div', 'fl-progress', { 'data-fl-complete': 'false', role: 'status' },
+        h('span', 'fl-spinner'),
+        `Computing: ${str(st.phase) || 'working'}`,
+        pending.length ? ` · ${pending.length} more to compute` : '',
+        `${elapsed}${budget}`);
+    }
+    return null;
+  }
+
+  private buildKernelBar(): HTMLDivElement {
+    const report = this.report!;
+    const button = (label: string, title: string, action: string, fn: () => void) => {
+      const b = h('button', 'fl-button', { type: 'button', title, 'data-fl-action': action, 'data-fl-kernel': true }, label);
+      b.addEventListener('click', fn);
+      return b;
+    };
+    const num = (name: string, title: string) =>
+      h('input', 'fl-num', { type: 'number', min: 1, step: 1, 'data-fl-control': name, 'aria-label': title, title,
+        'data-fl-kernel': true });
+    const mergeA = num('merge-a', 'first block to merge');
+    const mergeB = num('merge-b', 'second block to merge');
+    const splitBlock = num('split-block', 'block to split into its instructions');
+    const repeat = h('input', 'fl-num', { type: 'number', min: 1, max: 1000, value: 7, 'data-fl-control': 'repeat',
+      'aria-label': 'runs per variant', title: 'runs per variant', 'data-fl-kernel': true });
+    const parts: (Node | string)[] = [];
+    const batches = asArray<{ index: number; instructions: number }>(report.batches);
+    if (batches.length > 1) {
+      const sel = h('select', 'fl-select', { 'data-fl-control': 'batch', 'aria-label': 'batch', 'data-fl-kernel': true },
+        ...batches.map(b => h('option', '', { value: Number(b.index) },
+          `batch ${Number(b.index) + 1} (${fmt(b.instructions)} instructions)`)));
+      sel.value = String(report.batch);
+      sel.addEventListener('change', () => void this.send('batch', { batch: Number(sel.value) }));
+      parts.push(h('label', '', {}, 'batch ', sel));
+    }
+    parts.push(
+      h('span', 'fl-group', {}, 'merge blocks ', mergeA, ' and ', mergeB, ' ',
+        button('merge', 'merge the two blocks (manual partition)', 'merge',
+          () => void this.send('merge', { a: Number(mergeA.value), b: Number(mergeB.value) }))),
+      h('span', 'fl-group', {}, 'split block ', splitBlock, ' ',
+        button('split', 'split the block into its instructions (manual partition)', 'split',
+          () => void this.send('split', { block: Number(splitBlock.value) }))),
+      button('reset', 'forget the manual partition', 'reset', () => void this.send('reset', {})),
+      h('span', 'fl-group', {}, button('Compile & time', 'compile the partitions and time them against NumPy',
+        'time', () => void this.send('time', { repeat: Math.max(1, Number(repeat.value) || 1) })), ' × ', repeat));
+    const tr = this.report?.trace;
+    if (tr && tr.truncated) {
+      parts.push(button('fetch the whole trace', 'the report keeps the first nodes of the search only', 'trace',
+        () => void this.fetchTrace()));
+    }
+    this.kernelState = h('span', 'fl-kernel-state');
+    this.kernelReply = h('span', 'fl-kernel-reply', { role: 'status' }, this.kernelMessage);
+    this.kernelBar = h('div', 'fl-kernel-bar', { 'data-fl-section': 'kernel', 'data-fl-channel': 'none' },
+      h('span', 'fl-kernel-title', {}, 'Kernel'), this.kernelState, ...parts, this.kernelReply);
+    this.blockFields = { mergeA, mergeB, splitBlock };
+    this.refreshKernel();
+    return this.kernelBar;
+  }
+
+  /** Find this notebook's kernel and open the report's channel (again, when `retry`). */
+  connect(retry: boolean): void {
+    const id = this.report?.id;
+    if (!this.report || !this.host || typeof id !== 'string' || !id) {
+      this.setChannel(null);
+      return;
+    }
+    this.setChannel(this.host.channel(id, retry));
+  }
+
+  private setChannel(ch: KernelChannel | null): void {
+    if (ch !== this.channel) {
+      this.unlisten?.();
+      this.unlisten = ch ? ch.listen(() => this.refreshKernel()) : null;
+      this.channel = ch;
+    }
+    this.refreshKernel();
+  }
+
+  private channelState(): ChannelState {
+    return this.channel ? this.channel.state : 'none';
+  }
+
+  private refreshKernel(): void {
+    if (!this.kernelBar) {
+      return;
+    }
+    const state = this.channelState();
+    const id = str(this.report?.id);
+    const pending = pendingSelects.get(id);
+    if (state === 'open' && pending) {
+      pendingSelects.delete(id);
+      void this.send('select', pending);
+    } else if (state === 'unavailable') {
+      pendingSelects.delete(id);
+    }
+    this.kernelBar.setAttribute('data-fl-channel', state);
+    clear(this.kernelState);
+    const v1 = Number(this.report?.version ?? 1) < 2 || !this.report?.id;
+    let text: string;
+    if (state === 'open') {
+      text = 'connected';
+    } else if (state === 'connecting') {
+      text = 'connecting… (waits while the kernel is busy)';
+    } else if (v1) {
+      text = 'these controls need the kernel: this report comes from an older fusionlab, run the cell again';
+    } else if (state === 'unavailable') {
+      text = `these controls need the kernel: ${this.channel?.detail || 'it does not know this explorer'} ` +
+        '(run the cell again)';
+    } else {
+      text = 'these controls need the kernel: run the cell (with %load_ext fusionlab) to use them';
+    }
+    this.kernelState.append(text);
+    if (state === 'unavailable' && !v1) {
+      const retry = h('button', 'fl-button', { type: 'button', 'data-fl-action': 'reconnect' }, 'retry');
+      retry.addEventListener('click', () => this.connect(true));
+      this.kernelState.append(' ', retry);
+    }
+    for (const el of Array.from(this.kernelBar.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLSelectElement>(
+      '[data-fl-kernel]'))) {
+      el.disabled = state !== 'open';
+    }
+  }
+
+  private async send(action: string, fields: Record<string, unknown>): Promise<IReply> {
+    if (!this.channel || this.channel.state !== 'open') {
+      const reply = { ok: false, message: 'this needs the kernel' };
+      this.showReply(action, reply);
+      return reply;
+    }
+    this.showReply(action, { ok: true, message: 'sent, waiting for the kernel…' }, true);
+    const reply = await this.channel.request(action, fields);
+    this.showReply(action, reply);
+    return reply;
+  }
+
+  private showReply(action: string, reply: IReply, waiting = false): void {
+    this.kernelMessage = `${action}: ${reply.ok ? '' : 'failed: '}${str(reply.message) || (reply.ok ? 'done' : 'no reason given')}`;
+    if (this.kernelReply) {
+      this.kernelReply.textContent = this.kernelMessage;
+      this.kernelReply.className = `fl-kernel-reply ${waiting ? 'fl-waiting' : reply.ok ? 'fl-ok' : 'fl-failed'}`;
+      this.kernelReply.setAttribute('data-fl-ok', String(reply.ok));
+    }
+  }
+
+  private async fetchTrace(): Promise<void> {
+    const reply = await this.send('trace', {});
+    const t = reply.trace as ITrace | undefined;
+    if (reply.ok && t && typeof t === 'object' && Array.isArray(t.nodes)) {
+      this.trace = t;
+      this.saveState();
+      this.buildTree();
+      this.showReply('trace', { ok: true, message: `${t.nodes.length} nodes fetched` });
+    }
+  }
+
+  private buildTree(): void {
+    this.tree?.dispose();
+    this.tree = null;
+    clear(this.treeSlot);
+    const trace = this.trace;
+    if (trace && typeof trace === 'object' && Array.isArray(trace.nodes) && trace.nodes.length) {
+      this.tree = new TreeView(trace, k => this.describeTraceEdge(k));
+      this.treeSlot.appendChild(h('details', 'fl-section', { open: true },
+        h('summary', '', {}, 'Search tree (optimal algorithm)'), this.tree.node));
+    }
   }
 
   private makeSelect(name: string, values: string[], current: string): HTMLSelectElement {
@@ -195,7 +522,7 @@ export class Explorer {
   }
 
   private describeTraceEdge(k: number): string {
-    const e = asArray<ITraceEdge>(this.report?.trace?.edges)[k];
+    const e = asArray<ITraceEdge>(this.trace?.edges)[k];
     if (!e) {
       return `#${k}`;
     }
@@ -204,14 +531,25 @@ export class Explorer {
 
   // ---------------------------------------------------------------- selection
 
-  select(algorithm: string, costModel: string): void {
+  /** Show `algorithm` × `costModel`; chosen by the user, the kernel is told (`select`) when connected. */
+  select(algorithm: string, costModel: string, fromUser = false): void {
+    const changed = algorithm !== this.algorithm || costModel !== this.costModel;
     this.algorithm = algorithm;
     this.costModel = costModel;
     this.block = null;
-    this.update();
+    this.update(false);
+    if (fromUser && changed) {
+      const state = this.channelState();
+      if (state === 'open') {
+        void this.send('select', { algorithm, cost_model: costModel });
+      } else if (state === 'connecting') {
+        // the kernel is busy (this cell still runs): tell it once the channel opens
+        pendingSelects.set(str(this.report?.id), { algorithm, cost_model: costModel });
+      }
+    }
   }
 
-  private update(): void {
+  private update(first: boolean): void {
     const p = this.partition();
     this.algorithmSelect.value = this.algorithm;
     this.costSelect.value = this.costModel;
@@ -219,19 +557,41 @@ export class Explorer {
     this.node.setAttribute('data-fl-cost-model', this.costModel);
     this.blockOf.clear();
     if (p) {
-      asArray<number[]>(p.blocks).forEach((b, k) => asArray<number>(b).forEach(i => this.blockOf.set(i, k + 1)));
+      asArray<number[]>(p.blocks).forEach((b, k) => asArray<number>(b).forEach(i => this.blockOf.set(Number(i), k + 1)));
+    }
+    if (this.block !== null && (!p || !asArray(p.blocks)[this.block - 1])) {
+      this.block = null;
     }
     this.renderStatus(p);
     this.renderListing(p);
     this.renderCosts();
     this.renderDetail();
-    void this.renderGraph(p);
+    this.graphView.setSelected(this.block);
+    void this.graphView.setData(this.graphData(p), first).then(() => {
+      this.applyHover();
+      this.applyBlock();
+    });
   }
 
   private renderStatus(p: IPartition | undefined): void {
     clear(this.status);
     if (!p) {
       this.status.append(h('span', 'fl-warning', {}, `${this.algorithm} × ${this.costModel} was not computed`));
+      return;
+    }
+    const state = str(p.status) || 'done';
+    this.status.setAttribute('data-fl-status', state);
+    if (state === 'pending') {
+      this.status.append(h('span', 'fl-pending', {}, `${this.algorithm} × ${this.costModel}: being computed…`));
+      return;
+    }
+    if (!asArray(p.blocks).length) {
+      // stopped before its algorithm had any partition
+      this.status.append(h('span', 'fl-warning', {}, `${this.algorithm} × ${this.costModel}: no partition ` +
+        `(${state === 'budget' ? 'the budget ran out first' : state === 'interrupted' ? 'interrupted first' : 'failed'})`));
+      for (const note of [...asArray<string>(p.notes), ...asArray<string>(p.problems)]) {
+        this.status.append(h('span', 'fl-note', {}, str(note)));
+      }
       return;
     }
     const selected = this.selectedPartition() === p;
@@ -244,12 +604,27 @@ export class Explorer {
       h('span', 'fl-meta', {}, fmtSeconds(p.seconds)));
     if (p.proven_optimal) {
       this.status.append(h('span', 'fl-optimal', {}, 'proven optimal'));
+    } else if (state === 'budget' || state === 'interrupted') {
+      const bound = typeof p.bound === 'number' ? ` (bound ${fmt(p.bound)} ${str(p.unit)})` : '';
+      this.status.append(h('span', 'fl-not-proven', { 'data-fl-bound': p.bound ?? null },
+        `not proven${bound}: ${state === 'budget' ? 'cut by the budget' : 'interrupted'}, best so far`));
+    } else if (state === 'error') {
+      this.status.append(h('span', 'fl-illegal', {}, 'failed'));
     }
     if (p.cache_hit) {
       this.status.append(h('span', 'fl-meta', {}, 'from the merge cache'));
     }
     if (selected) {
       this.status.append(h('span', 'fl-meta', {}, 'selected in the kernel'));
+    }
+    const weights = asArray(p.weights).length;
+    if (typeof p.weights_total === 'number' && p.weights_total > weights) {
+      this.status.append(h('span', 'fl-note', {}, `the graph shows the heaviest ${weights} of ${fmt(p.weights_total)} weight edges`));
+    }
+    const g = this.report?.graph;
+    const kept = asArray(g?.dependencies).length + asArray(g?.forbidden).length;
+    if (g && typeof g.edges_total === 'number' && g.edges_total > kept) {
+      this.status.append(h('span', 'fl-note', {}, `the report keeps ${kept} of the graph's ${fmt(g.edges_total)} edges`));
     }
     for (const note of [...asArray<string>(p.notes), ...asArray<string>(p.problems)]) {
       this.status.append(h('span', 'fl-note', {}, str(note)));
@@ -258,11 +633,14 @@ export class Explorer {
 
   private renderListing(p: IPartition | undefined): void {
     clear(this.listing);
-    for (const ins of this.instructions()) {
+    clear(this.listingMore);
+    const all = this.instructions();
+    const rows = this.showAllRows ? all : all.slice(0, LISTING_ROWS);
+    for (const ins of rows) {
       const n = Number(ins.n);
       const b = this.blockOf.get(n);
       const contracted = new Set(b && p ? asArray<string>(asArray<string[]>(p.contracted)[b - 1]) : []);
-      const row = h('tr', `fl-ins${b ? ` fl-c${(b - 1) % COLOURS}` : ''}${ins.system ? ' fl-system' : ''}`, {
+      const row = h('tr', `fl-ins${b ? ` ${this.colourClass(b)}` : ''}${ins.system ? ' fl-system' : ''}`, {
         'data-instruction': n, 'data-block': b ?? null
       },
       h('td', 'fl-swatch'),
@@ -270,8 +648,19 @@ export class Explorer {
       h('td', 'fl-blk', {}, b ? `b${b}` : ''),
       h('td', 'fl-text', {}, ...this.tokens(str(ins.text), contracted)));
       row.addEventListener('mouseenter', () => this.setHover(n));
-      row.addEventListener('click', () => b && this.selectBlock(b));
+      row.addEventListener('click', () => b && this.selectBlock(b, false));
       this.listing.appendChild(row);
+    }
+    if (rows.length < all.length) {
+      const more = h('button', 'fl-button', { type: 'button', 'data-fl-action': 'all-rows' },
+        `show all ${all.length} instructions`);
+      more.addEventListener('click', () => {
+        this.showAllRows = true;
+        this.renderListing(this.partition());
+        this.applyHover();
+        this.applyBlock();
+      });
+      this.listingMore.append(`${all.length - rows.length} more instructions not listed · `, more);
     }
   }
 
@@ -300,16 +689,17 @@ export class Explorer {
     clear(this.costs);
     const algorithms = this.names('algorithm');
     const models = this.names('cost_model');
+    const parts = asArray<IPartition>(this.report?.partitions);
     const head = h('tr', '', {}, h('th', '', {}, 'algorithm'));
     for (const m of models) {
-      const unit = asArray<IPartition>(this.report?.partitions).find(p => p.cost_model === m)?.unit;
+      const unit = parts.find(p => p.cost_model === m && p.unit)?.unit;
       head.appendChild(h('th', '', {}, m.replace(/_/g, ' '), unit ? h('div', 'fl-unit', {}, str(unit)) : null));
     }
     this.costs.appendChild(h('thead', '', {}, head));
     const best = new Map<string, number>();
     for (const m of models) {
-      const legal = asArray<IPartition>(this.report?.partitions)
-        .filter(p => p.cost_model === m && p.legal && typeof p.cost === 'number');
+      const legal = parts.filter(p => p.cost_model === m && p.legal && typeof p.cost === 'number' &&
+        str(p.status || 'done') !== 'pending');
       if (legal.length) {
         best.set(m, Math.min(...legal.map(p => p.cost)));
       }
@@ -323,26 +713,38 @@ export class Explorer {
           row.appendChild(h('td', 'fl-missing', {}, '—'));
           continue;
         }
-        const cls = ['fl-cost-cell'];
+        const state = str(p.status) || 'done';
+        const cls = ['fl-cost-cell', `fl-state-${safeClass(state)}`];
         if (a === this.algorithm && m === this.costModel) {
           cls.push('fl-current');
         }
-        if (p.legal && best.get(m) === p.cost) {
+        if (p.legal && best.get(m) === p.cost && state !== 'pending') {
           cls.push('fl-best');
         }
-        if (!p.legal) {
+        if (!p.legal && state !== 'pending' && asArray(p.blocks).length) {
           cls.push('fl-illegal');
         }
+        if (!asArray(p.blocks).length) {
+          cls.push('fl-empty');
+        }
+        const unproven = !p.proven_optimal && (state === 'budget' || state === 'interrupted');
+        const bound = typeof p.bound === 'number' ? `, bound ${fmt(p.bound)}` : '';
+        const title = state === 'pending'
+          ? `${a} × ${m}: being computed`
+          : `${a} × ${m}: ${fmt(p.cost)} ${str(p.unit)}, ${asArray(p.blocks).length} blocks` +
+            `${p.legal ? '' : ', illegal'}${p.proven_optimal ? ', proven optimal' : ''}` +
+            `${unproven ? `, not proven${bound}` : ''}`;
         const cell = h('td', cls.join(' '), {
-          'data-algorithm': a, 'data-cost-model': m, tabindex: 0,
-          title: `${a} × ${m}: ${fmt(p.cost)} ${str(p.unit)}, ${asArray(p.blocks).length} blocks` +
-            `${p.legal ? '' : ', illegal'}${p.proven_optimal ? ', proven optimal' : ''}`
-        }, fmt(p.cost), p.legal ? '' : ' ✗', p.proven_optimal ? ' ✓' : '');
-        cell.addEventListener('click', () => this.select(a, m));
+          'data-algorithm': a, 'data-cost-model': m, 'data-fl-status': state, tabindex: 0, title
+        }, ...(state === 'pending' ? ['…']
+          : !asArray(p.blocks).length ? [state === 'error' ? 'error' : state === 'budget' ? 'out of budget' : str(state)]
+            : [fmt(p.cost), p.legal ? '' : ' ✗', p.proven_optimal ? ' ✓' : '', unproven ? ' †' : '',
+              state === 'error' ? ' error' : '']));
+        cell.addEventListener('click', () => this.select(a, m, true));
         cell.addEventListener('keydown', ev => {
           if (ev.key === 'Enter' || ev.key === ' ') {
             ev.preventDefault();
-            this.select(a, m);
+            this.select(a, m, true);
           }
         });
         row.appendChild(cell);
@@ -351,110 +753,55 @@ export class Explorer {
     }
     this.costs.appendChild(body);
     this.costs.appendChild(h('caption', '', {},
-      'Click a cell to show that partition · bold: the lowest legal cost · ✓ proven optimal · ✗ illegal'));
+      'Click a cell to show that partition · bold: the lowest legal cost · ✓ proven optimal · ' +
+      '† not proven (cut by the budget: best so far, bound in the tooltip) · ✗ illegal · … being computed · ' +
+      'out of budget: the budget ran out before this one had a partition'));
   }
 
-  private buildTimings(): HTMLTableElement {
+  private buildTimings(): HTMLDivElement {
     const t = this.report!.timings!;
-    const cols = ['algorithm', 'cost model', 'blocks', 'kernels', 'compile', 'median', 'min', 'speed-up', 'max error'];
+    const records = asArray<ITimingRecord>(t.records);
+    const cols: [string, string][] = [
+      ['algorithm', ''], ['cost model', ''], ['blocks', ''], ['kernels', ''], ['compile', 'wall time'],
+      ['min', 'wall time per run'], ['median', 'wall time per run'], ['spread', '(q3 − q1) / median'],
+      ['runs', 'samples'], ['threads', ''], ['speed-up', '× plain NumPy'], ['max error', 'absolute']];
     const table = h('table', 'fl-timings', { 'data-fl-section': 'timings' },
-      h('thead', '', {}, h('tr', '', {}, ...cols.map(c => h('th', '', {}, c)))));
+      h('thead', '', {}, h('tr', '', {}, ...cols.map(([c, unit]) =>
+        h('th', '', {}, c, unit ? h('div', 'fl-unit', {}, unit) : null)))));
     const body = h('tbody');
-    for (const r of asArray<any>(t.records)) {
-      body.appendChild(h('tr', '', {},
+    const warnings: string[] = [];
+    let busy = false;
+    for (const r of records) {
+      const spread = typeof r.spread === 'number' && isFinite(r.spread) ? `±${fmt(Math.round(r.spread * 1000) / 10)}%` : '';
+      const wide = typeof r.spread === 'number' && r.spread > 0.2;
+      busy = busy || !!r.busy;
+      for (const w of asArray<string>(r.warnings)) {
+        warnings.push(`${str(r.algorithm)} × ${str(r.cost_model)}: ${str(w)}`);
+      }
+      body.appendChild(h('tr', r.busy ? 'fl-busy' : '', { 'data-fl-busy': String(!!r.busy) },
         h('td', '', {}, str(r.algorithm)), h('td', '', {}, str(r.cost_model)),
         h('td', '', {}, fmt(r.blocks)), h('td', '', {}, fmt(r.kernels)),
-        h('td', '', {}, fmtSeconds(r.compile_seconds)), h('td', '', {}, fmtSeconds(r.median_seconds)),
-        h('td', '', {}, fmtSeconds(r.min_seconds)), h('td', '', {}, `${fmt(r.speedup)}×`),
+        h('td', '', {}, fmtSeconds(r.compile_seconds)),
+        h('td', 'fl-min', {}, fmtSeconds(r.min_seconds)), h('td', 'fl-median', {}, fmtSeconds(r.median_seconds)),
+        h('td', wide ? 'fl-spread fl-warning' : 'fl-spread', {}, spread),
+        h('td', '', {}, fmt(r.samples)), h('td', 'fl-threads', {}, fmt(r.threads)),
+        h('td', '', {}, typeof r.speedup === 'number' ? `${fmt(r.speedup)}×` : '—'),
         h('td', '', {}, r.max_abs_error === null || r.max_abs_error === undefined ? '' : Number(r.max_abs_error).toExponential(1))));
     }
     table.appendChild(body);
-    return table;
-  }
-
-  // ---------------------------------------------------------------- graph
-
-  private async renderGraph(p: IPartition | undefined): Promise<void> {
-    const token = ++this.renderToken;
-    const graph = this.graph;
-    const dots = asArray<string>(this.report?.dots);
-    const dot = p && typeof p.dot === 'number' ? dots[p.dot] : undefined;
-    if (typeof dot !== 'string') {
-      clear(graph);
-      graph.setAttribute('data-fl-graph-state', 'none');
-      graph.appendChild(h('div', 'fl-message', {}, p
-        ? `No graph stored for this partition (${this.instructions().length} instructions is too many to draw); ` +
-          'the listing shows its blocks.'
-        : 'No partition to draw.'));
-      return;
+    const out = h('div', 'fl-timings-wrap', {});
+    if (busy) {
+      out.appendChild(h('div', 'fl-warning fl-busy-warning', {},
+        'Other processes used the cores while timing (rows marked): the figures may be unreliable; time again on a quiet machine.'));
     }
-    const edges = dot.split('->').length - 1;
-    if (edges > MAX_AUTO_EDGES && !this.layoutLarge) {
-      // Graphviz runs on the page's thread: a dense graph could freeze it for a long time
-      clear(graph);
-      graph.setAttribute('data-fl-graph-state', 'deferred');
-      const go = h('button', 'fl-button', { type: 'button', 'data-fl-action': 'layout' }, 'Lay it out anyway');
-      go.addEventListener('click', () => {
-        this.layoutLarge = true;
-        void this.renderGraph(p);
-      });
-      graph.appendChild(h('div', 'fl-message', {},
-        `This graph has ${edges} edges: laying it out may keep the page busy for a while. `, go));
-      return;
+    out.appendChild(table);
+    if (warnings.length) {
+      out.appendChild(h('ul', 'fl-timing-warnings', {}, ...warnings.map(w => h('li', 'fl-warning', {}, w))));
     }
-    graph.setAttribute('data-fl-graph-state', 'loading');
-    if (!graph.querySelector('svg')) {
-      clear(graph);
-      graph.appendChild(h('div', 'fl-message', {}, 'Laying out the graph…'));
-    }
-    let svg: SVGSVGElement;
-    let clusters = 0;
-    try {
-      svg = sanitizeSvg(await layout(dot));
-      clusters = annotateSvg(svg, COLOURS);
-    } catch (err) {
-      if (token !== this.renderToken) {
-        return;
-      }
-      clear(graph);
-      graph.setAttribute('data-fl-graph-state', 'error');
-      graph.appendChild(h('div', 'fl-error', {}, `The graph could not be laid out: ${str((err as Error)?.message ?? err)}`));
-      return;
-    }
-    if (token !== this.renderToken) {
-      return;
-    }
-    clear(graph);
-    graph.appendChild(svg);
-    graph.setAttribute('data-fl-clusters', String(clusters));
-    graph.setAttribute('data-fl-graph-state', 'ready');
-    for (const g of Array.from(svg.querySelectorAll<SVGGElement>('g.node[data-instruction]'))) {
-      const n = Number(g.getAttribute('data-instruction'));
-      g.addEventListener('mouseenter', () => this.setHover(n));
-      g.addEventListener('click', ev => {
-        ev.stopPropagation();
-        const b = this.blockOf.get(n);
-        if (b) {
-          this.selectBlock(b);
-        }
-      });
-    }
-    for (const g of Array.from(svg.querySelectorAll<SVGGElement>('g.cluster[data-block]'))) {
-      g.addEventListener('click', () => this.selectBlock(Number(g.getAttribute('data-block'))));
-    }
-    this.applyZoom();
-    this.applyHover();
-    this.applyBlock();
-  }
-
-  private applyZoom(): void {
-    const svg = this.graph?.querySelector('svg');
-    const w = Number(svg?.getAttribute('data-fl-width'));
-    if (!svg || !isFinite(w) || w <= 0) {
-      return;
-    }
-    svg.style.width = this.actualSize ? `${w}pt` : '100%';
-    svg.style.maxWidth = this.actualSize ? 'none' : `${w}pt`;
+    out.appendChild(h('div', 'fl-hint', {},
+      'min and median of the runs of each variant; spread: interquartile range over the median (above 20 % in red); ' +
+      'speed-up: plain NumPy\'s median over this median.'));
+    return out;
   }
 
   // ---------------------------------------------------------------- hover and block
@@ -489,10 +836,22 @@ export class Explorer {
     }
   }
 
-  selectBlock(b: number | null): void {
-    this.block = this.block === b ? null : b;
+  selectBlock(b: number | null, fromGraph = false): void {
+    this.block = fromGraph ? b : (this.block === b ? null : b);
+    this.graphView.setSelected(this.block);
     this.applyBlock();
     this.renderDetail();
+    // a block clicked in the graph or the listing fills the kernel bar's block fields
+    const f = this.blockFields;
+    if (this.block !== null && f) {
+      const b = String(this.block);
+      if (!f.mergeA.value || f.mergeA.value === b) {
+        f.mergeA.value = b;
+      } else {
+        f.mergeB.value = b;
+      }
+      f.splitBlock.value = b;
+    }
   }
 
   private applyBlock(): void {
@@ -504,7 +863,7 @@ export class Explorer {
     }
     const b = String(this.block);
     for (const el of Array.from(this.node.querySelectorAll(
-      `tr.fl-ins[data-block="${b}"], .fl-graph g.cluster[data-block="${b}"]`))) {
+      `tr.fl-ins[data-block="${b}"], .fl-graph g.cluster[data-block="${b}"], .fl-graph g.node[data-block="${b}"]`))) {
       el.classList.add('fl-selected');
     }
   }
@@ -522,9 +881,12 @@ export class Explorer {
     const members = asArray<number>(asArray<number[]>(p.blocks)[b - 1]);
     const contracted = asArray<string>(asArray<string[]>(p.contracted)[b - 1]);
     d.setAttribute('data-block', String(b));
+    const focus = h('button', 'fl-button', { type: 'button', 'data-fl-action': 'focus-block' }, 'focus this block');
+    focus.addEventListener('click', () => this.graphView.setFocus(b));
     d.append(
-      h('div', `fl-block-title fl-c${(b - 1) % COLOURS}`, {}, h('span', 'fl-swatch-inline'),
-        `Block ${b} of ${this.algorithm} × ${this.costModel}: instruction${members.length === 1 ? '' : 's'} ${members.join(', ')}`),
+      h('div', `fl-block-title ${this.colourClass(b)}`, {}, h('span', 'fl-swatch-inline'),
+        `Block ${b} of ${this.algorithm} × ${this.costModel}: ${members.length} instruction${members.length === 1 ? '' : 's'} ` +
+        `(${ranges(members.map(Number))}) `, focus),
       h('div', 'fl-block-contracted', {}, 'Contracted arrays: ',
         contracted.length
           ? h('span', '', {}, ...contracted.flatMap((c, k) => [k ? ', ' : '', h('span', 'fl-contracted', { 'data-array': c }, c)]))
@@ -536,7 +898,7 @@ export class Explorer {
       d.appendChild(h('div', 'fl-note', {},
         `Generated code is stored for the blocks of the partition selected in the kernel ` +
         `(${str(sel?.algorithm)} × ${str(sel?.cost_model)}) only, and this block is not one of them. ` +
-        'Select this partition in the live explorer to generate its code.'));
+        'With the kernel connected, choosing this partition selects it there and generates its code.'));
       return;
     }
     if (!isSelected) {

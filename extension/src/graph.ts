@@ -1,42 +1,73 @@
 /**
- * The WSP graph: DOT laid out by Graphviz compiled to WebAssembly, loaded on first use
- * as its own chunk, and the SVG it writes rebuilt element by element from an allow-list
+ * The WSP graph: DOT (built from the report's data) laid out by Graphviz compiled to
+ * WebAssembly in a Web Worker with a time limit, and the SVG it writes rebuilt element by
+ * element from an allow-list
  * (no script, no foreign objects, no links, no event handlers, no url() references), so
  * that labels holding user strings can never inject markup.
  */
 
 import { SVG_NS } from './dom';
 
-type GraphvizModule = typeof import('@hpcc-js/wasm-graphviz');
-type Graphviz = Awaited<ReturnType<GraphvizModule['Graphviz']['load']>>;
-
-let graphvizPromise: Promise<Graphviz> | null = null;
-const layoutCache = new Map<string, string>();
-const LAYOUT_CACHE_SIZE = 64;
-
-/** Graphviz, loaded once per page (a separate webpack chunk). */
-export function loadGraphviz(): Promise<Graphviz> {
-  if (!graphvizPromise) {
-    graphvizPromise = import(
-      /* webpackChunkName: "fusionlab-graphviz" */ '@hpcc-js/wasm-graphviz'
-    ).then(m => m.Graphviz.load());
-    graphvizPromise.catch(() => {
-      graphvizPromise = null;
-    });
+/** A layout that overran its time limit (the worker running it was stopped). */
+export class LayoutTimeout extends Error {
+  constructor(readonly seconds: number) {
+    super(`the layout took longer than ${seconds} s and was stopped`);
   }
-  return graphvizPromise;
 }
 
-/** The SVG text Graphviz writes for `dot` (cached by DOT text). */
-export async function layout(dot: string): Promise<string> {
-  const hit = layoutCache.get(dot);
-  if (hit !== undefined) {
-    return hit;
+interface IJob {
+  id: number;
+  dot: string;
+  resolve: (svg: string) => void;
+  reject: (err: Error) => void;
+  timer: number;
+}
+
+const layoutCache = new Map<string, string>();
+const LAYOUT_CACHE_SIZE = 64;
+let worker: Worker | null = null;
+let job: IJob | null = null;
+let nextId = 0;
+
+/** The worker running Graphviz (its code, with Graphviz's WASM, is a chunk of its own). */
+function getWorker(): Worker {
+  if (!worker) {
+    worker = new Worker(new URL('./layout.worker.js', import.meta.url));
+    worker.onmessage = (ev: MessageEvent) => {
+      const data = ev.data as { id: number; svg?: string; error?: string };
+      if (!job || job.id !== data.id) {
+        return;
+      }
+      const done = job;
+      job = null;
+      window.clearTimeout(done.timer);
+      if (typeof data.svg === 'string') {
+        remember(done.dot, data.svg);
+        done.resolve(data.svg);
+      } else {
+        done.reject(new Error(data.error || 'Graphviz failed'));
+      }
+    };
+    worker.onerror = (ev: ErrorEvent) => {
+      stopWorker(new Error(`the layout worker failed: ${ev.message || 'unknown error'}`));
+    };
   }
-  const gv = await loadGraphviz();
-  // let the page paint "laying out" first: the layout itself holds the thread
-  await new Promise(resolve => setTimeout(resolve, 0));
-  const svg = gv.layout(dot, 'svg', 'dot');
+  return worker;
+}
+
+/** Stop the worker (and the layout it runs, rejected with `reason`); the next layout starts another. */
+function stopWorker(reason: Error): void {
+  worker?.terminate();
+  worker = null;
+  if (job) {
+    window.clearTimeout(job.timer);
+    const j = job;
+    job = null;
+    j.reject(reason);
+  }
+}
+
+function remember(dot: string, svg: string): void {
   if (layoutCache.size >= LAYOUT_CACHE_SIZE) {
     const first = layoutCache.keys().next().value;
     if (first !== undefined) {
@@ -44,7 +75,38 @@ export async function layout(dot: string): Promise<string> {
     }
   }
   layoutCache.set(dot, svg);
-  return svg;
+}
+
+/** A layout that a newer one replaced (its caller no longer wants it). */
+export class LayoutSuperseded extends Error {
+  constructor() {
+    super('replaced by a newer layout');
+  }
+}
+
+/**
+ * The SVG text Graphviz writes for `dot`, laid out in a Web Worker within `seconds`
+ * (cached by DOT text). One layout runs at a time: a new one stops the one running.
+ */
+export function layout(dot: string, seconds: number): Promise<string> {
+  const hit = layoutCache.get(dot);
+  if (hit !== undefined) {
+    return Promise.resolve(hit);
+  }
+  if (job) {
+    // WebAssembly cannot be interrupted: stop the worker running the stale layout
+    stopWorker(new LayoutSuperseded());
+  }
+  return new Promise<string>((resolve, reject) => {
+    const id = ++nextId;
+    const timer = window.setTimeout(() => stopWorker(new LayoutTimeout(seconds)), seconds * 1000);
+    job = { id, dot, resolve, reject, timer };
+    try {
+      getWorker().postMessage({ id, dot });
+    } catch (err) {
+      stopWorker(err as Error);
+    }
+  });
 }
 
 const ELEMENTS = new Set([
@@ -127,52 +189,41 @@ function copyChildren(from: Element, to: Element): void {
 }
 
 /**
- * Mark the parts of a fusionlab graph: nodes `i{k}` get data-instruction = k + 1,
- * clusters `cluster_{b}` data-block = b + 1 and a colour class, dashed edges the
- * class fl-forbidden, dotted ones fl-weight. Returns the number of clusters.
+ * Mark the parts of a graph drawn from `buildDot`: instruction nodes `n{k}` get
+ * data-instruction, block nodes `b{k}` and clusters `cluster_{k}` data-block, edges
+ * between instructions data-source / data-target. Returns the natural size in pixels.
  */
-export function annotateSvg(svg: SVGSVGElement, colours: number): number {
-  let clusters = 0;
+export function annotateSvg(svg: SVGSVGElement): { width: number; height: number } {
   for (const g of Array.from(svg.querySelectorAll('g'))) {
     const title = g.querySelector(':scope > title');
     const name = title ? (title.textContent || '').trim() : '';
     const cls = (g.getAttribute('class') || '').split(/\s+/);
+    let m: RegExpExecArray | null;
     if (cls.includes('node')) {
-      const m = /^i(\d+)$/.exec(name);
-      if (m) {
-        g.setAttribute('data-instruction', String(Number(m[1]) + 1));
+      if ((m = /^n(\d+)$/.exec(name))) {
+        g.setAttribute('data-instruction', m[1]);
+      } else if ((m = /^b(\d+)$/.exec(name))) {
+        g.setAttribute('data-block', m[1]);
       }
     } else if (cls.includes('cluster')) {
-      const m = /^cluster_(\d+)$/.exec(name);
-      if (m) {
-        const b = Number(m[1]);
-        g.setAttribute('data-block', String(b + 1));
-        g.classList.add(`fl-c${b % colours}`);
-        clusters += 1;
+      if ((m = /^cluster_(\d+)$/.exec(name))) {
+        g.setAttribute('data-block', m[1]);
       }
     } else if (cls.includes('edge')) {
-      const m = /^i(\d+)->i(\d+)$/.exec(name.replace(/&#45;|\u2010|\u2011/g, '-'));
-      if (m) {
-        g.setAttribute('data-source', String(Number(m[1]) + 1));
-        g.setAttribute('data-target', String(Number(m[2]) + 1));
-      }
-      // Graphviz draws dashed edges (fuse-preventing) with dasharray 5,2 and dotted ones
-      // (weight edges between blocks, labelled with their saving) with 1,5
-      const dash = g.querySelector('path[stroke-dasharray]')?.getAttribute('stroke-dasharray') || '';
-      if (/^1[, ]/.test(dash)) {
-        g.classList.add('fl-weight');
-      } else if (dash) {
-        g.classList.add('fl-forbidden');
+      if ((m = /^n(\d+)->n(\d+)$/.exec(name.replace(/\u2010|\u2011/g, '-')))) {
+        g.setAttribute('data-source', m[1]);
+        g.setAttribute('data-target', m[2]);
       }
     }
   }
-  // the graph fits the output area (never larger than Graphviz drew it), or shows at 100%
-  const w = parseFloat(svg.getAttribute('width') || '');
-  if (isFinite(w)) {
-    svg.setAttribute('data-fl-width', String(w));
-  }
-  svg.removeAttribute('width');
-  svg.removeAttribute('height');
-  svg.setAttribute('preserveAspectRatio', 'xMidYMin meet');
-  return clusters;
+  // Graphviz gives its size in points
+  const pt = (v: string | null) => {
+    const x = parseFloat(v || '');
+    return isFinite(x) && x > 0 ? x * 4 / 3 : 100;
+  };
+  const size = { width: pt(svg.getAttribute('width')), height: pt(svg.getAttribute('height')) };
+  svg.setAttribute('width', String(size.width));
+  svg.setAttribute('height', String(size.height));
+  svg.setAttribute('preserveAspectRatio', 'xMinYMin meet');
+  return size;
 }

@@ -10,8 +10,11 @@ import { asArray, ITrace, ITraceNode, str } from './types';
 
 const OUTCOMES = ['branched', 'new_best', 'pruned', 'infeasible', 'unexplored'];
 const MAX_DRAWN = 150;
+/** Cut and kept edges listed in a node's detail before "show all". */
+const FIRST_EDGES = 5;
 const DX = 20;
-const DY = 34;
+const DY_WIDE = 30;
+const DY_DENSE = 20;
 const R = 5;
 
 export class TreeView {
@@ -22,6 +25,7 @@ export class TreeView {
   private step: number;
   private depthLimit: number;
   private chosen: number | null = null;
+  private showAll = false;
   private timer: number | null = null;
   private slider: HTMLInputElement;
   private depthInput: HTMLInputElement;
@@ -174,65 +178,101 @@ export class TreeView {
       this.counts.append(h('span', 'fl-count fl-hidden-count', {}, `${hidden} deeper than ${this.depthLimit} not drawn`));
     }
 
-    // layout: leaves left to right in search order, parents centred over their children
-    const x = new Map<number, number>();
-    let next = 0;
-    const place = (id: number): number => {
-      const kids = (this.children.get(id) || []).filter(c => shown.has(c));
-      if (!kids.length) {
-        x.set(id, next++);
-      } else {
-        const xs = kids.map(place);
-        x.set(id, (xs[0] + xs[xs.length - 1]) / 2);
+    // compact layout: a run of nodes with one child each is one chain, drawn once (its
+    // length marked); rows are chains, not depths, so a deep narrow search stays short;
+    // leaves left to right in search order, parents centred over their children
+    const kids = (id: number) => (this.children.get(id) || []).filter(c => shown.has(c));
+    interface IChain { members: ITraceNode[]; children: IChain[]; row: number; x: number }
+    const chains: IChain[] = [];
+    const makeChain = (head: number, row: number): IChain => {
+      const members = [this.nodes[this.index.get(head)!]];
+      let cur = head;
+      let next = kids(cur);
+      while (next.length === 1) {
+        cur = next[0];
+        members.push(this.nodes[this.index.get(cur)!]);
+        next = kids(cur);
       }
-      return x.get(id)!;
+      const chain: IChain = { members, children: [], row, x: 0 };
+      chains.push(chain);
+      chain.children = next.map(c => makeChain(c, row + 1));
+      return chain;
+    };
+    let leaves = 0;
+    const place = (c: IChain): number => {
+      if (!c.children.length) {
+        c.x = leaves++;
+      } else {
+        const xs = c.children.map(place);
+        c.x = (xs[0] + xs[xs.length - 1]) / 2;
+      }
+      return c.x;
     };
     const roots = revealed.filter(n => shown.has(n.id) && (n.parent === null || !shown.has(n.parent)));
-    roots.forEach(r => place(r.id));
-    const depth = Math.min(this.depthLimit, Math.max(0, ...revealed.map(n => n.depth)));
-    const width = Math.max(1, next) * DX + 2 * DX;
-    const height = (depth + 1) * DY + DY;
+    for (const r of roots) {
+      place(makeChain(r.id, 0));
+    }
+    const rows = Math.max(0, ...chains.map(c => c.row));
+    // many rows: closer together
+    const DY = rows > 20 ? DY_DENSE : DY_WIDE;
+    const width = Math.max(1, leaves) * DX + 2 * DX;
+    const height = (rows + 1) * DY + DY;
     const svg = s('svg', {
       class: 'fl-tree-svg', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
       'aria-label': 'search tree'
     });
-    const px = (id: number) => DX + x.get(id)! * DX;
-    const py = (d: number) => DY / 2 + d * DY;
+    const px = (c: IChain) => DX + c.x * DX;
+    const py = (c: IChain) => DY / 2 + c.row * DY;
     const edges = s('g', { class: 'fl-tree-edges' });
     const dots = s('g', { class: 'fl-tree-nodes' });
-    for (const n of revealed) {
-      if (!shown.has(n.id)) {
-        continue;
-      }
-      if (n.parent !== null && shown.has(n.parent)) {
-        const p = this.nodes[this.index.get(n.parent)!];
+    const currentId = current ? current.id : null;
+    for (const c of chains) {
+      for (const k of c.children) {
         edges.appendChild(s('line', {
-          x1: px(p.id), y1: py(p.depth), x2: px(n.id), y2: py(n.depth),
-          class: `fl-tree-edge fl-o-${safeClass(n.outcome)}`
+          x1: px(c), y1: py(c), x2: px(k), y2: py(k),
+          class: `fl-tree-edge fl-o-${safeClass(k.members[0].outcome)}`
         }));
       }
-      const cls = ['fl-tree-node', `fl-o-${safeClass(n.outcome)}`];
-      if (current && current.id === n.id) {
+      const tail = c.members[c.members.length - 1];
+      const ids = c.members.map(m => m.id);
+      const best = c.members.find(m => m.outcome === 'new_best');
+      const cls = ['fl-tree-node', `fl-o-${safeClass(best ? best.outcome : tail.outcome)}`];
+      if (c.members.length > 1) {
+        cls.push('fl-chain');
+      }
+      if (currentId !== null && ids.includes(currentId)) {
         cls.push('fl-current');
       }
-      if (this.chosen === n.id) {
+      if (this.chosen !== null && ids.includes(this.chosen)) {
         cls.push('fl-chosen');
       }
       const g = s('g', {
-        class: cls.join(' '), 'data-node': n.id, 'data-outcome': n.outcome,
-        transform: `translate(${px(n.id)},${py(n.depth)})`
+        class: cls.join(' '), 'data-node': c.members[0].id, 'data-nodes': c.members.length,
+        'data-members': ids.join(' '), 'data-outcome': tail.outcome,
+        transform: `translate(${px(c)},${py(c)})`
       });
-      g.appendChild(s('title', {}, this.describe(n)));
-      g.appendChild(s('circle', { r: n.outcome === 'new_best' ? R + 2 : R }));
-      if (n.outcome === 'new_best') {
+      g.appendChild(s('title', {}, c.members.length > 1
+        ? `${c.members.length} nodes, depth ${c.members[0].depth}–${tail.depth}, one child each; last: ${this.summary(tail)}`
+        : this.summary(tail)));
+      // the whole mark and its labels take the click, not only the dot
+      g.appendChild(s('rect', { class: 'fl-hit', x: -R - 4, y: -R - 14, width: 2 * R + 34, height: 2 * R + 26 }));
+      if (c.members.length > 1) {
+        g.appendChild(s('rect', { class: 'fl-chain-mark', x: -R - 2, y: -R, width: 2 * R + 4, height: 2 * R, rx: R }));
+        g.appendChild(s('text', { class: 'fl-chain-count', x: R + 4, y: 4 }, `×${c.members.length}`));
+      } else {
+        g.appendChild(s('circle', { r: tail.outcome === 'new_best' ? R + 2 : R }));
+      }
+      if (best) {
         g.appendChild(s('text', { class: 'fl-star', y: -R - 4, 'text-anchor': 'middle' }, '★'));
       }
-      const deeper = n.depth === this.depthLimit ? this.countHidden(n.id, shown) : 0;
+      const deeper = tail.depth === this.depthLimit ? this.countHidden(tail.id, shown) : 0;
       if (deeper > 0) {
         g.appendChild(s('text', { class: 'fl-more', y: R + 11, 'text-anchor': 'middle' }, `+${deeper}`));
       }
       g.addEventListener('click', () => {
-        this.chosen = n.id;
+        // a chain shows its current node when the replay is inside it, else its last
+        this.chosen = currentId !== null && ids.includes(currentId) ? currentId : (best ? best.id : tail.id);
+        this.showAll = false;
         this.render();
       });
       dots.appendChild(g);
@@ -245,9 +285,35 @@ export class TreeView {
     const focus = this.chosen !== null && this.index.has(this.chosen) && this.index.get(this.chosen)! < this.step
       ? this.nodes[this.index.get(this.chosen)!] : current;
     if (focus) {
-      this.detail.append(h('span', `fl-o-${safeClass(focus.outcome)}`, {}, h('span', 'fl-dot')), this.describe(focus));
+      this.renderDetail(focus);
     } else {
       this.detail.textContent = 'The search has not started: step forward to replay it.';
+    }
+  }
+
+  /** A node's detail: what it is, then its cut and kept edges summarised (the first few, "show all"). */
+  private renderDetail(n: ITraceNode): void {
+    this.detail.setAttribute('data-node', String(n.id));
+    this.detail.append(h('div', 'fl-tree-summary', {},
+      h('span', `fl-o-${safeClass(n.outcome)}`, {}, h('span', 'fl-dot')), this.summary(n)));
+    for (const [label, list] of [['cut', asArray<number>(n.cut)], ['kept', asArray<number>(n.kept)]] as [string, number[]][]) {
+      if (!list.length) {
+        continue;
+      }
+      const all = this.showAll || list.length <= FIRST_EDGES;
+      const shownEdges = all ? list : list.slice(0, FIRST_EDGES);
+      const row = h('div', `fl-tree-edges-list fl-${label}`, { 'data-fl-list': label, 'data-count': list.length },
+        `${label} ${list.length} edge${list.length === 1 ? '' : 's'}: `, shownEdges.map(this.describeEdge).join(', '));
+      if (!all) {
+        const more = h('button', 'fl-button fl-link', { type: 'button', 'data-fl-action': 'show-all-edges' },
+          `… show all ${list.length}`);
+        more.addEventListener('click', () => {
+          this.showAll = true;
+          this.render();
+        });
+        row.append(' ', more);
+      }
+      this.detail.appendChild(row);
     }
   }
 
@@ -268,21 +334,15 @@ export class TreeView {
     return shown.has(id) ? count : 0;
   }
 
-  private describe(n: ITraceNode): string {
-    const parts = [`node ${n.id}`, `depth ${n.depth}`, `cost ${fmt(n.cost)}`, n.outcome.replace(/_/g, ' ')];
+  /** One line: node, depth, cost, outcome, legality and how many edges it cut and kept. */
+  private summary(n: ITraceNode): string {
+    const parts = [`node ${n.id}`, `depth ${n.depth}`, `cost ${fmt(n.cost)}`, str(n.outcome).replace(/_/g, ' ')];
     if (n.legal) {
       parts.push('legal');
     } else if (n.violation) {
-      parts.push(`illegal: ${n.violation}`);
+      parts.push(`illegal: ${str(n.violation)}`);
     }
-    const cut = asArray<number>(n.cut).map(this.describeEdge);
-    const kept = asArray<number>(n.kept).map(this.describeEdge);
-    if (cut.length) {
-      parts.push(`cut ${cut.join(', ')}`);
-    }
-    if (kept.length) {
-      parts.push(`kept ${kept.join(', ')}`);
-    }
+    parts.push(`${asArray(n.cut).length} cut, ${asArray(n.kept).length} kept`);
     return parts.join(' · ');
   }
 }

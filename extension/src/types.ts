@@ -31,8 +31,52 @@ export interface IPartition {
   contracted: string[][];
   notes: string[];
   cache_hit: boolean;
-  dot: number | null;
+  /** version 1 only: index into `dots` */
+  dot?: number | null;
   problems?: string[];
+  /** version 2: "done", "pending", "budget", "interrupted" or "error" */
+  status?: string;
+  /** version 2: the proven lower bound when not proven optimal */
+  bound?: number | null;
+  /** version 2: weight edges (Def. 15) between blocks (1-based) with their saving */
+  weights?: IWeight[];
+  /** version 2: how many weight edges there are (`weights` keeps the heaviest) */
+  weights_total?: number;
+}
+
+export interface IWeight {
+  a: number;
+  b: number;
+  saving: number;
+}
+
+export interface IDependency {
+  source: number;
+  target: number;
+  kind: string;
+  base: string;
+}
+
+export interface IForbidden {
+  a: number;
+  b: number;
+  reason: string;
+  explanation: string;
+  detail: string;
+}
+
+export interface IStatus {
+  complete: boolean;
+  phase: string;
+  pending: [string, string][];
+  interrupted: boolean;
+  budget_seconds: number | null;
+  elapsed_seconds: number;
+}
+
+export interface IPalette {
+  blocks: string[];
+  edges: { dependency?: string; forbidden?: string; weight?: string; contracted?: string };
 }
 
 export interface ITraceNode {
@@ -83,9 +127,16 @@ export interface ITimingRecord {
   compile_seconds?: number;
   median_seconds: number;
   min_seconds: number;
-  speedup: number;
+  speedup: number | null;
   max_abs_error?: number | null;
   fallbacks?: string[];
+  q1_seconds?: number;
+  q3_seconds?: number;
+  spread?: number;
+  samples?: number;
+  threads?: number;
+  busy?: boolean;
+  warnings?: string[];
 }
 
 export interface IReport {
@@ -98,13 +149,19 @@ export interface IReport {
   notices: { kind: string; message: string; line?: number | null }[];
   program: { text: string; instructions: IInstruction[] };
   graph: {
-    dependencies: { source: number; target: number; kind: string; base: string }[];
-    forbidden: { a: number; b: number; reason: string; explanation: string; detail: string }[];
+    dependencies: IDependency[];
+    forbidden: IForbidden[];
+    edges_total?: number;
   };
   algorithms: string[];
   cost_models: string[];
   partitions: IPartition[];
-  dots: string[];
+  /** version 1 only */
+  dots?: string[];
+  /** version 2 */
+  id?: string;
+  status?: IStatus;
+  palette?: IPalette;
   selected: { algorithm: string; cost_model: string };
   trace: ITrace | null;
   code: ICode[];

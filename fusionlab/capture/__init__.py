@@ -2,11 +2,13 @@
 
 ``capture(source_or_function, namespace)`` runs the code unmodified. NumPy arrays become
 traced stand-ins; every array operation runs on real data *and* is recorded. A value
-leaving the captured world (``print``, ``float()``, ``if``, ``.item()``, ``np.asarray``)
-is SYNCed and ends a batch, as Bohrium flushed; arrays that become unreachable are DELed;
-at the end every array bound to a name is SYNCed. What capture cannot express runs with
-NumPy as an OPAQUE instruction and is listed in ``notices``. Afterwards the namespace holds
-plain NumPy values, equal to what plain NumPy computes (they *are* what it computed).
+leaving the captured world (``print``, ``float()``, ``if``, ``.item()``) is SYNCed and
+ends a batch, as Bohrium flushed; arrays that become unreachable are DELed; at the end
+every array bound to a name is SYNCed. Bases carry the names the user's code bound them
+to (``x``, ``y`` below; a later array bound to ``x`` is ``x_1``), temporaries are numbered.
+What capture cannot express runs with NumPy (an OPAQUE instruction, or plain NumPy outside
+the program) and is listed in ``notices``. Afterwards every object the user holds is what
+plain NumPy gives (the values *are* what it computed; see :mod:`.plain`).
 
 Examples
 --------
@@ -16,18 +18,18 @@ Examples
 ... y = np.sqrt(x) * 2 + x
 ... ''')
 >>> print(cap.program.to_text())
+ARRAY x float64[4]
 ARRAY t0 float64[4]
 ARRAY t1 float64[4]
-ARRAY t2 float64[4]
-ARRAY t3 float64[4]
-RANGE t0
-SQRT t1, t0
-MULTIPLY t2, t1, 2
+ARRAY y float64[4]
+RANGE x
+SQRT t0, x
+MULTIPLY t1, t0, 2
+DEL t0
+ADD y, t1, x
 DEL t1
-ADD t3, t2, t0
-DEL t2
-SYNC t0
-SYNC t3
+SYNC x
+SYNC y
 >>> type(cap.namespace["y"]).__name__, cap.namespace["y"].tolist()
 ('ndarray', [0.0, 3.0, 4.82842712474619, 6.464101615137754])
 """
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import sys
 import textwrap
 import time
 import types
@@ -46,11 +49,14 @@ import numpy as np
 
 from ..bytecode import Instruction, Opcode, Program, View
 from ..execute.reference import Externals, Storage, run_reference
-from .array import Traced, lift, unwrap
-from .functions import make_numpy
-from .recorder import CELL_FILENAME, Notice, NoticeKind, Recorder
+from .array import NUMERIC, Traced, unwrap, view_of
+from .functions import GeneratorProxy, Proxy, Recording, make_numpy
+from .plain import Plainer
+from .recorder import (
+    CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines, rename_view,
+)
 
-__all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError"]
+__all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD"]
 
 
 class CaptureError(Exception):
@@ -113,26 +119,166 @@ class Capture:
         return out
 
 
-def _import_hook(np_proxy: types.ModuleType) -> Callable[..., Any]:
+class _Interrupted(Exception):
+    """The cell was interrupted: capture skips building its program."""
+
+
+def _import_hook(rec: Recorder, np_proxy: Proxy) -> Callable[..., Any]:
+    """``__import__`` for the captured code: ``numpy`` is the proxy while the capture runs.
+    Functions defined in the cell keep these builtins for good, so once the capture is
+    over the hook gives the real modules."""
     real_import = builtins.__import__
+    lib = np_proxy.lib
 
     def hooked(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
-        if level == 0 and (name == "numpy" or name.startswith("numpy.")):
-            if name == "numpy.random":
-                return np_proxy.random if fromlist else np_proxy
+        if rec.active and level == 0 and (name == "numpy" or name.startswith("numpy.")):
             if name == "numpy":
                 return np_proxy
+            if not fromlist:
+                real_import(name, globals, locals, fromlist, level)
+                return np_proxy
+            if name == "numpy.random":
+                return np_proxy.random
+            if name == "numpy.lib":
+                return lib
+            if name == "numpy.lib.stride_tricks":
+                return lib.stride_tricks
         return real_import(name, globals, locals, fromlist, level)
 
     return hooked
 
 
-def _swap_numpy(ns: dict[str, Any], np_proxy: types.ModuleType) -> None:
+def _stands_for(obj: Any) -> type:
+    """The class plain NumPy's object would have: ndarray, or the scalar's type."""
+    return obj.dtype.type if obj._scalar else np.ndarray
+
+
+def _isinstance(obj: Any, classes: Any) -> bool:
+    """``isinstance`` for the captured code: a traced array is an ``np.ndarray`` (a traced
+    scalar an ``np.float64``, hence a ``float``), as plain NumPy's would be."""
+    if type(obj) is Traced:
+        return issubclass(_stands_for(obj), classes)
+    return builtins.isinstance(obj, classes)
+
+
+def _stand_ins(np_proxy: Proxy) -> dict[int, Any]:
+    """Real NumPy objects (by id) and the stand-in captured code gets for each."""
+    out: dict[int, Any] = {}
+    for proxy in (np_proxy, np_proxy.random, np_proxy.lib, np_proxy.lib.stride_tricks):
+        out[id(proxy.real)] = proxy
+        for value in vars(proxy).values():
+            if isinstance(value, Recording):
+                out[id(value.real)] = value
+    return out
+
+
+def _swap_numpy(ns: dict[str, Any], np_proxy: Proxy) -> None:
+    """Names bound to NumPy's modules or recorded functions (``np``, ``from numpy import
+    zeros``) see the stand-ins during the capture."""
+    swap = _stand_ins(np_proxy)
     for k, v in list(ns.items()):
-        if v is np:
-            ns[k] = np_proxy
-        elif v is np.random:
-            ns[k] = np_proxy.random
+        got = swap.get(id(v))
+        if got is not None and got.real is v:
+            ns[k] = got
+
+
+def _to_real(x: Any) -> Any:
+    """The real object behind one of capture's stand-ins, or ``None``."""
+    if isinstance(x, Traced):
+        return unwrap(x)
+    if isinstance(x, (Proxy, Recording, GeneratorProxy)):
+        return x.real
+    return None
+
+
+def _lift_namespace(rec: Recorder, ns: dict[str, Any]) -> None:
+    """The user's arrays enter the captured world as inputs named after their variables
+    (same memory: in-place updates reach the user's objects, as in plain NumPy). Their
+    contents are copied only if the cell uses them, and they are never DELed: a cell that
+    rebinds a name leaves the old array to NumPy, so re-running a cell records the same
+    program. One array bound to two names is one input, and an array that is a view of
+    another (``b = a[2:]``, ``x = big[::2]``) is that view of the other's base, so writes
+    through either are seen by both."""
+    roots: dict[int, Handle] = {}
+    groups: dict[int, list[Handle]] = {}  # the bases over each piece of memory
+    seen: dict[int, Traced] = {}
+
+    def new_input(a: np.ndarray, label: str, memory: int) -> Handle:
+        h = rec.input_base(a, label=label, lazy=True)
+        rec.keep(h)
+        groups.setdefault(memory, []).append(h)
+        return h
+
+    for k, v in list(ns.items()):
+        if type(v) is not np.ndarray or v.ndim == 0 or v.dtype.kind not in NUMERIC or k.startswith("_"):
+            continue
+        t = seen.get(id(v))
+        if t is None:
+            root = _root(v)
+            h = roots.get(id(root))
+            if h is None and (root is v or type(root) is np.ndarray and root.dtype == v.dtype
+                              and root.flags.c_contiguous):
+                h = roots[id(root)] = new_input(root, k, id(root))
+            view = None if h is None else h.full if root is v else view_of(h, v)
+            if view is None:  # not a view the bytecode can describe: a base of its own
+                h = new_input(v, k, id(root))
+                view = h.full
+            if len(groups[id(root)]) > 1:  # bases sharing memory: each reloaded when another wrote it
+                for other in groups[id(root)]:
+                    other.escape()
+            t = seen[id(v)] = Traced(rec, h, view, v)
+        ns[k] = t
+
+
+def _lift_arguments(rec: Recorder, fn: Callable[..., Any], args: tuple[Any, ...],
+                    kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arrays passed to a captured function as inputs named after its parameters
+    (as the namespace's arrays are): one input per array however often it is used."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except (TypeError, ValueError):  # the call itself raises the user's error
+        return args, kwargs
+    named = dict(bound.arguments)
+    _lift_namespace(rec, named)
+    for k, v in named.items():
+        bound.arguments[k] = v
+    return bound.args, bound.kwargs
+
+
+def _root(a: np.ndarray) -> np.ndarray:
+    """The array owning ``a``'s memory (``a`` itself when it has no array base)."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root
+
+
+def _sync_outputs(rec: Recorder, ns: dict[str, Any]) -> dict[str, tuple[View, bool]]:
+    """SYNC what the user keeps: every traced array bound to a name (or in a list or tuple
+    bound to one), except the user's own arrays the cell did not change."""
+    outputs: dict[str, tuple[View, bool]] = {}
+    synced: set[str] = set()
+    for k, v in ns.items():
+        if k.startswith("_"):
+            continue
+        if isinstance(v, Traced):
+            rec.name_base(v._h.base.name, k)
+        items = [(k, v)] if isinstance(v, Traced) else (
+            [(f"{k}[{i}]", x) for i, x in enumerate(v) if isinstance(x, Traced)] if isinstance(v, (tuple, list)) else []
+        )
+        for label, t in items:
+            name = t._h.base.name
+            if t._h.keep and t._h.escaped and not t._h.lazy:
+                t._h.touch()  # changed through a plain alias since its last use: reloaded, so written
+            if t._h.keep and name not in rec.written:
+                continue  # the user's array, unchanged by the program: nothing to hand back
+            if name not in synced:
+                if t._h.watched:
+                    t._h.touch()
+                rec.emit(Instruction(Opcode.SYNC, (), (t._h.full,)), checked=True)
+                synced.add(name)
+            outputs[label] = (t._v, t._scalar)
+    return outputs
 
 
 def capture(
@@ -158,27 +304,42 @@ def capture(
     CaptureError
         When the user's code raises; ``.original`` carries their traceback. The namespace
         keeps what the code assigned before the error, as plain values.
+
+    Examples
+    --------
+    Bases take the user's names (a rebound name is numbered), temporaries are ``t0, ...``:
+
+    >>> cap = capture("import numpy as np\\nA = np.ones(3)\\nA = np.sqrt(A) * 2\\n")
+    >>> [b.name for b in cap.program.bases]
+    ['A', 't0', 'A_1']
+
+    A Python loop over elements is said once (``SCALAR_LOOP_THRESHOLD``), and its element
+    reads then run as plain NumPy scalars instead of being recorded one by one:
+
+    >>> cap = capture("import numpy as np\\nx = np.arange(100.0)\\ny = [x[i] ** 2 for i in range(len(x))]\\n")
+    >>> [(n.kind.name, n.line) for n in cap.notices], cap.instructions < 200
+    ([('SCALAR_LOOP', 3)], True)
+    >>> type(cap.namespace["y"][-1]).__name__
+    'float64'
     """
     started = time.perf_counter()
     rec = Recorder()
+    rec.stop_frame = sys._getframe()
     np_proxy = make_numpy(rec)
-    user_ns = namespace if namespace is not None else {}
     # The code runs in the user's own dict, not a copy: functions it defines keep it as
     # their globals, so later cells (captured or plain) call them with what that dict holds
     # then — the real numpy once capture has put it back.
-    run_ns: dict[str, Any] = user_ns
-    before = dict(run_ns)
-    # the user's arrays enter the captured world as inputs (same memory: in-place updates
-    # reach the user's objects, as in plain NumPy)
-    for k, v in list(run_ns.items()):
-        if isinstance(v, np.ndarray) and v.ndim > 0 and not k.startswith("_"):
-            run_ns[k] = lift(rec, v)
+    run_ns: dict[str, Any] = namespace if namespace is not None else {}
+    had_builtins, old_builtins = "__builtins__" in run_ns, run_ns.get("__builtins__")
+    _lift_namespace(rec, run_ns)
     _swap_numpy(run_ns, np_proxy)
     bi = dict(vars(builtins))
-    bi["__import__"] = _import_hook(np_proxy)
+    bi["__import__"] = _import_hook(rec, np_proxy)
+    bi["isinstance"] = _isinstance  # not ``type``: cells may subclass it (metaclasses)
     run_ns["__builtins__"] = bi
     error: BaseException | None = None
     source = ""
+    glb: dict[str, Any] = run_ns
     try:
         if callable(source_or_function):
             fn = source_or_function
@@ -188,31 +349,36 @@ def capture(
             glb["__builtins__"] = bi
             traced_fn = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
             traced_fn.__kwdefaults__ = fn.__kwdefaults__
-            run_ns["result"] = traced_fn(*args, **dict(kwargs or {}))
+            call_args, call_kwargs = _lift_arguments(rec, fn, args, dict(kwargs or {}))
+            run_ns["result"] = traced_fn(*call_args, **call_kwargs)
         else:
             source = source_or_function
+            rec.loop_lines = loop_lines(textwrap.dedent(source))
             code = compile(textwrap.dedent(source), CELL_FILENAME, "exec")
             exec(code, run_ns)
     except BaseException as exc:  # the user's error (or an interrupt): the namespace is restored first
         error = exc
     # arrays bound to names are what the user keeps: SYNC them, then stop recording
-    outputs: dict[str, tuple[View, bool]] = {}
-    for k, v in run_ns.items():
-        if k.startswith("_"):
-            continue
-        items = [(k, v)] if isinstance(v, Traced) else (
-            [(f"{k}[{i}]", x) for i, x in enumerate(v) if isinstance(x, Traced)] if isinstance(v, (tuple, list)) else []
-        )
-        for label, t in items:
-            if all(t._v.base != seen.base for seen, _ in outputs.values()):
-                rec.emit(Instruction(Opcode.SYNC, (), (t._v.base.view(),)))
-            outputs[label] = (t._v, t._scalar)
-    rec.flush()
-    rec.active = False
+    try:
+        if isinstance(error, (KeyboardInterrupt, SystemExit)):
+            raise _Interrupted  # the user stopped the cell: no program to build, only the namespace
+        outputs = _sync_outputs(rec, run_ns)
+        rename = rec.finish()
+        outputs = {k: (rename_view(v, rename), s) for k, (v, s) in outputs.items()}
+    except _Interrupted:
+        rec.active, rec.batches, outputs = False, [], {}
+    except Exception as exc:  # a bug in capture: the cell's values are still NumPy's own
+        rec.active, rec.batches, outputs = False, [], {}
+        rec.notices.append(Notice(NoticeKind.FAILED, f"{type(exc).__name__}: {exc}"))
+    modules = {str(run_ns.get("__name__", "builtins")), str(glb.get("__name__", "builtins"))}
+    plainer = Plainer(_to_real, modules, [run_ns, glb])
     for k, v in list(run_ns.items()):
-        run_ns[k] = _plain(v, np_proxy)
-    if "__builtins__" in before:
-        run_ns["__builtins__"] = before["__builtins__"]
+        if k != "__builtins__":
+            w = plainer(v)
+            if w is not v:
+                run_ns[k] = w
+    if had_builtins:
+        run_ns["__builtins__"] = old_builtins
     else:
         run_ns.pop("__builtins__", None)
     cap = Capture(
@@ -230,23 +396,6 @@ def capture(
     if error is not None:
         raise CaptureError(error, cap).with_traceback(error.__traceback__)
     return cap
-
-
-def _plain(v: Any, np_proxy: types.ModuleType) -> Any:
-    """What plain NumPy would have left: arrays for traced arrays, the real modules."""
-    if isinstance(v, Traced):
-        return unwrap(v)
-    if v is np_proxy:
-        return np
-    if v is np_proxy.random:
-        return np.random
-    if isinstance(v, tuple) and any(isinstance(x, Traced) for x in v):
-        return tuple(_plain(x, np_proxy) for x in v)
-    if isinstance(v, list) and any(isinstance(x, Traced) for x in v):
-        return [_plain(x, np_proxy) for x in v]
-    if isinstance(v, dict) and any(isinstance(x, Traced) for x in v.values()):
-        return {k: _plain(x, np_proxy) for k, x in v.items()}
-    return v
 
 
 def _source_of(fn: Callable[..., Any]) -> str:

@@ -1,9 +1,16 @@
 """``Traced``: the stand-in array that records what NumPy does to it.
 
 It implements NumPy's protocols (``__array_ufunc__``, ``__array_function__``) and the
-ndarray methods people use; every operation runs on the real data and is recorded as
-bytecode. What it cannot express runs as an OPAQUE instruction with a notice; a value that
-leaves (``float()``, ``print``, ``if``, ``np.asarray``) is SYNCed, which ends a batch.
+ndarray methods and attributes people use; every operation runs on the real data and is
+recorded as bytecode. What it cannot express runs as an OPAQUE instruction, or as plain
+NumPy outside the program, with a notice — never as an error NumPy would not raise. A value
+that leaves (``float()``, ``print``, ``if``) is SYNCed, which ends a batch.
+
+Memory that NumPy shares in ways the bytecode cannot describe (a view with another dtype,
+a plain array aliasing a base, an in-place change by a function run as NumPy) marks the
+base *escaped*: its contents are compared with the program's before each use and reloaded
+(an OPAQUE ``reload``) when they differ, so the recorded program always replays to what
+NumPy computed.
 """
 
 from __future__ import annotations
@@ -25,6 +32,28 @@ _UFUNCS["true_divide"] = Opcode.DIVIDE
 _UFUNCS["abs"] = Opcode.ABSOLUTE
 _UFUNCS["mod"] = Opcode.REMAINDER
 
+#: dtype kinds the bytecode describes (bool, integers, floats, complex)
+NUMERIC = "biufc"
+# attributes that describe an array without reading its data
+_METADATA = {"flags", "itemsize", "nbytes", "ndim", "size"}
+# attributes that hand out the array's memory to plain NumPy
+_ALIASING = {"base", "flat", "data", "ctypes"}
+
+
+class Foreign(Exception):
+    """An operand the bytecode cannot describe (an ndarray subclass, an object array, a
+    duck array): the operation runs as plain NumPy."""
+
+
+def traceable(real: Any) -> bool:
+    """Whether ``real`` is an array (or NumPy scalar) capture can record: exactly an
+    ndarray (no subclass) of a numeric dtype.
+
+    >>> traceable(np.ones(2)), traceable(np.float32(1)), traceable(np.array(["a"])), traceable(np.matrix([1]))
+    (True, True, False, False)
+    """
+    return (type(real) is np.ndarray or isinstance(real, np.generic)) and real.dtype.kind in NUMERIC
+
 
 def unwrap(x: Any) -> Any:
     """Real data for traced arrays, through lists, tuples and dicts."""
@@ -42,10 +71,18 @@ def unwrap(x: Any) -> Any:
 class Traced:
     """An array under capture: a view of a recorded base plus the real data it stands for."""
 
+    __slots__ = ("_rec", "_h", "_v", "_r", "_scalar", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, rec: Recorder, handle: Handle, view: View, real: np.ndarray, scalar: bool = False) -> None:
-        self._rec, self._h, self._v, self._real, self._scalar = rec, handle, view, real, scalar
+        self._rec, self._h, self._v, self._r, self._scalar = rec, handle, view, real, scalar
+
+    @property
+    def _real(self) -> np.ndarray:
+        """The real array, after the base's lazy snapshot or reload (see :class:`Handle`)."""
+        if self._h.watched:
+            self._h.touch()
+        return self._r
 
     # -- construction helpers ---------------------------------------------------------
     @classmethod
@@ -53,53 +90,131 @@ class Traced:
         if not real.flags.c_contiguous:
             real = np.array(real, order="C")
         h = rec.new_base(real)
-        return cls(rec, h, h.base.view(), real, scalar)
+        return cls(rec, h, h.full, real, scalar)
+
+    def _geometry(self, fn: Callable[[np.ndarray], np.ndarray]) -> View | None:
+        """The IR view ``fn`` makes of this one (``None`` when NumPy would copy)."""
+        g = self._h.geometry()
+        v = self._v
+        shaped = fn(np.lib.stride_tricks.as_strided(g[v.offset:], shape=v.shape, strides=v.strides))
+        if shaped.base is None or not np.may_share_memory(shaped, g):
+            return None
+        offset = shaped.__array_interface__["data"][0] - g.__array_interface__["data"][0]
+        try:
+            return View(self._h.base, shaped.shape, shaped.strides, offset if shaped.size else 0)
+        except ProgramError:
+            return None
 
     def _derive(self, fn: Callable[[np.ndarray], np.ndarray]) -> "Traced":
         """Apply a NumPy view operation (slicing, reshape, transpose) to both the real data
         and the IR geometry; when NumPy copies, so does the program."""
         real = fn(self._real)
-        g = self._h.geometry()
-        v = self._v
-        shaped = fn(np.lib.stride_tricks.as_strided(g[v.offset:], shape=v.shape, strides=v.strides))
-        ir_view = shaped.base is not None and np.may_share_memory(shaped, g)
-        real_view = real.size == 0 or np.may_share_memory(real, self._real)
-        if ir_view:
-            offset = shaped.__array_interface__["data"][0] - g.__array_interface__["data"][0]
-            view = View(self._h.base, shaped.shape, shaped.strides, offset if shaped.size else 0)
+        view = self._geometry(fn)
+        real_view = real.size == 0 or np.may_share_memory(real, self._r)
+        if view is not None:
             if real_view:
                 return Traced(self._rec, self._h, view, real)
             out = Traced.fresh(self._rec, np.array(real, copy=True))
             self._rec.emit(Instruction(Opcode.COPY, (out._v,), (view,)))
             return out
-        return _opaque(self._rec, "reshape copy", lambda a: np.array(fn(a), copy=True), (self,), {})
+        got = as_view(self._rec, real, (self,), "a view") if real_view else None
+        if got is not None:
+            return got
+        return opaque(self._rec, "reshape copy", lambda a: np.array(fn(a), copy=True), (self,), {})
 
     # -- ndarray-like attributes ---------------------------------------------------------
-    shape = property(lambda self: self._real.shape)
-    ndim = property(lambda self: self._real.ndim)
-    size = property(lambda self: self._real.size)
-    dtype = property(lambda self: self._real.dtype)
-    itemsize = property(lambda self: self._real.itemsize)
-    nbytes = property(lambda self: self._real.nbytes)
+    ndim = property(lambda self: self._r.ndim)
+    size = property(lambda self: self._r.size)
+    itemsize = property(lambda self: self._r.itemsize)
+    nbytes = property(lambda self: self._r.nbytes)
     T = property(lambda self: self.transpose())
+    mT = property(lambda self: self.swapaxes(-1, -2))
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._r.shape
+
+    @shape.setter
+    def shape(self, value: Any) -> None:
+        # NumPy reshapes in place when no copy is needed, and raises otherwise
+        old = self._r.shape
+        self._r.shape = value
+        new = self._r.shape
+        view = self._geometry(lambda a: a.reshape(new)) if self._v.shape == old else None
+        self._rebind(view, "ndarray.shape =")
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return self._r.strides
+
+    @strides.setter
+    def strides(self, value: Any) -> None:
+        self._r.strides = value
+        self._rebind(view_of(self._h, self._r), "ndarray.strides =")
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._r.dtype
+
+    @dtype.setter
+    def dtype(self, value: Any) -> None:
+        self._r.dtype = value
+        self._rebind(view_of(self._h, self._r), "ndarray.dtype =")
+
+    def _rebind(self, view: View | None, why: str) -> None:
+        """This array now means ``self._r`` (changed in place): a view of the same base
+        when the IR can say so, else a base of its own sharing the memory (escaped)."""
+        if view is not None:
+            self._v = view
+            return
+        other = _alias(self._rec, self._r, (self,), why)
+        if isinstance(other, Traced):
+            self._h, self._v = other._h, other._v
+        else:  # not a numeric array any more: the program cannot follow it
+            self._rec.notice(NoticeKind.PLAIN, f"{why} makes an array capture cannot record")
+            self._h.escape()
+
+    @property
+    def real(self) -> Any:
+        if self.dtype.kind != "c":
+            return self._derive(lambda a: a.real)
+        return as_view(self._rec, self._real.real, (self,), "ndarray.real")
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        target = self.real
+        target[...] = value
+
+    @property
+    def imag(self) -> Any:
+        if self.dtype.kind != "c":
+            return self._real.imag  # new read-only zeros, not the array's memory
+        return as_view(self._rec, self._real.imag, (self,), "ndarray.imag")
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        if self.dtype.kind != "c":
+            self._r.imag = value  # NumPy's error: a real array has no imaginary part to set
+            return
+        target = self.imag
+        target[...] = value
 
     def __len__(self) -> int:
-        return len(self._real)
+        return len(self._r)
 
     def __repr__(self) -> str:
-        self._rec.sync(self._v, "repr")
-        return repr(unwrap(self))
+        return repr(self._leave("repr"))
 
     def __str__(self) -> str:
-        self._rec.sync(self._v, "str")
-        return str(unwrap(self))
+        return str(self._leave("str"))
 
     def __format__(self, spec: str) -> str:
-        self._rec.sync(self._v, "format")
-        return format(unwrap(self), spec)
+        return format(self._leave("format"), spec)
 
     # values leaving the captured world
     def _leave(self, why: str) -> Any:
+        if self._h.watched:
+            self._h.touch()
         self._rec.sync(self._v, why)
         return unwrap(self)
 
@@ -118,6 +233,17 @@ class Traced:
     def __complex__(self) -> complex:
         return complex(self._leave("complex()"))
 
+    def __round__(self, ndigits: Any = None) -> Any:
+        return round(self._leave("round()"), ndigits) if ndigits is not None else round(self._leave("round()"))
+
+    def __hash__(self) -> int:
+        if self._scalar:  # a NumPy scalar is hashable; an array is not
+            return hash(self._leave("hash()"))
+        raise TypeError("unhashable type: 'numpy.ndarray'")
+
+    def __contains__(self, value: Any) -> bool:
+        return bool(np.any(self == value))
+
     def item(self, *args: Any) -> Any:
         return np.asarray(self._leave("item()")).item(*args)
 
@@ -125,8 +251,22 @@ class Traced:
         return np.asarray(self._leave("tolist()")).tolist()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        real = np.asarray(self._leave("np.asarray"))
-        return real if dtype is None else real.astype(dtype)
+        # NumPy code outside capture gets the real memory: what it writes there is
+        # reloaded into the program at the base's next use
+        real = self._real
+        if copy or (dtype is not None and np.dtype(dtype) != real.dtype):
+            return np.array(real, dtype=dtype, copy=True)
+        self._h.escape()
+        return real
+
+    def __copy__(self) -> "Traced":
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> "Traced":
+        return self.copy()
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return self._leave("pickle").__reduce_ex__(protocol)
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         if self.ndim == 0:
@@ -141,7 +281,7 @@ class Traced:
     def __array_function__(self, func: Callable[..., Any], types: Any, args: Any, kwargs: Any) -> Any:
         from .functions import dispatch
 
-        return dispatch(self._rec, func, args, kwargs)
+        return dispatch(self._rec, func, types, args, kwargs)
 
     # -- operators ---------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
@@ -149,25 +289,33 @@ class Traced:
             full_int = isinstance(key, (int, np.integer)) and self.ndim == 1 or (
                 isinstance(key, tuple) and len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key)
             )
+            if full_int and self._rec.plain_lines and self._rec.scalar_plain():
+                return self._real[key]  # a loop over elements past the threshold: plain scalars
             vkey = _view_key(key)
             if full_int:  # NumPy gives a scalar copy, not a view
                 return _copy_of(self._derive(lambda a: a[vkey]), scalar=True)
             return self._derive(lambda a: a[vkey])
-        return _opaque(self._rec, "fancy indexing", lambda a, k: a[k], (self, key), {})
+        return opaque(self._rec, "fancy indexing", lambda a, k: a[k], (self, key), {})
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if self._scalar:
+            raise TypeError(f"{type(unwrap(self)).__name__!r} object does not support item assignment")
         rec = self._rec
+        try:
+            value = operand_value(rec, value)
+        except Foreign:
+            plain_call(rec, "assignment of a value capture cannot record", operator.setitem, (self, key, value), {})
+            return
         if _is_basic(key):
             vkey = _view_key(key)
             target = self._derive(lambda a: a[vkey])
-            value = lift(rec, value)
             target._real[...] = unwrap(value)
-            _emit(rec, Instruction(Opcode.COPY, (target._v,), (_operand(value),)))
+            emit_split(rec, Instruction(Opcode.COPY, (target._v,), (operand(value),)))
             return
-        if isinstance(key, Traced) and key.dtype == bool and key.shape == self.shape:
-            value = lift(rec, value)
+        if isinstance(key, Traced) and key.dtype == bool and key.shape == self.shape and \
+                _broadcasts(np.shape(unwrap(value)), self.shape):
             np.copyto(self._real, unwrap(value), where=key._real, casting="unsafe")
-            _emit(rec, Instruction(Opcode.WHERE, (self._v,), (key._v, _operand(value), self._v)))
+            emit_split(rec, Instruction(Opcode.WHERE, (self._v,), (key._v, operand(value), self._v)))
             return
 
         def setter(a: np.ndarray, k: Any, v: Any) -> np.ndarray:
@@ -176,46 +324,7 @@ class Traced:
             return a
 
         result = setter(self._real, unwrap(key), unwrap(value))
-        _opaque(rec, "indexed assignment", setter, (self, key, value), {}, out_view=self, precomputed=result)
-
-    # arithmetic through the ufuncs, so NumPy's rules (and __array_ufunc__) apply
-    def __add__(self, o: Any) -> Any: return np.add(self, o)
-    def __radd__(self, o: Any) -> Any: return np.add(o, self)
-    def __iadd__(self, o: Any) -> Any: return np.add(self, o, out=(self,))
-    def __sub__(self, o: Any) -> Any: return np.subtract(self, o)
-    def __rsub__(self, o: Any) -> Any: return np.subtract(o, self)
-    def __isub__(self, o: Any) -> Any: return np.subtract(self, o, out=(self,))
-    def __mul__(self, o: Any) -> Any: return np.multiply(self, o)
-    def __rmul__(self, o: Any) -> Any: return np.multiply(o, self)
-    def __imul__(self, o: Any) -> Any: return np.multiply(self, o, out=(self,))
-    def __truediv__(self, o: Any) -> Any: return np.true_divide(self, o)
-    def __rtruediv__(self, o: Any) -> Any: return np.true_divide(o, self)
-    def __itruediv__(self, o: Any) -> Any: return np.true_divide(self, o, out=(self,))
-    def __floordiv__(self, o: Any) -> Any: return np.floor_divide(self, o)
-    def __rfloordiv__(self, o: Any) -> Any: return np.floor_divide(o, self)
-    def __mod__(self, o: Any) -> Any: return np.remainder(self, o)
-    def __rmod__(self, o: Any) -> Any: return np.remainder(o, self)
-    def __pow__(self, o: Any) -> Any: return np.power(self, o)
-    def __rpow__(self, o: Any) -> Any: return np.power(o, self)
-    def __ipow__(self, o: Any) -> Any: return np.power(self, o, out=(self,))
-    def __neg__(self) -> Any: return np.negative(self)
-    def __pos__(self) -> Any: return np.positive(self)
-    def __abs__(self) -> Any: return np.absolute(self)
-    def __invert__(self) -> Any: return np.invert(self)
-    def __lt__(self, o: Any) -> Any: return np.less(self, o)
-    def __le__(self, o: Any) -> Any: return np.less_equal(self, o)
-    def __gt__(self, o: Any) -> Any: return np.greater(self, o)
-    def __ge__(self, o: Any) -> Any: return np.greater_equal(self, o)
-    def __eq__(self, o: Any) -> Any: return np.equal(self, o)  # type: ignore[override]
-    def __ne__(self, o: Any) -> Any: return np.not_equal(self, o)  # type: ignore[override]
-    def __and__(self, o: Any) -> Any: return np.bitwise_and(self, o)
-    def __rand__(self, o: Any) -> Any: return np.bitwise_and(o, self)
-    def __or__(self, o: Any) -> Any: return np.bitwise_or(self, o)
-    def __ror__(self, o: Any) -> Any: return np.bitwise_or(o, self)
-    def __xor__(self, o: Any) -> Any: return np.bitwise_xor(self, o)
-    def __matmul__(self, o: Any) -> Any: return np.matmul(self, o)
-    def __rmatmul__(self, o: Any) -> Any: return np.matmul(o, self)
-    __hash__ = None  # type: ignore[assignment]
+        opaque(rec, "indexed assignment", setter, (self, key, value), {}, out_view=self, precomputed=result)
 
     # -- methods -----------------------------------------------------------------------
     def sum(self, axis: Any = None, **kw: Any) -> Any: return np.sum(self, axis=axis, **kw)
@@ -227,17 +336,19 @@ class Traced:
     def any(self, axis: Any = None, **kw: Any) -> Any: return np.any(self, axis=axis, **kw)
     def cumsum(self, axis: Any = None, **kw: Any) -> Any: return np.cumsum(self, axis=axis, **kw)
     def cumprod(self, axis: Any = None, **kw: Any) -> Any: return np.cumprod(self, axis=axis, **kw)
-    def dot(self, o: Any) -> Any: return np.dot(self, o)
+    def dot(self, o: Any, *args: Any) -> Any: return np.dot(self, o, *args)
 
     def copy(self, order: str = "C") -> "Traced":
         return _copy_of(self)
 
-    def astype(self, dtype: Any, copy: bool = True, **kw: Any) -> "Traced":
-        if kw:
-            return _opaque(self._rec, "astype", lambda a: a.astype(dtype, **kw), (self,), {})
-        if not copy and np.dtype(dtype) == self.dtype:
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True,
+               copy: bool = True) -> Any:
+        new = np.dtype(dtype)
+        if (order, casting) != ("K", "unsafe") or new.kind not in NUMERIC:
+            return opaque(self._rec, "astype", lambda a: a.astype(dtype, order, casting, subok, copy), (self,), {})
+        if not copy and new == self.dtype:
             return self
-        return _copy_of(self, dtype=np.dtype(dtype))
+        return _copy_of(self, dtype=new)
 
     def reshape(self, *shape: Any, **kw: Any) -> "Traced":
         return self._derive(lambda a: a.reshape(*shape, **kw))
@@ -260,25 +371,119 @@ class Traced:
     def fill(self, value: Any) -> None:
         self[...] = value
 
-    def sort(self, axis: int = -1) -> None:
-        result = np.sort(self._real, axis=axis)
-        _opaque(self._rec, "ndarray.sort", lambda a: np.sort(a, axis=axis), (self,), {},
-                out_view=self, precomputed=result)
+    def sort(self, axis: int = -1, kind: Any = None, order: Any = None, **kw: Any) -> None:
+        def sort(a: np.ndarray) -> np.ndarray:
+            return np.sort(a, axis=axis, kind=kind, order=order, **kw)
+
+        result = sort(self._real)
+        opaque(self._rec, "ndarray.sort", sort, (self,), {}, out_view=self, precomputed=result)
+
+    def view(self, *args: Any, **kwargs: Any) -> Any:
+        real = self._real.view(*args, **kwargs)
+        if type(real) is not np.ndarray:  # a subclass: plain NumPy's object, sharing memory
+            self._rec.notice(NoticeKind.PLAIN, f"ndarray.view as {type(real).__name__}")
+            self._h.escape()
+            return real
+        return as_view(self._rec, real, (self,), "ndarray.view with another dtype")
+
+    def setflags(self, write: Any = None, align: Any = None, uic: Any = None) -> None:
+        # flags are the real array's: NumPy enforces them when capture runs the operations
+        self._r.setflags(write, align, uic)
+
+    def resize(self, *new_shape: Any, refcheck: bool = True) -> None:
+        """In-place resize as NumPy does it: only capture's own references are set aside
+        for NumPy's reference check, so it fails exactly when plain NumPy would."""
+        if self._h.watched:
+            self._h.touch()
+        real, h = self._r, self._h
+        held, h.real = h.real, None
+        self._r = None  # type: ignore[assignment]
+        del held
+        try:
+            real.resize(*new_shape, refcheck=refcheck)
+        finally:
+            self._r = real
+            h.real = real.view() if h.real is None else h.real
+        fresh = _alias(self._rec, real, (), "ndarray.resize")
+        if isinstance(fresh, Traced):
+            self._h, self._v = fresh._h, fresh._v
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
+        if name.startswith("_"):  # no __array_interface__: NumPy outside capture must ask __array__
             raise AttributeError(name)
         real_attr = getattr(np.ndarray, name, None)
         if real_attr is None:
-            raise AttributeError(f"'ndarray' object has no attribute {name!r}")
+            raise AttributeError(f"'numpy.ndarray' object has no attribute {name!r}")
+        if name in _METADATA:
+            return getattr(self._r, name)
+        if name in _ALIASING:
+            self._rec.notice(NoticeKind.PLAIN, f"ndarray.{name} hands the array's memory to plain NumPy")
+            self._h.escape()
+            return getattr(self._r, name)
         if not callable(real_attr):
             return getattr(self._leave(f"ndarray.{name}"), name)
 
         def method(*args: Any, **kwargs: Any) -> Any:
-            return _opaque(self._rec, f"ndarray.{name}", lambda a, *r, **k: getattr(a, name)(*r, **k),
+            return opaque(self._rec, f"ndarray.{name}", lambda a, *r, **k: getattr(a, name)(*r, **k),
                            (self,) + args, kwargs)
 
         return method
+
+
+# --------------------------------------------------------------------------- operators
+
+
+def _subclass(o: Any) -> bool:
+    return isinstance(o, np.ndarray) and type(o) is not np.ndarray
+
+
+def _binary(ufunc: np.ufunc, op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[..., Any]:
+    """A binary operator through the ufunc (so NumPy's rules and ``__array_ufunc__``
+    apply); with an ndarray subclass, NumPy's own operator decides (``matrix * a``
+    multiplies matrices)."""
+
+    def f(self: Traced, o: Any) -> Any:
+        if _subclass(o):
+            return plain_call(self._rec, f"{op.__name__} with {type(o).__name__}",
+                               lambda a, b: op(b, a) if reflected else op(a, b), (self, o), {})
+        return ufunc(o, self) if reflected else ufunc(self, o)
+
+    return f
+
+
+def _inplace(ufunc: np.ufunc, op: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    def f(self: Traced, o: Any) -> Any:
+        if self._scalar:  # a NumPy scalar is immutable: ``s += v`` binds a new one
+            return ufunc(self, o)
+        if _subclass(o):
+            plain_call(self._rec, f"{op.__name__} with {type(o).__name__}", op, (self, o), {})
+            return self
+        return ufunc(self, o, out=(self,))
+
+    return f
+
+
+for _name, _uf, _op in [
+    ("add", np.add, operator.add), ("sub", np.subtract, operator.sub), ("mul", np.multiply, operator.mul),
+    ("truediv", np.true_divide, operator.truediv), ("floordiv", np.floor_divide, operator.floordiv),
+    ("mod", np.remainder, operator.mod), ("pow", np.power, operator.pow), ("and", np.bitwise_and, operator.and_),
+    ("or", np.bitwise_or, operator.or_), ("xor", np.bitwise_xor, operator.xor),
+    ("lshift", np.left_shift, operator.lshift), ("rshift", np.right_shift, operator.rshift),
+    ("matmul", np.matmul, operator.matmul),
+]:
+    setattr(Traced, f"__{_name}__", _binary(_uf, _op))
+    setattr(Traced, f"__r{_name}__", _binary(_uf, _op, reflected=True))
+    iop = getattr(operator, f"i{_name}")
+    setattr(Traced, f"__i{_name}__", _inplace(_uf, iop))
+for _name, _uf, _op in [
+    ("lt", np.less, operator.lt), ("le", np.less_equal, operator.le), ("gt", np.greater, operator.gt),
+    ("ge", np.greater_equal, operator.ge), ("eq", np.equal, operator.eq), ("ne", np.not_equal, operator.ne),
+]:
+    setattr(Traced, f"__{_name}__", _binary(_uf, _op))
+for _name, _uf in [("neg", np.negative), ("pos", np.positive), ("abs", np.absolute), ("invert", np.invert)]:
+    setattr(Traced, f"__{_name}__", (lambda uf: lambda self: uf(self))(_uf))
+Traced.__divmod__ = lambda self, o: np.divmod(self, o)  # type: ignore[attr-defined]
+Traced.__rdivmod__ = lambda self, o: np.divmod(o, self)  # type: ignore[attr-defined]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -300,15 +505,33 @@ def _is_basic(key: Any) -> bool:
         x is None or isinstance(x, (int, np.integer)) for x in (k.start, k.stop, k.step)) for k in items)
 
 
+def _broadcasts(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
+    return len(shape) <= len(to) and all(a == b or a == 1 for a, b in zip(reversed(shape), reversed(to)))
+
+
 def lift(rec: Recorder, x: Any) -> Any:
     """A traced array for a real one (its data become a program input); others unchanged."""
-    if isinstance(x, np.ndarray) and x.ndim > 0:
+    if type(x) is np.ndarray and x.ndim > 0 and x.dtype.kind in NUMERIC:
         h = rec.input_base(x)
-        return Traced(rec, h, h.base.view(), x)
+        return Traced(rec, h, h.full, x)
     return x
 
 
-def _operand(x: Any) -> View | Literal:
+def operand_value(rec: Recorder, x: Any) -> Any:
+    """``x`` as an operand: traced arrays and numeric scalars as they are, real arrays
+    (and lists of numbers) lifted as inputs; raises :class:`Foreign` for anything else."""
+    if isinstance(x, Traced):
+        return x
+    if isinstance(x, (bool, int, float, complex)):
+        return x
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(unwrap(x))
+    if (type(x) is np.ndarray or isinstance(x, np.generic)) and x.dtype.kind in NUMERIC:
+        return x if x.ndim == 0 else lift(rec, x)
+    raise Foreign(type(x).__name__)
+
+
+def operand(x: Any) -> View | Literal:
     """The IR operand of a (lifted) traced array or a scalar."""
     if isinstance(x, Traced):
         return x._v
@@ -316,32 +539,34 @@ def _operand(x: Any) -> View | Literal:
         return Literal(x.item())
     if isinstance(x, (bool, int, float, complex, np.generic)):
         return Literal(x.item() if isinstance(x, np.generic) else x)
-    raise TypeError(f"cannot use {type(x).__name__} as an array operand")
+    raise Foreign(type(x).__name__)
 
 
-def _emit(rec: Recorder, ins: Instruction) -> None:
+def emit_split(rec: Recorder, ins: Instruction) -> None:
     """Emit ``ins``; inputs overlapping its output without being identical are first
     copied (NumPy buffers such overlaps itself; the bytecode spells the copy out, Def. 11)."""
     try:
         check_instruction(ins)
     except ProgramError:
-        out = ins.outputs[0]
-        keep = []
-        fixed: list[View | Literal] = []
-        for x in ins.inputs:
-            if isinstance(x, View) and x.overlaps(out) and x != out:
-                tmp = Traced.fresh(rec, np.empty(x.shape, dtype=x.dtype))
-                rec.emit(Instruction(Opcode.COPY, (tmp._v,), (x,)))
-                keep.append(tmp)  # alive until the instruction is emitted, then DEL
-                fixed.append(tmp._v)
-                rec.notice(NoticeKind.COPY, f"{ins.opcode.name} reads a view overlapping its output")
-            else:
-                fixed.append(x)
-        ins = Instruction(ins.opcode, ins.outputs, tuple(fixed), ins.attrs)
-        rec.emit(ins)
-        del keep
+        pass
+    else:
+        rec.emit(ins, checked=True)
         return
+    out = ins.outputs[0]
+    keep = []
+    fixed: list[View | Literal] = []
+    for x in ins.inputs:
+        if isinstance(x, View) and x.overlaps(out) and x != out:
+            tmp = Traced.fresh(rec, np.empty(x.shape, dtype=x.dtype))
+            rec.emit(Instruction(Opcode.COPY, (tmp._v,), (x,)))
+            keep.append(tmp)  # alive until the instruction is emitted, then DEL
+            fixed.append(tmp._v)
+            rec.notice(NoticeKind.COPY, f"{ins.opcode.name} reads a view overlapping its output")
+        else:
+            fixed.append(x)
+    ins = Instruction(ins.opcode, ins.outputs, tuple(fixed), ins.attrs)
     rec.emit(ins)
+    del keep
 
 
 def _copy_of(x: Traced, dtype: Any = None, scalar: bool = False) -> Traced:
@@ -359,40 +584,143 @@ def _result(rec: Recorder, real: Any, out: Traced | None) -> Traced:
     return Traced.fresh(rec, np.asarray(real), scalar=scalar)
 
 
+# --------------------------------------------------------------------------- views and aliases
+
+
+def view_of(h: Handle, real: np.ndarray) -> View | None:
+    """The IR view of ``h``'s base that ``real`` (an array into its memory) is, or ``None``
+    when the bytecode cannot say it: another dtype, a byte offset or stride that is not a
+    whole element, or a writeable view that visits an element twice."""
+    mem = h.real
+    if mem is None or real.dtype != h.base.np_dtype or mem.dtype != real.dtype or not mem.flags.c_contiguous:
+        return None
+    item = real.itemsize
+    if real.size == 0:
+        return View(h.base, real.shape, (0,) * real.ndim, 0)
+    offset = real.__array_interface__["data"][0] - mem.__array_interface__["data"][0]
+    if offset % item or any(s % item for s in real.strides):
+        return None
+    try:
+        view = View(h.base, real.shape, tuple(s // item for s in real.strides), offset // item)
+    except ProgramError:
+        return None
+    if real.flags.writeable and view.as_index() is None and view.size > 1:
+        idx = view.indices() if view.size <= 1 << 20 else None
+        if idx is None or np.unique(idx).size != idx.size:
+            return None
+    return view
+
+
+def as_view(rec: Recorder, real: Any, sources: tuple[Any, ...], why: str) -> Any:
+    """``real``, a NumPy result that may share memory with traced ``sources``: a traced
+    view of a source's base when the IR can describe it, else an escaped alias (see
+    :func:`_alias`); a fresh traced array when it shares nothing (its values recorded)."""
+    for t in sources:
+        if isinstance(t, Traced) and isinstance(real, np.ndarray) and t._h.real is not None and \
+                np.may_share_memory(real, t._h.real):
+            view = view_of(t._h, real) if type(real) is np.ndarray else None
+            if view is not None:
+                return Traced(rec, t._h, view, real)
+            return _alias(rec, real, tuple(s for s in sources if isinstance(s, Traced)), why)
+    return None
+
+
+def _alias(rec: Recorder, real: np.ndarray, sources: tuple[Traced, ...], why: str) -> Any:
+    """An array sharing memory with ``sources`` in a way the bytecode cannot describe: a
+    base of its own (its contents recorded), and every base involved escaped, so each is
+    reloaded when the others changed it. Non-numeric or subclass arrays stay plain NumPy."""
+    for t in sources:
+        t._h.escape()
+    if not traceable(real) or real.ndim == 0:
+        rec.notice(NoticeKind.PLAIN, why)
+        return real
+    rec.notice(NoticeKind.ALIAS, why)
+    h = rec.input_base(real)
+    h.escaped, h.belief = True, rec.inputs[h.base.name]
+    return Traced(rec, h, h.full, real)
+
+
+def plain_call(rec: Recorder, why: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Run ``fn`` as plain NumPy on the real data, outside the program: the traced
+    arguments are escaped first, so whatever ``fn`` writes is reloaded at their next use."""
+    traced = [a for a in _flatten((args, kwargs)) if isinstance(a, Traced)]
+    for t in traced:
+        t._h.escape()
+    rec.notice(NoticeKind.PLAIN, why)
+    return fn(*unwrap(args), **unwrap(kwargs))
+
+
+# --------------------------------------------------------------------------- ufuncs
+
+
 def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     out_arg = kwargs.get("out")
     outs = out_arg if isinstance(out_arg, tuple) else ((out_arg,) if out_arg is not None else ())
+    if any(not isinstance(x, Traced) and (isinstance(x, np.ndarray) and not traceable(x)
+           or hasattr(type(x), "__array_ufunc__") and not isinstance(x, (np.ndarray, np.generic)))
+           for x in inputs + outs):
+        return _ufunc_plain(rec, ufunc, method, inputs, kwargs)
     extra = set(kwargs) - {"out"}
     if method == "__call__" and ufunc.__name__ in _UFUNCS and ufunc.nout == 1 and not extra and len(outs) <= 1 and \
             all(isinstance(o, Traced) for o in outs):
+        if not outs and rec.plain_lines and all(not isinstance(x, Traced) or x._scalar for x in inputs) \
+                and rec.scalar_plain():
+            return ufunc(*unwrap(inputs))  # a loop over elements past the threshold
+        try:
+            lifted = [operand_value(rec, x) for x in inputs]
+            operands = tuple(operand(x) for x in lifted)
+        except Foreign:
+            return _ufunc_plain(rec, ufunc, method, inputs, kwargs)
         out = outs[0] if outs else None
-        lifted = [lift(rec, x) for x in inputs]
         real = ufunc(*unwrap(lifted), **({"out": out._real} if out is not None else {}))
+        if out is None and not traceable(real):
+            return real
         result = _result(rec, real, out)
-        _emit(rec, Instruction(_UFUNCS[ufunc.__name__], (result._v,), tuple(_operand(x) for x in lifted)))
+        emit_split(rec, Instruction(_UFUNCS[ufunc.__name__], (result._v,), operands))
         return result
     if method in ("reduce", "accumulate") and not outs and set(kwargs) <= {"axis", "dtype"} and \
             ufunc.__name__ in (_REDUCE if method == "reduce" else _SCAN) and isinstance(inputs[0], Traced) \
             and len(inputs) == 1:
-        src: Traced = inputs[0]
-        axis = kwargs.get("axis", 0)
-        dtype = kwargs.get("dtype")
-        if isinstance(axis, (int, np.integer)) or axis is None:
-            if dtype is not None and np.dtype(dtype) != src.dtype:
-                src = _copy_of(src, dtype=np.dtype(dtype))
-            real = getattr(ufunc, method)(src._real, axis=axis)
-            result = _result(rec, real, None)
-            ax = None if axis is None else int(axis) % max(src.ndim, 1)
-            if method == "reduce" and src.ndim == 1:
-                ax = None  # one axis: the whole array, and the same element order
-            opcode = (_REDUCE if method == "reduce" else _SCAN)[ufunc.__name__]
-            rec.emit(Instruction(opcode, (result._v,), (src._v,), {"axis": ax}))
-            return result
+        got = _reduction(rec, ufunc, method, inputs[0], kwargs.get("axis", 0), kwargs.get("dtype"))
+        if got is not None:
+            return got
     name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-    return _opaque(rec, name, lambda *a, **k: getattr(ufunc, method)(*a, **k), inputs, kwargs)
+    return opaque(rec, name, lambda *a, **k: getattr(ufunc, method)(*a, **k), inputs, kwargs)
 
 
-def _opaque(
+def _ufunc_plain(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A ufunc with an operand capture cannot describe: plain NumPy's answer (``out=``
+    arrays that are traced get their result back as themselves, as NumPy returns them)."""
+    result = plain_call(rec, f"np.{ufunc.__name__} of {', '.join(type(x).__name__ for x in inputs)}",
+                         getattr(ufunc, method), inputs, kwargs)
+    out_arg = kwargs.get("out")
+    outs = out_arg if isinstance(out_arg, tuple) else ((out_arg,) if out_arg is not None else ())
+    if len(outs) == 1 and isinstance(outs[0], Traced) and result is outs[0]._r:
+        return outs[0]
+    return result
+
+
+def _reduction(rec: Recorder, ufunc: np.ufunc, method: str, src: Traced, axis: Any, dtype: Any) -> Traced | None:
+    if not (isinstance(axis, (int, np.integer)) or axis is None):
+        return None
+    if dtype is not None and np.dtype(dtype) != src.dtype:
+        if np.dtype(dtype).kind not in NUMERIC:
+            return None
+        src = _copy_of(src, dtype=np.dtype(dtype))
+    real = getattr(ufunc, method)(src._real, axis=axis)
+    result = _result(rec, real, None)
+    ax = None if axis is None else int(axis) % max(src.ndim, 1)
+    if method == "reduce" and src.ndim == 1:
+        ax = None  # one axis: the whole array, and the same element order
+    opcode = (_REDUCE if method == "reduce" else _SCAN)[ufunc.__name__]
+    rec.emit(Instruction(opcode, (result._v,), (src._v,), {"axis": ax}))
+    return result
+
+
+# --------------------------------------------------------------------------- opaque calls
+
+
+def opaque(
     rec: Recorder,
     name: str,
     fn: Callable[..., Any],
@@ -400,20 +728,37 @@ def _opaque(
     kwargs: dict[str, Any],
     out_view: Traced | None = None,
     precomputed: Any = None,
-    out_real: Traced | None = None,
 ) -> Any:
     """Run ``fn`` with real NumPy and record it as one OPAQUE instruction.
 
     Traced arguments become the instruction's inputs; the function replays the call with
-    the values the executor passes in. Results that are not one array leave the captured
-    world (their inputs are synced)."""
+    the values the executor passes in. A result that is a view of a traced argument is
+    recorded as that view (or an escaped alias); results that are not one array leave the
+    captured world (their inputs are synced), and traced arguments a call may have written
+    in place (it returned ``None``, or they were its ``out=``) are reloaded."""
     args, kwargs = _lift_deep(rec, args), _lift_deep(rec, kwargs)
     traced = [a for a in _flatten((args, kwargs)) if isinstance(a, Traced)]
     real = precomputed if precomputed is not None else fn(*unwrap(args), **unwrap(kwargs))
-    if out_view is None and out_real is None and not isinstance(real, (np.ndarray, np.generic)):
-        for t in traced:
-            rec.sync(t._v, name)
-        return real
+    written = [t for t in _flatten(kwargs.get("out", ())) if isinstance(t, Traced)]
+    if out_view is None:
+        if isinstance(real, np.ndarray) and any(real is t._r for t in written):
+            out_view = next(t for t in written if real is t._r)
+            written = [t for t in written if t is not out_view]
+        else:
+            viewed = as_view(rec, real, tuple(traced), name)
+            if viewed is not None:
+                return viewed
+            if not traceable(real):
+                if real is None:
+                    written = traced
+                else:
+                    arrays = [x for x in _flatten(real) if isinstance(x, np.ndarray)]
+                    for t in traced:
+                        rec.sync(t._v, name)
+                        if t._h.real is not None and any(np.may_share_memory(x, t._h.real) for x in arrays):
+                            t._h.escape()  # a plain view of the base (np.split): later writes reach it
+                reload_all(rec, written)
+                return real
     rec.notice(NoticeKind.OPAQUE, f"{name}")
     key = rec.next_key()
 
@@ -426,14 +771,24 @@ def _opaque(
 
     rec.externals.functions[key] = replay
     if out_view is not None:
-        out_view._real[...] = real
+        if precomputed is not None:
+            out_view._real[...] = real
         result = out_view
-    elif out_real is not None:
-        result = out_real
     else:
         result = Traced.fresh(rec, np.asarray(real), scalar=not isinstance(real, np.ndarray))
-    _emit(rec, Instruction(Opcode.OPAQUE, (result._v,), tuple(t._v for t in traced), {"name": name, "key": key}))
+    emit_split(rec, Instruction(Opcode.OPAQUE, (result._v,), tuple(t._v for t in traced), {"name": name, "key": key}))
+    reload_all(rec, written)
     return result
+
+
+def reload_all(rec: Recorder, arrays: list[Traced]) -> None:
+    """Record the current contents of bases a call may have written in place."""
+    done: set[str] = set()
+    for t in arrays:
+        h = t._h
+        if h.base.name not in done and h.real is not None:
+            done.add(h.base.name)
+            rec.reload(h, np.array(h.real, copy=True))
 
 
 def _flatten(x: Any) -> list[Any]:

@@ -1,63 +1,78 @@
 """NumPy functions under capture: ``__array_function__`` dispatch, and the ``numpy`` proxy
-module that user code imports (creation functions and ``np.random`` need it: they take no
-array argument for NumPy's protocols to see)."""
+module that user code imports (creation functions, ``np.random`` and
+``np.lib.stride_tricks`` need it: they take no array argument for NumPy's protocols to see,
+or do not dispatch)."""
 
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any, Callable
 
 import numpy as np
 
 from ..bytecode import Instruction, Literal, Opcode
-from .array import Traced, _emit, _opaque, _operand, lift, unwrap
-from .recorder import Recorder
+from .array import (
+    NUMERIC, Traced, emit_split, opaque, operand, plain_call, reload_all, as_view, lift, traceable, unwrap,
+)
+from .recorder import NoticeKind, Recorder
 
 
-def _reduce(rec: Recorder, ufunc: np.ufunc, a: Any, axis: Any, like: Callable[..., Any]) -> Any:
+def _keepdims(result: Any, a: Any, axis: Any, keepdims: bool) -> Any:
+    """A reduction's result with the reduced axes kept as length 1 (a view of it)."""
+    if not keepdims or not isinstance(result, Traced):
+        return result
+    axes = range(a.ndim) if axis is None else [int(axis) % a.ndim]
+    shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
+    return result.reshape(shape)
+
+
+def _reduce(ufunc: np.ufunc, a: Any, axis: Any, like: Callable[..., Any], keepdims: bool) -> Any:
     """A reduction recorded as cast-if-needed then ``ufunc.reduce``; the dtype follows
     what ``like`` (np.sum, np.prod, ...) gives for ``a``'s dtype."""
     dtype = like(np.zeros(1, dtype=a.dtype)).dtype
-    return ufunc.reduce(a, axis=axis, dtype=dtype if dtype != a.dtype else None)
+    got = ufunc.reduce(a, axis=axis, dtype=dtype if dtype != a.dtype else None)
+    return _keepdims(got, a, axis, keepdims)
 
 
 def _sum(rec: Recorder, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    if out is not None or keepdims or kw or dtype is not None or isinstance(axis, tuple):
+    if out is not None or kw or dtype is not None or isinstance(axis, tuple):
         return None
-    return _reduce(rec, np.add, a, axis, np.sum)
+    return _reduce(np.add, a, axis, np.sum, keepdims)
 
 
 def _prod(rec: Recorder, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    if out is not None or keepdims or kw or dtype is not None or isinstance(axis, tuple):
+    if out is not None or kw or dtype is not None or isinstance(axis, tuple):
         return None
-    return _reduce(rec, np.multiply, a, axis, np.prod)
+    return _reduce(np.multiply, a, axis, np.prod, keepdims)
 
 
 def _extreme(ufunc: np.ufunc) -> Callable[..., Any]:
     def f(rec: Recorder, a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-        if out is not None or keepdims or kw or isinstance(axis, tuple) or a.size == 0:
+        if out is not None or kw or isinstance(axis, tuple) or a.size == 0:
             return None
-        return ufunc.reduce(a, axis=axis)
+        return _keepdims(ufunc.reduce(a, axis=axis), a, axis, keepdims)
 
     return f
 
 
 def _logical(ufunc: np.ufunc) -> Callable[..., Any]:
     def f(rec: Recorder, a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-        if out is not None or keepdims or kw or isinstance(axis, tuple):
+        if out is not None or kw or isinstance(axis, tuple):
             return None
         src = a if a.dtype == bool else a.astype(bool)
-        return ufunc.reduce(src, axis=axis)
+        return _keepdims(ufunc.reduce(src, axis=axis), a, axis, keepdims)
 
     return f
 
 
 def _mean(rec: Recorder, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    if out is not None or keepdims or kw or dtype is not None or isinstance(axis, tuple):
+    if out is not None or kw or dtype is not None or isinstance(axis, tuple) or a.size == 0 or \
+            a.dtype.kind in "fc" and a.dtype.itemsize < 4:  # float16: NumPy sums in float32
         return None
     count = a.size if axis is None else a.shape[axis]
     src = a if a.dtype.kind in "fc" else a.astype(np.float64)
-    return np.true_divide(np.add.reduce(src, axis=axis), count)
+    return _keepdims(np.true_divide(np.add.reduce(src, axis=axis), count), a, axis, keepdims)
 
 
 def _scan(ufunc: np.ufunc) -> Callable[..., Any]:
@@ -79,12 +94,13 @@ def _where(rec: Recorder, cond: Any, x: Any = None, y: Any = None) -> Any:
     if x is None or y is None:
         return None
     ops = [lift(rec, v) for v in (cond, x, y)]
+    operands = tuple(operand(v) for v in ops)
     real = np.where(*unwrap(ops))
-    out = Traced.fresh(rec, real)
     shapes = [np.shape(unwrap(v)) for v in ops]
-    if any(len(s) > real.ndim for s in shapes):
+    if any(len(s) > real.ndim for s in shapes) or not traceable(real):
         return None
-    _emit(rec, Instruction(Opcode.WHERE, (out._v,), tuple(_operand(v) for v in ops)))
+    out = Traced.fresh(rec, real)
+    emit_split(rec, Instruction(Opcode.WHERE, (out._v,), operands))
     return out
 
 
@@ -105,10 +121,12 @@ def _like(fill: Any) -> Callable[..., Any]:
     return f
 
 
-def _filled(rec: Recorder, real: np.ndarray, value: Any) -> Traced:
+def _filled(rec: Recorder, real: np.ndarray, value: Any) -> Any:
     """A fresh array filled with ``value`` (None: uninitialised, as np.empty)."""
     if value is not None:
         real[...] = value
+    if not traceable(real) or isinstance(value, (np.ndarray, Traced)):
+        return lift(rec, real)
     out = Traced.fresh(rec, real)
     if value is not None:
         rec.emit(Instruction(Opcode.COPY, (out._v,), (Literal(np.asarray(value).item()),)))
@@ -152,29 +170,55 @@ _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
 _NO_DATA = {np.shape, np.ndim, np.size, np.result_type, np.may_share_memory, np.shares_memory}
 
 
-def dispatch(rec: Recorder, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``__array_function__``: record ``func`` if we know it, else run it as OPAQUE."""
+def dispatch(rec: Recorder, func: Callable[..., Any], types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``__array_function__``: record ``func`` if we know it, else run it as OPAQUE; with
+    an argument capture cannot describe (an ndarray subclass, another array library), as
+    plain NumPy."""
     if func in _NO_DATA:
         return func(*unwrap(args), **unwrap(kwargs))
+    if any(t is not Traced and not issubclass(t, np.ndarray) or _foreign_array(t) for t in types):
+        return plain_call(rec, f"{_name(func)} of {', '.join(t.__name__ for t in types)}", func, args, kwargs)
     handler = _TABLE.get(func)
     if handler is not None:
         try:
             got = handler(rec, *args, **kwargs)
-        except TypeError:
+        except Exception:  # the general path below records it, or raises NumPy's own error
             got = None
         if got is not None:
             return got
+    return opaque(rec, _name(func), func, args, kwargs)
+
+
+def _foreign_array(t: type) -> bool:
+    return t is not Traced and t is not np.ndarray and issubclass(t, np.ndarray)
+
+
+def _name(func: Callable[..., Any]) -> str:
     module = (getattr(func, "__module__", None) or "numpy").replace("numpy", "np", 1)
     if module.startswith("np.") and module.count(".") == 1 and module.endswith(("_core", "core")) or module.startswith("np._"):
         module = "np"
-    name = f"{module}.{getattr(func, '__name__', 'function')}"
-    return _opaque(rec, name, func, args, kwargs)
+    return f"{module}.{getattr(func, '__name__', 'function')}"
 
 
 # --------------------------------------------------------------------------- the proxy
 
 
-class _Proxy(types.ModuleType):
+class Recording:
+    """A NumPy callable as captured code sees it (``np.zeros``, ``rng.random``): calls are
+    recorded; ``real`` is the callable itself, which the user gets back after the capture."""
+
+    def __init__(self, real: Callable[..., Any], call: Callable[..., Any]) -> None:
+        self.real, self._call = real, call
+        functools.update_wrapper(self, real)  # type: ignore[arg-type]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return repr(self.real)
+
+
+class Proxy(types.ModuleType):
     """A module that looks up everything on a real one, with some names overridden."""
 
     def __init__(self, name: str, real: types.ModuleType, overrides: dict[str, Any]) -> None:
@@ -188,29 +232,33 @@ class _Proxy(types.ModuleType):
     def __dir__(self) -> list[str]:
         return sorted(set(dir(self._real)) | set(self.__dict__))
 
+    @property
+    def real(self) -> types.ModuleType:
+        """The module this one stands for."""
+        return self._real
 
-def make_numpy(rec: Recorder) -> types.ModuleType:
+
+def make_numpy(rec: Recorder) -> Proxy:
     """The ``numpy`` that captured code sees."""
 
     def creator(fill: Any) -> Callable[..., Any]:
         real_fn = {0: np.zeros, 1: np.ones, None: np.empty}[fill]
 
         def f(shape: Any, dtype: Any = float, order: str = "C", **kw: Any) -> Any:
-            if kw:
-                return real_fn(shape, dtype, order, **kw)
-            return _filled(rec, real_fn(shape, dtype=dtype), fill)
+            if kw or order != "C":
+                return _lift_result(rec, real_fn(unwrap(shape), dtype, order, **kw))
+            return _filled(rec, real_fn(unwrap(shape), dtype=dtype), fill)
 
-        f.__name__ = real_fn.__name__
-        return f
+        return Recording(real_fn, f)
 
     def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", **kw: Any) -> Any:
-        if kw or isinstance(fill_value, (Traced, np.ndarray)):
-            return _lift_result(rec, np.full(shape, unwrap(fill_value), dtype, order, **kw))
-        return _filled(rec, np.full(shape, fill_value, dtype=dtype), fill_value)
+        if kw or isinstance(fill_value, (Traced, np.ndarray)) or order != "C":
+            return _lift_result(rec, np.full(unwrap(shape), unwrap(fill_value), dtype, order, **kw))
+        return _filled(rec, np.full(unwrap(shape), fill_value, dtype=dtype), fill_value)
 
     def arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
         real = np.arange(*unwrap(args), dtype=dtype, **kw)
-        if kw or any(isinstance(a, Traced) for a in args) or real.size < 2:
+        if kw or any(isinstance(a, Traced) for a in args) or real.size < 2 or real.dtype.kind not in "iuf":
             return _lift_result(rec, real)
         start, step = real[0].item(), (real[1] - real[0]).item()
         out = Traced.fresh(rec, real)
@@ -219,31 +267,55 @@ def make_numpy(rec: Recorder) -> types.ModuleType:
         return out
 
     def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
-                 dtype: Any = None, axis: int = 0) -> Any:
-        real = np.linspace(unwrap(start), unwrap(stop), num, endpoint, retstep, dtype, axis)
-        if retstep or isinstance(start, Traced) or isinstance(stop, Traced) or np.ndim(real) != 1 or num < 2:
+                 dtype: Any = None, axis: int = 0, **kw: Any) -> Any:
+        real = np.linspace(unwrap(start), unwrap(stop), unwrap(num), endpoint, retstep, dtype, axis, **kw)
+        real_numbers = all(isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+                           for x in (start, stop))
+        if retstep or kw or not real_numbers or np.ndim(real) != 1 or num < 2 or real.dtype.kind != "f":
             return _lift_result(rec, real) if not retstep else real
-        step = (stop - start) / ((num - 1) if endpoint else num)
+        step = (float(stop) - float(start)) / ((num - 1) if endpoint else num)
         out = Traced.fresh(rec, real)
-        rec.emit(Instruction(Opcode.RANGE, (out._v,), (), {"start": float(start), "step": float(step)}))
+        rec.emit(Instruction(Opcode.RANGE, (out._v,), (), {"start": float(start), "step": step}))
         return out
 
     def array(obj: Any, dtype: Any = None, *args: Any, copy: Any = True, **kw: Any) -> Any:
         if isinstance(obj, Traced):
             if args or kw:
-                return _opaque(rec, "np.array", np.array, (obj, dtype) + args, kw)
+                return opaque(rec, "np.array", np.array, (obj, dtype) + args, kw)
             return obj.astype(dtype or obj.dtype) if copy is not False else obj
         return _lift_result(rec, np.array(unwrap(obj), dtype, *args, copy=copy, **kw))
 
     def asarray(obj: Any, dtype: Any = None, *args: Any, **kw: Any) -> Any:
-        return np.asarray(unwrap(obj) if not isinstance(obj, Traced) else obj, dtype, *args, **kw)
+        # a traced array already is the array: np.asarray(a) is a
+        if isinstance(obj, Traced) and not args and not kw and (dtype is None or np.dtype(dtype) == obj.dtype):
+            return obj
+        if isinstance(obj, Traced) and not args and not kw and np.dtype(dtype).kind in NUMERIC:
+            return obj.astype(dtype)
+        return np.asarray(obj if isinstance(obj, Traced) else unwrap(obj), dtype, *args, **kw)
 
-    overrides = {
-        "zeros": creator(0), "ones": creator(1), "empty": creator(None), "full": full,
-        "arange": arange, "linspace": linspace, "array": array, "asarray": asarray,
-        "random": make_random(rec),
+    overrides: dict[str, Any] = {
+        "zeros": creator(0), "ones": creator(1), "empty": creator(None),
+        "full": Recording(np.full, full), "arange": Recording(np.arange, arange),
+        "linspace": Recording(np.linspace, linspace), "array": Recording(np.array, array),
+        "asarray": Recording(np.asarray, asarray),
+        "random": make_random(rec), "lib": make_lib(rec),
     }
-    return _Proxy("numpy", np, overrides)
+    return Proxy("numpy", np, overrides)
+
+
+def make_lib(rec: Recorder) -> Proxy:
+    """``numpy.lib`` under capture: ``stride_tricks.as_strided`` gives traced views."""
+    real = np.lib.stride_tricks
+
+    def as_strided(x: Any, shape: Any = None, strides: Any = None, subok: bool = False, writeable: bool = True) -> Any:
+        out = real.as_strided(unwrap(x), shape, strides, subok, writeable)
+        if not isinstance(x, Traced):
+            return out
+        got = as_view(rec, out, (x,), "np.lib.stride_tricks.as_strided")
+        return got if got is not None else out
+
+    tricks = Proxy("numpy.lib.stride_tricks", real, {"as_strided": Recording(real.as_strided, as_strided)})
+    return Proxy("numpy.lib", np.lib, {"stride_tricks": tricks})
 
 
 def _lift_result(rec: Recorder, real: Any) -> Any:
@@ -252,7 +324,7 @@ def _lift_result(rec: Recorder, real: Any) -> Any:
 
 def _random_array(rec: Recorder, what: str, real: Any) -> Any:
     """Record a random array as RANDOM with its values kept for re-execution."""
-    if not isinstance(real, np.ndarray) or real.ndim == 0:
+    if not traceable(real) or real.ndim == 0:
         return real
     key = rec.next_key()
     rec.externals.arrays[key] = real.copy()
@@ -261,43 +333,57 @@ def _random_array(rec: Recorder, what: str, real: Any) -> Any:
     return out
 
 
-class _GeneratorProxy:
-    """A ``numpy.random.Generator`` whose array results are recorded as RANDOM."""
+def _random_call(rec: Recorder, what: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Call a random function on real data: array results are recorded draws; traced
+    arrays it changed in place (``shuffle``) are reloaded."""
+    traced = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Traced)]
+    result = fn(*unwrap(args), **unwrap(kwargs))
+    if result is None and traced:
+        reload_all(rec, traced)
+        rec.notice(NoticeKind.OPAQUE, what)
+    return _random_array(rec, what, result)
+
+
+class GeneratorProxy:
+    """A ``numpy.random.Generator`` whose array results are recorded as RANDOM; ``real``
+    is the generator itself (its state is plain NumPy's), which the user gets back."""
 
     def __init__(self, rec: Recorder, real: np.random.Generator, label: str) -> None:
-        self._rec, self._real, self._label = rec, real, label
+        self._rec, self.real, self._label = rec, real, label
 
     def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._real, name)
+        attr = getattr(self.real, name)
         if not callable(attr):
             return attr
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            return _random_array(self._rec, f"{self._label}.{name}", attr(*unwrap(args), **unwrap(kwargs)))
+            return _random_call(self._rec, f"{self._label}.{name}", attr, args, kwargs)
 
-        return call
+        return Recording(attr, call)
+
+    def __repr__(self) -> str:
+        return repr(self.real)
 
 
-def make_random(rec: Recorder) -> types.ModuleType:
+def make_random(rec: Recorder) -> Proxy:
     """``numpy.random`` under capture: the same generators and streams as plain NumPy."""
     real = np.random
 
-    def default_rng(seed: Any = None) -> _GeneratorProxy:
-        return _GeneratorProxy(rec, real.default_rng(unwrap(seed)), f"default_rng({seed!r})")
+    def default_rng(seed: Any = None) -> GeneratorProxy:
+        return GeneratorProxy(rec, real.default_rng(unwrap(seed)), f"default_rng({seed!r})")
 
-    overrides: dict[str, Any] = {"default_rng": default_rng}
+    overrides: dict[str, Any] = {"default_rng": Recording(real.default_rng, default_rng)}
     for name in ("random", "rand", "randn", "uniform", "normal", "random_sample", "randint", "standard_normal",
-                 "exponential", "poisson", "integers", "choice", "permutation"):
+                 "exponential", "poisson", "integers", "choice", "permutation", "shuffle"):
         fn = getattr(real, name, None)
         if fn is None:
             continue
 
         def make(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
             def call(*args: Any, **kwargs: Any) -> Any:
-                return _random_array(rec, f"np.random.{name}", fn(*unwrap(args), **unwrap(kwargs)))
+                return _random_call(rec, f"np.random.{name}", fn, args, kwargs)
 
-            call.__name__ = name
             return call
 
-        overrides[name] = make(fn, name)
-    return _Proxy("numpy.random", real, overrides)
+        overrides[name] = Recording(fn, make(fn, name))
+    return Proxy("numpy.random", real, overrides)

@@ -3,21 +3,44 @@
 Capture is *eager*: every operation runs on real NumPy data as it is recorded, so the
 values the user's code sees — and the namespace it leaves — are exactly plain NumPy's.
 The recorded program is a second, re-executable description of the same computation.
+
+Bases are recorded under internal names and renamed when the capture ends
+(:meth:`Recorder.finish`): a base takes the name the user's code first bound it to
+(``A = np.zeros(4)`` makes base ``A``; a later array bound to ``A`` is ``A_1``), found by
+looking at the variables of the user's frames while recording; the others are numbered
+temporaries ``t0, t1, ...`` in order of first appearance, so an unchanged cell always
+gives the same program.
 """
 
 from __future__ import annotations
 
+import ast
 import enum
+import re
 import sys
+import types
 import weakref
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bytecode import Base, Instruction, Opcode, Program, ProgramError, View, check_instruction
+from ..bytecode import Base, Instruction, Opcode, OpFamily, Program, ProgramError, View, check_instruction
 from ..execute.reference import Externals
 
 CELL_FILENAME = "<fusionlab-capture>"
+
+#: One-element instructions recorded from one line of the user's code before capture says
+#: so (a :attr:`NoticeKind.SCALAR_LOOP` notice) and runs that line's element reads and
+#: one-element arithmetic as plain NumPy scalars from then on: a Python loop over elements
+#: would otherwise record several instructions per element (a 200-element comprehension
+#: made 814), which nothing can fuse and every later phase pays for.
+SCALAR_LOOP_THRESHOLD = 64
+
+# modules whose frames are capture's own or NumPy's: their variables are not user names
+_INTERNAL_MODULES = ("fusionlab.capture", "numpy")
+# names the text format reads as something else than an array name
+_TEXT_RESERVED = {"True", "False", "None", "inf", "nan"}
 
 
 class NoticeKind(enum.Enum):
@@ -26,6 +49,10 @@ class NoticeKind(enum.Enum):
     OPAQUE = "run by NumPy as an opaque instruction (never fused)"
     SYNC = "a value left the captured world (SYNC)"
     COPY = "an overlapping update was split into a copy and the update (Def. 11)"
+    ALIAS = "memory shared in a way the bytecode cannot describe: its contents are reloaded when used"
+    PLAIN = "run as plain NumPy, outside the recorded program"
+    SCALAR_LOOP = "a Python loop over single elements: vectorise it"
+    FAILED = "capture could not build the program (a bug in fusionlab): the cell ran as plain NumPy"
 
 
 @dataclass(frozen=True)
@@ -44,14 +71,49 @@ class Notice:
 class Handle:
     """A base as seen by the traced arrays: its IR ``Base`` and its real storage.
 
-    Traced arrays hold a strong reference; when the last one goes, the recorder emits DEL.
+    Traced arrays hold a strong reference; when the last one goes, the recorder emits DEL
+    (unless ``keep``: the user's own arrays from before the capture, whose memory is
+    NumPy's). ``lazy`` marks an input whose initial contents are copied only when first
+    used; ``escaped`` a base whose memory is also reachable outside the program (a plain
+    alias, a reinterpreting view): before each use its contents are compared with what the
+    program knows (``belief``) and reloaded when they differ.
     """
 
-    __slots__ = ("base", "real", "dummy", "__weakref__")
+    __slots__ = ("base", "full", "real", "dummy", "rec", "keep", "lazy", "escaped", "belief", "__weakref__")
 
-    def __init__(self, base: Base, real: np.ndarray) -> None:
-        self.base, self.real = base, real
+    def __init__(self, base: Base, real: np.ndarray, rec: "Recorder") -> None:
+        self.base, self.real, self.rec = base, real, rec
+        self.full = rec.full_views[base.name]  # the whole base, made once
         self.dummy: np.ndarray | None = None
+        self.keep = self.lazy = self.escaped = False
+        self.belief: np.ndarray | None = None
+
+    @property
+    def watched(self) -> bool:
+        """Whether a use must first call :meth:`touch`."""
+        return self.lazy or self.escaped
+
+    def touch(self) -> None:
+        """Called before real data is used: takes a lazy input's snapshot, and reloads an
+        escaped base whose memory changed outside the program."""
+        if self.lazy:
+            self.lazy = False
+            snapshot = self.rec.inputs[self.base.name] = np.array(self.real, copy=True)
+            if self.escaped and self.belief is None:
+                self.belief = snapshot  # the program starts from the memory as it is now
+        if self.escaped and self.rec.active:
+            belief = self.belief
+            if belief is None or not _same(self.real, belief):
+                self.belief = np.array(self.real, copy=True)
+                self.rec.reload(self, self.belief)
+
+    def escape(self) -> None:
+        """Mark the base's memory as reachable outside the program from now on."""
+        if not self.escaped:
+            if not self.lazy:  # a lazy input is compared from its snapshot, taken at first use
+                self.touch()
+                self.belief = np.array(self.real, copy=True)
+            self.escaped = True
 
     def geometry(self) -> np.ndarray:
         """A byte array laid out like the IR base: NumPy view operations applied to it
@@ -59,6 +121,20 @@ class Handle:
         if self.dummy is None:
             self.dummy = np.empty(max(self.base.size, 1), dtype=np.uint8)
         return self.dummy
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+
+
+def _label(name: str) -> str | None:
+    """A user variable name made valid for the text format (``None``: not a name to use)."""
+    if not name or name == "_" or name.startswith("__") or not name.isidentifier():
+        return None
+    label = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    if label[0].isdigit():
+        label = "_" + label
+    return label + "_" if label in _TEXT_RESERVED else label
 
 
 @dataclass
@@ -72,6 +148,19 @@ class Recorder:
     externals: Externals = field(default_factory=Externals)
     notices: list[Notice] = field(default_factory=list)
     active: bool = True
+    #: the frame that started the capture: the search for user names stops there
+    stop_frame: types.FrameType | None = None
+    raw: list[list[Instruction]] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    handles: "weakref.WeakValueDictionary[str, Handle]" = field(default_factory=weakref.WeakValueDictionary)
+    written: set[str] = field(default_factory=set)
+    kept: set[str] = field(default_factory=set)
+    full_views: dict[str, View] = field(default_factory=dict)
+    scalar_lines: Counter[int] = field(default_factory=Counter)
+    plain_lines: set[int] = field(default_factory=set)
+    #: each line of the cell inside a loop -> the loop's first line (see :func:`loop_lines`)
+    loop_lines: dict[int, int] = field(default_factory=dict)
+    _unnamed: dict[str, int] = field(default_factory=dict)
     _counter: int = 0
     _key: int = 0
 
@@ -82,38 +171,163 @@ class Recorder:
         self._counter += 1
         base = Base(name, real.dtype.name, real.shape)
         self.bases[name] = base
-        h = Handle(base, real)
+        self.full_views[name] = base.view()
+        # the handle's own ndarray object: setting shape, strides or dtype on the user's
+        # array (the same memory) must not change what the base is
+        h = Handle(base, real.view(), self)
+        self.handles[name] = h
+        self._unnamed[name] = _NAME_SCANS
         weakref.finalize(h, self._freed, name)
         return h
 
-    def input_base(self, real: np.ndarray) -> Handle:
+    def input_base(self, real: np.ndarray, label: str | None = None, lazy: bool = False) -> Handle:
         """A base for an array that existed before (the user's, or a fallback's result):
-        its initial contents are kept so the program can be re-run."""
+        its initial contents are kept so the program can be re-run (copied when first
+        used if ``lazy``). ``label`` names it after the user's variable."""
         h = self.new_base(real, prefix="x")
-        self.inputs[h.base.name] = np.array(real, copy=True)
+        if label is not None:
+            self.name_base(h.base.name, label)
+        if lazy:
+            h.lazy = True
+        else:
+            self.inputs[h.base.name] = np.array(real, copy=True)
         return h
 
+    def name_base(self, internal: str, name: str) -> None:
+        """Give base ``internal`` the user's name ``name`` (the first one given wins)."""
+        self._unnamed.pop(internal, None)
+        label = _label(name)
+        if label is not None:
+            self.labels.setdefault(internal, label)
+
     def _freed(self, name: str) -> None:
-        if self.active:
-            self.emit(Instruction(Opcode.DEL, (self.bases[name].view(),)))
+        self._unnamed.pop(name, None)
+        if self.active and name not in self.kept:
+            self.emit(Instruction(Opcode.DEL, (self.full_views[name],)), checked=True)
+
+    def keep(self, h: Handle) -> None:
+        """Never DEL ``h``'s base: its memory is the user's (NumPy frees it)."""
+        h.keep = True
+        self.kept.add(h.base.name)
 
     def next_key(self) -> int:
         self._key += 1
         return self._key
 
+    # -- names ------------------------------------------------------------------------
+    def scan_names(self) -> None:
+        """Name live unnamed bases after the user's variables bound to them (in the frames
+        of the user's code between here and the capture). A base is looked for during its
+        first few scans only (``_NAME_SCANS``): one the user never binds (an element of a
+        list) does not make every later instruction pay for a search."""
+        if not self._unnamed:
+            return
+        try:
+            self._scan(sys._getframe(2))
+        except Exception:  # names are a courtesy: a frame that cannot be read keeps temporaries
+            pass
+
+    def _scan(self, frame: types.FrameType | None) -> None:
+        from .array import Traced  # the recorder knows no traced arrays, only their bases
+
+        found: dict[str, str] = {}
+        while frame is not None and frame is not self.stop_frame:
+            module = frame.f_globals.get("__name__", "")
+            if not (isinstance(module, str) and module.startswith(_INTERNAL_MODULES)):
+                views: dict[str, str] = {}
+                for k, v in frame.f_locals.items():
+                    if type(v) is Traced and v._h.base.name in self._unnamed:
+                        name = v._h.base.name
+                        if v._v.is_full():
+                            found.setdefault(name, k)
+                        else:
+                            views.setdefault(name, k)
+                for name, k in views.items():
+                    found.setdefault(name, k)
+            frame = frame.f_back
+        for name, k in found.items():
+            self.name_base(name, k)
+        for name in list(self._unnamed):
+            self._unnamed[name] -= 1
+            if self._unnamed[name] <= 0:
+                del self._unnamed[name]
+
     # -- instructions -------------------------------------------------------------------
-    def emit(self, ins: Instruction) -> None:
-        """Append an instruction to the open batch (checked against the IR's rules)."""
+    def emit(self, ins: Instruction, checked: bool = False) -> None:
+        """Append an instruction to the open batch (checked against the IR's rules unless
+        the caller just did: ``checked``).
+
+        An instruction the IR rejects is not recorded: its real effect has happened
+        already (capture is eager), so its output base is treated as changed outside the
+        program and reloaded at its next use."""
         if not self.active:
             return
-        check_instruction(ins)
+        try:
+            if not checked:
+                check_instruction(ins)
+        except ProgramError as exc:
+            self.notice(NoticeKind.ALIAS, f"{ins.opcode.name} could not be recorded ({exc})")
+            for v in ins.outputs:
+                h = self.handles.get(v.base.name)
+                if h is not None:
+                    h.escaped, h.belief = True, None
+            return
+        self.scan_names()
         self.current.append(ins)
+        if ins.opcode in OpFamily.SYSTEM:
+            return
+        for v in ins.outputs:
+            name = v.base.name
+            self.written.add(name)
+            h = self.handles.get(name)
+            if h is not None and h.escaped:
+                # memory visiting each element once holds what the program wrote; other memory
+                # (a view that overlaps itself) may not: reload it at the next use
+                contiguous = h.real is not None and (h.real.flags.c_contiguous or h.real.flags.f_contiguous)
+                h.belief = np.array(h.real, copy=True) if contiguous else None
+            if v.size <= 1:
+                self._count_scalar()
+
+    def _count_scalar(self) -> None:
+        line = self._loop_line()
+        if line is None:
+            return
+        self.scalar_lines[line] += 1
+        if self.scalar_lines[line] == SCALAR_LOOP_THRESHOLD:
+            self.plain_lines.add(line)
+            self.notice(
+                NoticeKind.SCALAR_LOOP,
+                f"{SCALAR_LOOP_THRESHOLD} one-element instructions from a Python loop over elements: write it "
+                "with whole-array operations (`x**2` for `[x[i]**2 for i in range(len(x))]`, `np.sum(x * y)` "
+                "for a loop accumulating `x[i] * y[i]`); its element reads now run as plain NumPy scalars",
+                line,
+            )
+
+    def _loop_line(self) -> int | None:
+        """The first line of the innermost loop around the user's current line (the line
+        itself outside loops): a loop's lines count together and get one notice."""
+        line = user_line()
+        return self.loop_lines.get(line, line) if line is not None else None
+
+    def scalar_plain(self) -> bool:
+        """Whether the user's current loop runs its element reads as plain NumPy scalars."""
+        return bool(self.plain_lines) and self._loop_line() in self.plain_lines
+
+    def reload(self, h: Handle, contents: np.ndarray) -> None:
+        """Record that base ``h`` holds ``contents`` now (memory changed outside the
+        program): an OPAQUE instruction that writes the recorded values."""
+        key = self.next_key()
+        values = np.array(contents, copy=True)
+        self.externals.functions[key] = lambda: values
+        self.notice(NoticeKind.ALIAS, "an array's memory changed outside the program")
+        self.emit(Instruction(Opcode.OPAQUE, (h.full,), (), {"name": "reload", "key": key}), checked=True)
+        h.belief = contents
 
     def sync(self, view: View, why: str) -> None:
         """SYNC the base of ``view`` and flush: the batch so far is complete."""
         if not self.active:
             return
-        self.emit(Instruction(Opcode.SYNC, (), (view.base.view(),)))
+        self.emit(Instruction(Opcode.SYNC, (), (self.full_views[view.base.name],)), checked=True)
         self.notice(NoticeKind.SYNC, why)
         self.flush()
 
@@ -121,23 +335,97 @@ class Recorder:
         """Close the open batch (if it has instructions)."""
         if not self.current:
             return
-        used: dict[str, Base] = {}
-        for ins in self.current:
-            for v in ins.outputs + ins.views_in:
-                used.setdefault(v.base.name, v.base)
-        try:
-            self.batches.append(Program(tuple(used.values()), tuple(self.current)))
-        except ProgramError as exc:  # a bug in capture, not in the user's code
-            raise AssertionError(f"capture produced an invalid batch: {exc}") from exc
+        self.raw.append(self.current)
         self.current = []
 
-    def notice(self, kind: NoticeKind, message: str) -> None:
-        """Record a notice, with the line of the user's code that caused it."""
+    def finish(self) -> dict[str, Base]:
+        """Close the last batch, name every base (the user's names, else ``t0, t1, ...``
+        in order of first appearance) and build the batches; returns the renaming."""
+        self.flush()
+        self.active = False
+        rename = self._final_names()
+        # views by identity: a traced array's view object is reused by every instruction
+        # using it, so most lookups skip hashing and each view is rebuilt once
+        vmap: dict[int, View] = {}
+        imap: dict[int, Instruction] = {}  # DELs and SYNCs of one base are one object
+        for body in self.raw:
+            used: dict[str, Base] = {}
+            out = []
+            for ins in body:
+                got = imap.get(id(ins))
+                if got is None:
+                    outs = tuple(_renamed(v, rename, vmap) for v in ins.outputs)
+                    ins_in = tuple(_renamed(x, rename, vmap) if isinstance(x, View) else x for x in ins.inputs)
+                    got = imap[id(ins)] = Instruction(ins.opcode, outs, ins_in, ins.attrs)
+                for v in got.outputs + got.views_in:
+                    used.setdefault(v.base.name, v.base)
+                out.append(got)
+            try:
+                self.batches.append(Program(tuple(used.values()), tuple(out)))
+            except ProgramError as exc:  # a bug in capture, not in the user's code
+                raise AssertionError(f"capture produced an invalid batch: {exc}") from exc
+        self.inputs = {rename[k].name if k in rename else k: v for k, v in self.inputs.items()}
+        return rename
+
+    def _final_names(self) -> dict[str, Base]:
+        order: dict[str, None] = {}
+        for body in self.raw:
+            for ins in body:
+                for v in ins.outputs + ins.views_in:
+                    order.setdefault(v.base.name, None)
+        for name in self.inputs:
+            order.setdefault(name, None)
+        used: set[str] = set()
+        final: dict[str, str] = {}
+        for name in order:
+            label = self.labels.get(name)
+            if label is not None:
+                final[name] = _unique(label, used)
+        k = 0
+        for name in order:
+            if name in final:
+                continue
+            while f"t{k}" in used:
+                k += 1
+            final[name] = f"t{k}"
+            used.add(final[name])
+        return {name: self.bases[name] if new == name else Base(new, self.bases[name].dtype, self.bases[name].shape)
+                for name, new in final.items()}
+
+    def notice(self, kind: NoticeKind, message: str, line: int | None = None) -> None:
+        """Record a notice, with the line of the user's code that caused it (``line``, or
+        the line being executed)."""
         if kind is NoticeKind.SYNC:
             return  # flushes are normal; they show as batches, not as notices
-        notice = Notice(kind, message, user_line())
+        notice = Notice(kind, message, line if line is not None else user_line())
         if notice not in self.notices:  # a loop repeats its notices: say each once
             self.notices.append(notice)
+
+
+#: scans (instructions recorded) during which a new base is looked for among the user's names
+_NAME_SCANS = 16
+
+
+def _unique(label: str, used: set[str]) -> str:
+    name, k = label, 1
+    while name in used:
+        name, k = f"{label}_{k}", k + 1
+    used.add(name)
+    return name
+
+
+def _renamed(v: View, rename: dict[str, Base], memo: dict[int, View]) -> View:
+    got = memo.get(id(v))
+    if got is None:
+        base = rename.get(v.base.name, v.base)
+        got = v if base is v.base else View(base, v.shape, v.strides, v.offset)
+        memo[id(v)] = got
+    return got
+
+
+def rename_view(v: View, rename: dict[str, Base]) -> View:
+    """``v`` on its renamed base (see :meth:`Recorder.finish`)."""
+    return _renamed(v, rename, {})
 
 
 def user_line() -> int | None:
@@ -148,3 +436,26 @@ def user_line() -> int | None:
             return frame.f_lineno
         frame = frame.f_back
     return None
+
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def loop_lines(source: str) -> dict[int, int]:
+    """Each line of ``source`` inside a loop (``for``, ``while``, a comprehension) mapped to
+    the first line of the innermost one; ``{}`` when the source does not parse.
+
+    >>> loop_lines("x = 1\\nfor i in range(3):\\n    y = [j for j in\\n         range(i)]\\n")
+    {2: 2, 3: 3, 4: 3}
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    out: dict[int, int] = {}
+    for node in ast.walk(tree):  # outer loops first: inner ones overwrite their lines
+        if isinstance(node, _LOOPS):
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                out[line] = node.lineno
+    return out

@@ -7,14 +7,14 @@ __all__ = ["run_reference", "Externals", "OPAQUE_FUNCTIONS", "block_order", "run
 
 
 def run(*args, **kwargs):  # type: ignore[no-untyped-def]
-    """See :func:`fusionlab.execute.run.run` (imported lazily: it loads Numba)."""
-    from .run import run as _run
+    """See :func:`fusionlab.execute.runner.run` (imported lazily: it loads Numba)."""
+    from .runner import run as _run
 
     return _run(*args, **kwargs)
 
 
 def compare(*args, **kwargs):  # type: ignore[no-untyped-def]
-    """See :func:`fusionlab.execute.run.compare` (imported lazily: it loads Numba)."""
-    from .run import compare as _compare
+    """See :func:`fusionlab.execute.runner.compare` (imported lazily: it loads Numba)."""
+    from .runner import compare as _compare
 
     return _compare(*args, **kwargs)

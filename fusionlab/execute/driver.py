@@ -27,8 +27,9 @@ order ``run_plan`` runs them:
 
 :func:`get_driver` returns the driver as data (its source and what to pass), or raises
 :class:`~fusionlab.codegen.Unsupported` with the reason it cannot be built: a block NumPy
-must run (an opaque call, a scan), a kernel Numba has refused, or more kernel calls than
-``max_calls`` (compiling a function of thousands of calls costs more than it saves).
+must run (an opaque call, a scan), a kernel Numba has refused, or (:class:`TooManyCalls`)
+more kernel calls than ``max_calls`` — compiling a function of thousands of calls costs
+more than it saves, so :class:`Driver` then runs the same driver as Python.
 :class:`Driver` runs it, as Python or compiled.
 
 Examples
@@ -73,12 +74,17 @@ from ..bytecode import Base, Opcode, View
 from ..codegen import KernelSource, Unsupported, _safe
 from .numba_backend import KernelCache, Plan, run_plan
 from .reference import Externals, Storage
+from .threads import DEFAULT_CHUNKS_PER_THREAD, ThreadChoice, ThreadPolicy
 
-__all__ = ["DriverSource", "Driver", "get_driver", "DEFAULT_MAX_CALLS", "MODES"]
+__all__ = ["DriverSource", "Driver", "get_driver", "DEFAULT_MAX_CALLS", "MODES", "TooManyCalls"]
 
 #: Runs with more kernel calls get no driver: compiling one function of thousands of calls
 #: takes longer than the Python between them (see docs/backend.md for the measurement).
 DEFAULT_MAX_CALLS = 128
+
+
+class TooManyCalls(Unsupported):
+    """A compiled driver would call more kernels than its budget (the Python driver has none)."""
 
 
 @dataclass(frozen=True)
@@ -204,7 +210,7 @@ def get_driver(plans: Sequence[Plan], externals: Externals | None = None, inputs
             args = [(ensure(v.base), v) for v in spec.arguments]
             calls += 1
             if max_calls is not None and calls > max_calls:
-                raise Unsupported(f"more than {max_calls} kernel calls: compiling one driver would cost more "
+                raise TooManyCalls(f"more than {max_calls} kernel calls: compiling one driver would cost more "
                                   "than the Python between them")
             events.append(("call", spec, args, bp.numbered))
             for base in bp.syncs:
@@ -223,11 +229,18 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int) -> 
             kernels[ev[1].key] = (f"k_{ev[1].key}", ev[1])
             used.add(f"k_{ev[1].key}")
 
+    # the driver's own names: draws r0/q0, inputs in_0, slots s0, new arrays m0, kernels k_<hash>
+    reserved = re.compile(r"(r|q|s|m|in_)\d+|k_\w+")
+
     def fresh_name(stem: str) -> str:
         stem = re.sub(r"\W", "_", stem)
         stem = stem if stem[:1].isalpha() else f"a_{stem}"
+        if reserved.fullmatch(stem) or reserved.fullmatch(f"{stem}_1"):
+            # an array named k (k_1, k_2, ... look like kernels) or s0: numbering alone
+            # would never leave the reserved names (the loop below ran forever)
+            stem = f"v_{stem}"
         name, n = stem, 1
-        while name in used or re.fullmatch(r"(r|q|s|in_)\d+|k_\w+", name):
+        while name in used or reserved.fullmatch(name):
             name, n = f"{stem}_{n}", n + 1
         used.add(name)
         return name
@@ -356,6 +369,14 @@ class Driver:
     inputs: Mapping[str, np.ndarray] = field(default_factory=dict)
     mode: str = "python"
     max_calls: int = DEFAULT_MAX_CALLS
+    #: Numba threads for the parallel kernels: None sizes them to the cores free at each
+    #: run's start (:func:`fusionlab.execute.threads.configure`)
+    threads: int | None = None
+    #: parallel loops split into this many chunks per thread, handed out dynamically (0 or
+    #: 1: Numba's static schedule, one share per thread)
+    chunks_per_thread: int = DEFAULT_CHUNKS_PER_THREAD
+    #: what the last run used (threads, chunk size, why)
+    choice: ThreadChoice | None = field(init=False, default=None)
     spec: DriverSource | None = field(init=False, default=None)
     reason: str = field(init=False, default="")
     _fn: Any = field(init=False, default=None)
@@ -363,16 +384,29 @@ class Driver:
     # dtypes made once: parsing a type's name costs microseconds on every call
     _slot_types: list[tuple[np.dtype, int]] = field(init=False, default_factory=list)
     _fresh_types: list[tuple[np.dtype, int, bool]] = field(init=False, default_factory=list)
+    _outer: int = field(init=False, default=0)
+    _policy: ThreadPolicy = field(init=False, default_factory=ThreadPolicy)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        # the chunk size of the dynamic schedule follows the shortest parallel loop
+        loops = [k.parallel_iterations for p in self.plans for bp in p.blocks
+                 for k in (bp.kernel, bp.serial) if k is not None and k.parallel_iterations]
+        self._outer = min(loops, default=0)
+        self._policy = ThreadPolicy(self.threads, self.chunks_per_thread)
         if self.mode == "blocks":
             self.reason = "asked for"
             return
         try:
             self.spec = get_driver(self.plans, self.externals, list(self.inputs), self.cache.failed,
                                    self.max_calls if self.mode == "numba" else None)
+        except TooManyCalls as exc:
+            # too long to compile: the same driver runs as Python, which still skips the
+            # per-block bookkeeping (LU or Gaussian elimination in Python loops: thousands of calls)
+            self.reason = f"{exc}; its Python form runs"
+            self.mode = "python"
+            self.spec = get_driver(self.plans, self.externals, list(self.inputs), self.cache.failed, None)
         except Unsupported as exc:
             self.reason = str(exc)
             return
@@ -393,6 +427,13 @@ class Driver:
             "compiled driver" if self.mode == "numba" else "python driver"
 
     def __call__(self) -> dict[str, np.ndarray]:
+        # Every run sets the thread count and schedule, which also launches Numba's thread
+        # pool: a compiled driver loaded from Numba's disk cache does not launch it when it
+        # was compiled in a process whose kernels came from the cache (their libraries lose
+        # the parallel back end's reload hook, and the driver inherits the empty list), and
+        # its first parallel kernel then calls into a pool that was never started: the
+        # segmentation fault of issue 13.
+        self.choice = self._policy.apply(self._outer)
         spec = self.spec
         if spec is None:
             return self._blocks()

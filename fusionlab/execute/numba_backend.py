@@ -16,8 +16,10 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import re
 import sys
 import time
+import uuid
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,7 @@ import numpy as np
 
 from ..bytecode import Base, Opcode, OpFamily, Program
 from ..codegen import KernelSource, Unsupported, get_kernel
+from ..costs import access_info
 from .reference import Externals, Pool, Storage, block_order, execute_instruction
 
 if TYPE_CHECKING:
@@ -42,7 +45,22 @@ def _default_dir() -> Path:
     root = os.environ.get("FUSIONLAB_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "fusionlab"
     )
-    return Path(root) / "kernels"
+    return Path(root) / "kernels" / cache_salt()
+
+
+def cache_salt() -> str:
+    """What compiled code depends on beyond a kernel's source, as a folder name: Numba's
+    and NumPy's versions (their typing and lowering rules), the threading layer asked for
+    (a parallel kernel calls into it), and how many threads Numba launches. Numba's own
+    index adds the Python version, the CPU and each overload's argument types and layouts.
+
+    >>> cache_salt().startswith("numba")
+    True
+    """
+    import numba
+
+    layer = re.sub(r"\W", "", str(numba.config.THREADING_LAYER)) or "default"
+    return f"numba{numba.__version__}-numpy{np.__version__}-{layer}-t{numba.config.NUMBA_NUM_THREADS}"
 
 
 @dataclass
@@ -96,10 +114,7 @@ class KernelCache:
         it runs. Numba's cached code names its module: the name must not change."""
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{stem}.py"
-        if not path.exists() or path.read_text() != text:
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(text)
-            tmp.replace(path)  # atomic: parallel test workers may race here
+        _publish(path, text)
         module_spec = importlib.util.spec_from_file_location(name, path)
         assert module_spec is not None and module_spec.loader is not None
         module = importlib.util.module_from_spec(module_spec)
@@ -107,6 +122,39 @@ class KernelCache:
         sys.modules[name] = module
         module_spec.loader.exec_module(module)
         return getattr(module, attr)
+
+
+def _publish(path: Path, text: str) -> None:
+    """Make ``path`` hold ``text``, safely when other processes do the same at once.
+
+    The file is written to a temporary name and then linked into place, which fails if the
+    file already exists: a file that is there is never rewritten (its name is the hash of
+    its text), so its modification time — part of Numba's cache index — stays what the
+    process that compiled it saw. A file with other contents (truncated by a crash) is
+    replaced atomically (``os.replace``).
+    """
+    try:
+        if path.read_text() == text:
+            return
+        exists = True
+    except (OSError, UnicodeDecodeError):
+        exists = False
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    tmp.write_text(text)
+    try:
+        if exists:
+            os.replace(tmp, path)
+            return
+        try:
+            os.link(tmp, path)   # atomic create-if-absent
+        except FileExistsError:
+            pass   # another process published it first: the same text (same hash)
+        except OSError:   # no hard links on this file system
+            os.replace(tmp, path)
+            return
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 @dataclass(frozen=True)
@@ -177,6 +225,7 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
             first.setdefault(v.base.name, (i, v.covers_base and v.base.name not in read))
         for name in read:
             first.setdefault(name, (i, False))
+    access = access_info(program)   # once: get_kernel would walk the program per block
     out = []
     for b in seen:
         computing = [i for i in b if program[i].opcode not in OpFamily.SYSTEM]
@@ -195,15 +244,17 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
             # call from Python; a compiled driver, which calls kernels for free, takes its
             # serial kernel instead (``serial``)
             alone = domain is not None and not parallel and len(computing) == 1
-            spec = get_kernel(program, b, parallel=parallel)
+            spec = get_kernel(program, b, parallel=parallel, access=access)
             bind = _bindable(program, b, spec)
             if bind:
                 writes = frozenset(v.base.name for i in computing if i not in bind for v in program[i].writes())
                 rest = [i for i in b if i not in bind]
                 try:
-                    spec = get_kernel(program, rest, parallel=parallel)
+                    spec = get_kernel(program, rest, parallel=parallel, access=access)
                 except Unsupported:   # nothing left to compute: the block is its draws
-                    out.append(BlockPlan(b, None, "recorded random values lent to their bases", bind, (), writes,
+                    # not a fallback: nothing is computed, the draws are read in place
+                    out.append(BlockPlan(b, None, "no computing instruction: its recorded random values are lent "
+                                         "to their bases (read in place, never copied)", bind, (), writes,
                                          lend=_lend(program, bind)))
                     continue
             written = {v.base.name: v.base for i in spec.instructions for v in program[i].writes()}

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, View
+from ..codegen import loop_dtypes
 
 __all__ = ["Externals", "OPAQUE_FUNCTIONS", "run_reference", "block_order", "Storage", "Pool"]
 
@@ -185,7 +186,13 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
     out = storage.view(ins.outputs[0])
     args = [_operand(storage, x) for x in ins.inputs]
     if op in OpFamily.UNARY | OpFamily.BINARY:
-        op.ufunc(*args, out=out, casting="unsafe")
+        # the loop the kernels compute in (codegen.loop_dtypes decides for both); the
+        # result is then cast to the output's type, as an assignment does
+        loop = loop_dtypes(ins)
+        if loop is None:
+            op.ufunc(*args, out=out, casting="unsafe")
+        else:
+            op.ufunc(*args, out=out, casting="unsafe", signature=loop)
     elif op is Opcode.COPY:
         np.copyto(out, args[0], casting="unsafe")
     elif op is Opcode.WHERE:

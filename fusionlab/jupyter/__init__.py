@@ -1,6 +1,9 @@
-"""Jupyter integration: ``%load_ext fusionlab`` registers ``%%fuse`` and ``%fuse_config``.
-Pieces: :mod:`.session` (the result object, data only), :mod:`.explorer` (ipywidgets over
-it), :mod:`.magic` (the magics).
+"""Jupyter integration: ``%load_ext fusionlab`` registers ``%%fuse``, ``%fuse_config`` and
+the kernel channel (comm target ``fusionlab.explorer``).
+
+Pieces: :mod:`.session` (the result object, data only), :mod:`.display` (the one display,
+updated in place), :mod:`.channel` (the actions the JupyterLab extension asks of the
+kernel), :mod:`.magic` (the magics), :mod:`.explorer` (opt-in ipywidgets over the report).
 """
 
 from __future__ import annotations
@@ -13,10 +16,13 @@ __all__ = ["load_ipython_extension", "unload_ipython_extension", "FuseResult", "
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """Register the magics (``%load_ext fusionlab``)."""
+    """Register the magics and the kernel channel (``%load_ext fusionlab``)."""
+    from .channel import ExplorerChannel
     from .magic import FuseMagics
 
-    ipython.register_magics(FuseMagics)
+    channel = ExplorerChannel()
+    channel.register(ipython)
+    ipython.register_magics(FuseMagics(ipython, channel))
 
 
 def unload_ipython_extension(ipython: Any) -> None:

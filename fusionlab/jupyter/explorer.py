@@ -1,23 +1,27 @@
-"""The live explorer: ipywidgets controls over a :class:`~fusionlab.jupyter.session.FuseResult`.
+"""The opt-in ipywidgets explorer over a :class:`~fusionlab.jupyter.session.FuseResult`,
+for front ends with a live kernel but no JupyterLab extension (``res.widgets()`` or
+``%%fuse --widgets``; never shown by default: widgets do not survive a reload).
 
-Two outputs: the controls and kernel-drawn views (tabs), and the report display — a bundle
-of ``application/vnd.fusionlab.explorer+json`` (drawn by the JupyterLab extension, also
-from saved notebooks), an SVG of the graph and text. Every control recomputes in the kernel
-and updates that display through its ``display_id``. The views read only the report.
+Its tabs are drawn from the report alone. Every control recomputes in the kernel and updates
+the explorer's one display (:class:`~fusionlab.jupyter.display.ExplorerView`) in place, so
+the widgets, the extension and the fallback view show the same partition.
 """
 
 from __future__ import annotations
 
-import uuid
 from html import escape
 from typing import Any, Callable
 
 import ipywidgets as W
 
-from ..report import MIME_TYPE  # noqa: F401  (the docstring example reads the display by it)
+from ..report import MIME_TYPE, format_cost  # noqa: F401  (the docstring example reads the display by it)
 from ..viz.charts import cost_chart_svg, timing_chart_svg
-from ..viz.listing import code_html, cost_table_html, find_partition, listing_html, notices_html, partition_summary
+from ..viz.listing import (
+    code_html, cost_table_html, find_partition, listing_html, notices_html, partition_summary, status_line,
+    timing_table_html,
+)
 from ..viz.tree import tree_summary, tree_svg
+from .display import ExplorerView
 from .session import FuseResult
 
 __all__ = ["Explorer"]
@@ -40,6 +44,8 @@ class Explorer:
     display
         The function that shows and updates outputs; IPython's by default (tests pass
         their own to capture what would be displayed).
+    view
+        The explorer's display, when it is shown already (the magic's); else one is made.
 
     Examples
     --------
@@ -47,18 +53,18 @@ class Explorer:
     >>> shown = []
     >>> ex = Explorer(FuseResult.from_program(fig3(), algorithms=["linear", "greedy"]),
     ...               display=lambda obj, **kw: shown.append((obj, kw)))
+    >>> ex.show()                                  # the controls, then the one report display
     >>> ex.cost_model.value = "robinson"          # as the front end would set it
     >>> ex.displayed[MIME_TYPE]["selected"]
     {'algorithm': 'greedy', 'cost_model': 'robinson'}
     """
 
-    def __init__(self, result: FuseResult, repeat: int = 3, display: Callable[..., Any] | None = None) -> None:
+    def __init__(self, result: FuseResult, repeat: int = 3, display: Callable[..., Any] | None = None,
+                 view: ExplorerView | None = None) -> None:
         self.result = result
         self.repeat = repeat
-        self.display_id = f"fusionlab-{uuid.uuid4().hex}"
         self._display = display
-        self.displayed: dict[str, Any] = {}
-        self._shown = False
+        self.view = view if view is not None else ExplorerView(result, display=display)
         self._busy = False
         self._charts: dict[int, str] = {}  # the cost chart depends on the batch only (~0.1 s to draw)
         report = result.report()
@@ -83,14 +89,16 @@ class Explorer:
         # manual mode
         self.merge_a = W.BoundedIntText(description="merge", min=1, max=1, value=1, layout=W.Layout(width="150px"))
         self.merge_b = W.BoundedIntText(description="with", min=1, max=1, value=1, layout=W.Layout(width="150px"))
-        self.merge_button = W.Button(description="Merge blocks", icon="compress")
+        # buttons sized to their labels (a fixed width cut "Split into instructions" off)
+        fit = W.Layout(width="auto")
+        self.merge_button = W.Button(description="Merge blocks", icon="compress", layout=fit)
         self.split_block = W.BoundedIntText(description="split", min=1, max=1, value=1,
                                             layout=W.Layout(width="150px"))
-        self.split_button = W.Button(description="Split into instructions", icon="expand")
-        self.reset_button = W.Button(description="Reset")
+        self.split_button = W.Button(description="Split into instructions", icon="expand", layout=fit)
+        self.reset_button = W.Button(description="Reset", layout=fit)
         self.manual_message = W.HTML()
         # timing
-        self.time_button = W.Button(description="Compile & time", button_style="primary", icon="play")
+        self.time_button = W.Button(description="Compile & time", button_style="primary", icon="play", layout=fit)
         self.progress = W.IntProgress(min=0, max=1, value=0, description="", layout=W.Layout(width="40%"))
         self.progress_label = W.HTML()
         self.timing = W.HTML()
@@ -132,16 +140,24 @@ class Explorer:
         else:
             display(obj, **kwargs)
 
+    @property
+    def display_id(self) -> str:
+        """The display id of the explorer's one display (the report's ``id``)."""
+        return self.view.display_id
+
+    @property
+    def displayed(self) -> dict[str, Any]:
+        """The bundle last displayed."""
+        return self.view.displayed
+
     def show(self) -> None:
-        """Display the controls, then the report (with its display id)."""
+        """Display the controls, and the report display unless it is shown already."""
         self._show(self.widget)
-        self._show(self.displayed, raw=True, display_id=self.display_id)
-        self._shown = True
+        if not self.view.shown:
+            self.view.show(draw=True)
 
     def _update_display(self) -> None:
-        self.displayed = self.result.bundle()
-        if self._shown:
-            self._show(self.displayed, raw=True, display_id=self.display_id, update=True)
+        self.view.update(force=True, draw=True)
 
     # -- reacting ------------------------------------------------------------------------
     def _on_batch(self, change: dict[str, Any]) -> None:
@@ -170,7 +186,9 @@ class Explorer:
             return
         colour = "#15803d" if outcome.legal else "#b91c1c"
         delta = outcome.cost_after - outcome.cost_before
-        text = (f"{outcome.action}: legal; cost {outcome.cost_before:g} → {outcome.cost_after:g} ({delta:+g})"
+        sign = "+" if delta >= 0 else "-"
+        text = (f"{outcome.action}: legal; cost {format_cost(outcome.cost_before)} → "
+                f"{format_cost(outcome.cost_after)} ({sign}{format_cost(abs(delta))})"
                 if outcome.legal else f"{outcome.action} refused — {outcome.reason.lower()}: {outcome.detail}")
         self.manual_message.value = f'<span style="color:{colour}">{escape(text)}</span>'
         self._sync_controls()
@@ -204,7 +222,8 @@ class Explorer:
         report = self.result.report()
         sel = report["selected"]
         entry = find_partition(report, sel["algorithm"], sel["cost_model"])
-        self.summary.value = (f"<div><b>{escape(partition_summary(entry))}</b></div>"
+        self.summary.value = (f"<div>{escape(status_line(report))}</div>"
+                              f"<div><b>{escape(partition_summary(entry))}</b></div>"
                               + "".join(f"<div>note: {escape(n)}</div>" for n in entry["notes"])
                               + notices_html(report))
         self.listing.value = listing_html(report, entry)
@@ -223,15 +242,7 @@ class Explorer:
         self._draw_tree()
         timings = report["timings"]
         if timings:
-            rows = "".join(
-                f"<tr><td>{escape(r['algorithm'])}</td><td>{escape(r['cost_model'])}</td>"
-                f"<td style='text-align:right'>{r['median_seconds'] * 1e3:.2f}</td>"
-                f"<td style='text-align:right'>{(r['speedup'] or 0):.2f}x</td>"
-                f"<td style='text-align:right'>{'' if r.get('max_abs_error') is None else format(r['max_abs_error'], '.1e')}</td></tr>"
-                for r in timings["records"])
-            self.timing.value = ("<table><tr><th>algorithm</th><th>cost model</th><th>median ms</th>"
-                                 f"<th>speed-up</th><th>max abs error</th></tr>{rows}</table>"
-                                 + timing_chart_svg(timings))
+            self.timing.value = timing_table_html(timings, len(report["batches"])) + timing_chart_svg(timings)
         self._update_display()
 
     def _draw_tree(self) -> None:

@@ -1,9 +1,11 @@
 """The ``%%fuse`` cell magic and the ``%fuse_config`` line magic.
 
-``%load_ext fusionlab`` registers both. ``%%fuse`` runs the cell under capture — the user's
-variables afterwards are the plain ndarrays NumPy computes — and shows the explorer: the
-controls (ipywidgets) and the report display they update. Options left out come from the
-session defaults that ``%fuse_config`` sets.
+``%load_ext fusionlab`` registers both, and the kernel channel (comm target
+``fusionlab.explorer``). ``%%fuse`` runs the cell under capture (the user's variables
+afterwards are the plain ndarrays NumPy computes), then explores its fusion within one time
+budget (``--budget``): the display appears as soon as the cheap partitions are known and is
+updated in place as the searches finish. Kernel -> Interrupt stops the searches and keeps
+what is known. Options left out come from the session defaults that ``%fuse_config`` sets.
 """
 
 from __future__ import annotations
@@ -11,20 +13,24 @@ from __future__ import annotations
 import ast
 import linecache
 import sys
+import time
 from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from ..budget import Budget
 from ..capture import CaptureError, capture
 from ..capture.recorder import CELL_FILENAME
-from ..costs import COST_MODELS
+from ..costs import MODEL_NAMES, NonMonotonicCostModel
 from ..partition import ALGORITHMS
-from ..report import DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS
-from .session import FuseResult
+from ..report import DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT
+from .channel import ExplorerChannel
+from .display import ExplorerView
+from .session import FIRST_DISPLAY_SECONDS, SVG_SECONDS, FuseResult
 
-__all__ = ["FuseMagics", "LAST_RESULT"]
+__all__ = ["FuseMagics", "LAST_RESULT", "DEFAULT_BUDGET"]
 
 # the name the last result is bound to in the user's namespace (like IPython's ``_``)
 LAST_RESULT = "_fuse"
@@ -36,7 +42,13 @@ _DEFAULTS: dict[str, Any] = {
     "repeat": 3,
     "time": False,
     "optimal_time": 2.0,
+    "budget": 15.0,
+    "trace_limit": DEFAULT_TRACE_LIMIT,
 }
+# Seconds of the whole exploration of a cell by default (capture is not cut).
+DEFAULT_BUDGET = _DEFAULTS["budget"]
+# Seconds at the end of the budget kept for the graph's layout (at most 15 % of the budget).
+LAYOUT_RESERVE = 2.0
 
 
 def _names(text: str, known: dict[str, Any], what: str, ns: dict[str, Any] | None = None) -> list[Any]:
@@ -74,14 +86,18 @@ def _model_name(model: Any) -> str:
 
 @magics_class
 class FuseMagics(Magics):
-    """``%%fuse`` and ``%fuse_config``; ``config`` holds the session defaults."""
+    """``%%fuse`` and ``%fuse_config``; ``config_values`` holds the session defaults and
+    ``channel`` the explorers the front end can reach."""
 
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: Any, channel: ExplorerChannel | None = None) -> None:
         super().__init__(shell)
         self.config_values: dict[str, Any] = dict(_DEFAULTS)
         self.last: FuseResult | None = None
+        self.channel = channel if channel is not None else ExplorerChannel()
+        # the result being computed (None between cells): what an interrupt stops
+        self.current: FuseResult | None = None
 
-    @magic_arguments()
+    @magic_arguments("%fuse")
     @argument("--algorithm", "-a", default=None,
               help="algorithm of the partition shown first (singleton, linear, unintrusive, greedy, "
                    "optimal, ilp, exhaustive); default greedy")
@@ -93,6 +109,9 @@ class FuseMagics(Magics):
                    "default all four")
     @argument("--algorithms", default=None,
               help="comma-separated algorithms to compute; default singleton,linear,unintrusive,greedy,optimal,ilp")
+    @argument("--budget", "-b", type=float, default=None,
+              help="seconds the whole exploration may take (capture is not cut); searches cut by it show "
+                   "their best so far, not proven; default 15")
     @argument("--time", action="store_true", default=None,
               help="compile and time at once (otherwise the explorer's button does)")
     @argument("--repeat", "-r", type=int, default=None, help="timed runs per partition (median reported); default 3")
@@ -100,6 +119,11 @@ class FuseMagics(Magics):
               help="bind the result object to this variable (the last result is always in _fuse)")
     @argument("--optimal-time", type=float, default=None,
               help="seconds the optimal search may take before returning its best so far; default 2")
+    @argument("--trace-limit", type=int, default=None,
+              help="search-tree nodes kept in the saved report (the whole tree is fetched from the kernel); "
+                   f"default {DEFAULT_TRACE_LIMIT}")
+    @argument("--widgets", action="store_true", default=False,
+              help="also show the ipywidgets explorer (for front ends without the JupyterLab extension)")
     @argument("--no-explorer", action="store_true", default=False,
               help="run and bind the result, but display nothing")
     @cell_magic
@@ -109,11 +133,14 @@ class FuseMagics(Magics):
         The user's variables afterwards are plain ndarrays equal to plain NumPy's. The
         explorer shows the bytecode, the WSP graph, every algorithm x cost model partition
         with its cost, the search tree, the generated code and (with ``--time`` or the
-        button) timings against NumPy eager.
+        button) timings against NumPy eager. It appears once the cheap partitions are known
+        and fills in as the searches finish, all within ``--budget`` seconds; Kernel ->
+        Interrupt stops the searches and keeps what is known.
         """
         opts = self._options(line)
         ns = self.shell.user_ns
         baseline_ns = _referenced(cell, ns)
+        started = time.perf_counter()
         linecache.cache[CELL_FILENAME] = (len(cell), None, cell.splitlines(True), CELL_FILENAME)
         try:
             cap = capture(cell, ns)
@@ -121,7 +148,8 @@ class FuseMagics(Magics):
             self._show_user_error(exc.original)
             return None
         if not cap.batches or not any(len(b) for b in cap.batches):
-            print("fusionlab: the cell recorded no array instruction; nothing to explore.")
+            print("fusionlab: warning: the cell recorded no array instruction (an empty program); nothing to "
+                  "explore. fusionlab records NumPy array operations: use them in the cell.", file=sys.stderr)
             return None
         models = list(opts["compare"])
         if _model_name(opts["cost"]) not in [_model_name(m) for m in models]:
@@ -129,36 +157,74 @@ class FuseMagics(Magics):
         algorithms = opts["algorithms"]
         if opts["algorithm"] not in algorithms:
             algorithms = algorithms + [opts["algorithm"]]
-        from ..costs import NonMonotonicCostModel
-
         try:
             result = FuseResult(
                 [b for b in cap.batches if len(b)], capture=cap, name=opts["name"] or "",
                 algorithms=algorithms, cost_models=models, selected=(opts["algorithm"], _model_name(opts["cost"])),
-                options={"optimal": {"time_limit": opts["optimal_time"], "max_nodes": 20_000, "trace_limit": 2000},
+                options={"optimal": {"time_limit": opts["optimal_time"], "max_nodes": 20_000},
                          "ilp": {"time_limit": 10.0, "max_variables": 4000}},
-                baseline_namespace=baseline_ns,
+                baseline_namespace=baseline_ns, budget_seconds=opts["budget"], trace_limit=opts["trace_limit"],
             )
-            result.report()
         except NonMonotonicCostModel as exc:
-            # the cell ran and its variables are kept; only the exploration is refused
             print(f"fusionlab: {exc}", file=sys.stderr)
             return None
+        # one budget for the cell: it started with the capture, which it does not cut
+        budget = Budget(opts["budget"], started=started)
         self.last = result
         ns[LAST_RESULT] = result
         if opts["name"]:
             ns[opts["name"]] = result
-        if opts["no_explorer"]:
-            if opts["time"]:
-                result.time(repeat=opts["repeat"])
+        view = None if opts["no_explorer"] else ExplorerView(result)
+        if not self._explore(result, view, budget):
             return None
-        from .explorer import Explorer
-
-        explorer = Explorer(result, repeat=opts["repeat"])
-        explorer.show()
+        if view is not None:
+            self.channel.add(view)
+            if opts["widgets"]:
+                result.widgets(repeat=opts["repeat"])
         if opts["time"]:
-            explorer.run_timing()
+            result.time(repeat=opts["repeat"])
+            if view is not None:
+                view.update(force=True, draw=True)
         return None
+
+    def _explore(self, result: FuseResult, view: ExplorerView | None, budget: Budget) -> bool:
+        """Compute the partitions within ``budget``, showing ``view`` once the cheap ones
+        are known and updating it as the rest finish. ``False`` when nothing can be shown
+        (the selected cost model was refused)."""
+        self.current = result
+        # the searches leave the end of the budget to the graph's layout of the fallback view
+        searches = budget
+        if view is not None and budget.seconds is not None:
+            searches = Budget(max(budget.seconds - min(LAYOUT_RESERVE, 0.15 * budget.seconds), 0.0),
+                              started=budget.started)
+        try:
+            result.compute(searches, first_only=True, first_by=budget.started + FIRST_DISPLAY_SECONDS)
+            error = result.parts.entries.get(result.selected, {})
+            if error.get("status") == "error":
+                # the cell ran and its variables are kept; only the exploration is refused
+                print(f"fusionlab: {'; '.join(error['notes'])}", file=sys.stderr)
+                return False
+            if view is not None:
+                view.show()
+            result.compute(searches, on_update=view.throttled if view is not None else None)
+        except KeyboardInterrupt:  # outside a search (a display): the work is stopped the same way
+            result.mark_interrupted()
+        finally:
+            self.current = None
+        if view is not None:
+            # after an interrupt the user wants out: no graph layout then (one made before is kept)
+            draw = not result.status["interrupted"]
+            try:
+                if not view.shown:
+                    view.show(draw=draw, budget=budget.child(SVG_SECONDS))
+                else:
+                    view.update(force=True, draw=draw, budget=budget.child(SVG_SECONDS))
+            except KeyboardInterrupt:
+                result.mark_interrupted()
+        if result.status["interrupted"]:
+            print("fusionlab: interrupted; the display shows what was computed. The cell's variables are as plain "
+                  "NumPy computed them.", file=sys.stderr)
+        return True
 
     def _options(self, line: str) -> dict[str, Any]:
         try:
@@ -169,14 +235,17 @@ class FuseMagics(Magics):
         ns = self.shell.user_ns
         opts = {
             "algorithm": (args.algorithm or c["algorithm"]).lower(),
-            "cost": _names(args.cost or c["cost"], COST_MODELS, "cost model", ns)[0],
-            "compare": _names(args.compare or c["compare"], COST_MODELS, "cost model", ns),
+            "cost": _names(args.cost or c["cost"], MODEL_NAMES, "cost model", ns)[0],
+            "compare": _names(args.compare or c["compare"], MODEL_NAMES, "cost model", ns),
             "algorithms": _names(args.algorithms or c["algorithms"], ALGORITHMS, "algorithm"),
             "time": bool(args.time) or bool(c["time"]),
             "repeat": args.repeat if args.repeat is not None else c["repeat"],
             "optimal_time": args.optimal_time if args.optimal_time is not None else c["optimal_time"],
+            "budget": args.budget if args.budget is not None else c["budget"],
+            "trace_limit": args.trace_limit if args.trace_limit is not None else c["trace_limit"],
             "name": args.name,
             "no_explorer": args.no_explorer,
+            "widgets": args.widgets,
         }
         if opts["algorithm"] not in ALGORITHMS:
             raise UsageError(f"unknown algorithm {opts['algorithm']!r}; choose from {', '.join(ALGORITHMS)}")
@@ -184,6 +253,10 @@ class FuseMagics(Magics):
             raise UsageError("--repeat must be at least 1")
         if opts["optimal_time"] <= 0:
             raise UsageError("--optimal-time must be positive")
+        if opts["budget"] is not None and not opts["budget"] > 0:
+            raise UsageError("--budget must be a positive number of seconds")
+        if opts["trace_limit"] < 0:
+            raise UsageError("--trace-limit must be 0 or more search-tree nodes")
         if args.name is not None and not args.name.isidentifier():
             raise UsageError(f"--name needs a Python identifier, not {args.name!r}")
         return opts
@@ -196,7 +269,7 @@ class FuseMagics(Magics):
         error.__traceback__ = tb or error.__traceback__
         self.shell.showtraceback((type(error), error, error.__traceback__))
 
-    @magic_arguments()
+    @magic_arguments("fuse_config")
     @argument("--algorithm", "-a", default=None, help="default algorithm shown first")
     @argument("--cost", "-c", default=None, help="default cost model shown first")
     @argument("--compare", default=None, help="default cost models, comma-separated")
@@ -204,6 +277,9 @@ class FuseMagics(Magics):
     @argument("--repeat", "-r", type=int, default=None, help="default timed runs")
     @argument("--time", default=None, choices=["on", "off"], help="time every cell at once")
     @argument("--optimal-time", type=float, default=None, help="default budget of the optimal search, seconds")
+    @argument("--budget", "-b", type=float, default=None,
+              help="default seconds the exploration of a cell may take (fusionlab's default: 15)")
+    @argument("--trace-limit", type=int, default=None, help="default search-tree nodes kept in the report")
     @argument("--reset", action="store_true", default=False, help="back to fusionlab's defaults")
     @line_magic
     def fuse_config(self, line: str) -> dict[str, Any]:
@@ -215,10 +291,10 @@ class FuseMagics(Magics):
         if args.algorithm is not None:
             new["algorithm"] = args.algorithm.lower()
         if args.cost is not None:
-            _names(args.cost, COST_MODELS, "cost model", self.shell.user_ns)
+            _names(args.cost, MODEL_NAMES, "cost model", self.shell.user_ns)
             new["cost"] = args.cost
         if args.compare is not None:
-            _names(args.compare, COST_MODELS, "cost model", self.shell.user_ns)
+            _names(args.compare, MODEL_NAMES, "cost model", self.shell.user_ns)
             new["compare"] = args.compare
         if args.algorithms is not None:
             new["algorithms"] = ",".join(_names(args.algorithms, ALGORITHMS, "algorithm"))
@@ -228,6 +304,10 @@ class FuseMagics(Magics):
             new["time"] = args.time == "on"
         if args.optimal_time is not None:
             new["optimal_time"] = args.optimal_time
+        if args.budget is not None:
+            new["budget"] = args.budget
+        if args.trace_limit is not None:
+            new["trace_limit"] = args.trace_limit
         saved, self.config_values = self.config_values, new
         try:
             self._options("")  # validate the whole set before keeping it
@@ -253,3 +333,19 @@ def _referenced(cell: str, ns: dict[str, Any]) -> dict[str, Any]:
             v = ns[k]
             out[k] = v.copy() if isinstance(v, np.ndarray) else v
     return out
+
+
+def _clean_help(doc: str | None, name: str) -> str:
+    """IPython's help text of a magic without the reStructuredText ``::`` it starts with,
+    naming the magic as it is typed (``%%fuse``)."""
+    text = doc or ""
+    if text.startswith("::"):
+        text = text[2:].lstrip("\n")
+    lines = text.splitlines()
+    if lines and lines[0].strip().startswith("%"):
+        lines[0] = lines[0].replace(lines[0].strip().split()[0], name, 1).lstrip()
+    return "\n".join(lines)
+
+
+FuseMagics.fuse.__doc__ = _clean_help(FuseMagics.fuse.__doc__, "%%fuse")
+FuseMagics.fuse_config.__doc__ = _clean_help(FuseMagics.fuse_config.__doc__, "%fuse_config")

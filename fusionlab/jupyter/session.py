@@ -2,8 +2,11 @@
 
 It holds the capture's batches and the explorer's state (batch, algorithm, cost model, a
 manual partition, timings) and computes everything as data: :meth:`FuseResult.report` is
-the document the views draw. Widgets live in :mod:`fusionlab.jupyter.explorer`; this
-module imports none, so it works (and is tested) without a front end.
+the document every view draws. The partitions are computed by :meth:`FuseResult.compute`
+within one :class:`~fusionlab.budget.Budget`, cheap ones first, so a display can show them
+while the searches run; Kernel -> Interrupt stops the work and keeps what is known. Widgets
+live in :mod:`fusionlab.jupyter.explorer` (an opt-in); this module imports none, so it works
+(and is tested) without a front end.
 
 Examples
 --------
@@ -16,26 +19,51 @@ Examples
 >>> outcome = r.merge(1, 2)          # manual mode: blocks are numbered from 1
 >>> outcome.legal, outcome.reason
 (False, 'FORBIDDEN')
+>>> sorted(r.bundle())
+['application/vnd.fusionlab.explorer+json', 'text/html', 'text/plain']
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import statistics
+import time
+import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..bytecode import Program
-from ..costs import get_cost_model
-from ..dot import get_dot
+from ..costs import NonMonotonicCostModel, UnsupportedCostModel, get_cost_model
+from ..dot import get_dot, graph_level
 from ..partition import MergeCache, PartitionResult, SearchTrace, evaluate
 from ..report import (
-    DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, MIME_TYPE, ReportOptions, batch_summaries, get_report,
+    DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, MIME_TYPE, ReportOptions, ReportParts,
+    assemble_report, batch_summaries, find_entry, format_cost, is_first_display_ready, partition_entry,
+    run_partition, trace_data, work_order,
 )
 from ..wsp import IllegalMerge, PartitionState, WSPGraph
 
-__all__ = ["FuseResult", "ManualOutcome"]
+__all__ = ["FuseResult", "ManualOutcome", "normalise_timings", "SVG_SECONDS", "SPREAD_WARNING",
+           "FIRST_DISPLAY_SECONDS"]
+
+# The first display comes once the cheap partitions are known, or this many seconds into the
+# cell (between two partitions), whichever is first: a big program shows progress early.
+FIRST_DISPLAY_SECONDS = 1.5
+# Lines of the listing in the text/plain form of the display.
+TEXT_LINES = 60
+# Seconds the graph's layout for the fallback view may take (cut to the cell's budget).
+SVG_SECONDS = 5.0
+# A timing spread ((q3 - q1) / median, or (median - min) / median when no quartiles) above
+# this gets a warning.
+SPREAD_WARNING = 0.10
+# Graphs whose DOT text is longer are not laid out in the kernel (a layout grows faster than
+# the text; the views summarise them).
+MAX_DOT_CHARS = 150_000
 
 
 @dataclass(frozen=True)
@@ -52,7 +80,13 @@ class ManualOutcome:
 
     def __str__(self) -> str:
         verdict = "legal" if self.legal else f"illegal ({self.reason.lower()}: {self.detail})"
-        return f"{self.action}: {verdict}; cost {self.cost_before:g} -> {self.cost_after:g}"
+        return f"{self.action}: {verdict}; cost {format_cost(self.cost_before)} -> {format_cost(self.cost_after)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary (blocks with 1-based instruction numbers)."""
+        return {"action": self.action, "legal": self.legal, "reason": self.reason, "detail": self.detail,
+                "cost_before": self.cost_before, "cost_after": self.cost_after,
+                "blocks": [[i + 1 for i in b] for b in self.blocks]}
 
 
 class FuseResult:
@@ -69,7 +103,14 @@ class FuseResult:
     selected
         ``(algorithm, cost_model)`` to show first.
     options
-        Search budgets (:class:`~fusionlab.report.ReportOptions`).
+        Per-algorithm limits (:class:`~fusionlab.report.ReportOptions`).
+    budget_seconds
+        The time budget of the work on one batch (``None``: no limit); the magic passes its
+        own :class:`~fusionlab.budget.Budget` to :meth:`compute` instead.
+    trace_limit
+        Search-trace nodes kept in the report (the whole trace: :meth:`full_trace`).
+    report_id
+        The report's ``id`` (the display id); a fresh one by default.
     """
 
     def __init__(
@@ -83,6 +124,9 @@ class FuseResult:
         selected: tuple[str, str] | None = None,
         options: Mapping[str, Any] | None = None,
         baseline_namespace: Mapping[str, Any] | None = None,
+        budget_seconds: float | None = None,
+        trace_limit: int | None = DEFAULT_TRACE_LIMIT,
+        report_id: str | None = None,
     ) -> None:
         if not batches:
             raise ValueError("nothing to explore: the cell recorded no array instruction "
@@ -98,13 +142,20 @@ class FuseResult:
         alg = "greedy" if "greedy" in self.algorithms else self.algorithms[0]
         self.selected = selected or (alg, self.models[0].name)
         self._check_selected(*self.selected)
+        self.budget_seconds = budget_seconds
+        self.trace_limit = trace_limit
+        self.report_id = report_id or f"fusionlab-{uuid.uuid4().hex}"
         self.manual: PartitionResult | None = None
         self.timings: dict[str, Any] | None = None
         self._baseline_namespace = baseline_namespace
         self._report: dict[str, Any] | None = None
-        self._graphs: dict[int, WSPGraph] = {}
-        self._svgs: dict[str, str | None] = {}
-        self._dots: dict[int, dict[Any, str]] = {}  # per batch: DOT text by blocks  # layouts are slow for big graphs: one per DOT text
+        self._parts: dict[int, ReportParts] = {}
+        # per batch: phase, interrupted, budget and time spent (the report's status)
+        self._status: dict[int, dict[str, Any]] = {}
+        self._svgs: dict[str, tuple[str | None, str]] = {}  # DOT text -> (SVG, note): layouts are slow
+        # blocks whose code generation did not fit the budget (not tried again for the same display)
+        self._code_skipped: set[tuple[int, tuple[tuple[int, ...], ...]]] = set()
+        self._dots: dict[tuple[Any, ...], str] = {}  # the selected partition's DOT text, by what it draws
 
     @classmethod
     def from_program(cls, program: Program, **kwargs: Any) -> "FuseResult":
@@ -129,25 +180,181 @@ class FuseResult:
         return self.batches[self.batch]
 
     @property
+    def parts(self) -> ReportParts:
+        """The report's pieces for the current batch (program, graph, finished partitions)."""
+        if self.batch in self._parts:
+            return self._parts[self.batch]  # perhaps the listing alone, while the graph is built
+        return self._parts_within(Budget(self.budget_seconds))
+
+    def _parts_within(self, budget: Budget) -> ReportParts:
+        if self.batch not in self._parts or self._parts[self.batch].graph_pending:
+            self._parts[self.batch] = ReportParts.of(self.program, budget=budget)
+        return self._parts[self.batch]
+
+    @property
     def graph(self) -> WSPGraph:
-        """Its WSP graph."""
-        if self.batch not in self._graphs:
-            self._graphs[self.batch] = WSPGraph(self.program)
-        return self._graphs[self.batch]
+        """The WSP graph of the current batch."""
+        graph = self.parts.graph
+        if graph is None and self.parts.graph_pending:
+            graph = self._parts_within(Budget(self.budget_seconds)).graph
+        if graph is None:
+            raise ValueError(f"the WSP graph of batch {self.batch + 1} was not built within the time budget: "
+                             "rerun the cell with a larger --budget")
+        return graph
 
     @property
     def model(self) -> Any:
         """The selected cost model object."""
-        return next(m for m in self.models if m.name == self.selected[1])
+        return self._model(self.selected[1])
+
+    def _model(self, name: str) -> Any:
+        return next(m for m in self.models if m.name == name)
+
+    @property
+    def status(self) -> dict[str, Any]:
+        """The work's status on the current batch (the report's ``status`` without ``pending``)."""
+        return self._status.setdefault(self.batch, {
+            "phase": "waiting", "interrupted": False, "budget_seconds": self.budget_seconds,
+            "elapsed_seconds": 0.0})
+
+    @property
+    def phase(self) -> str:
+        """What the work is doing now (the progress line)."""
+        return self.status["phase"]
+
+    def pending(self) -> list[tuple[str, str]]:
+        """The partitions of the current batch not computed yet, in the order they will be."""
+        done = self.parts.entries
+        return [k for k in work_order(self.algorithms, [m.name for m in self.models], self._work_selected())
+                if k not in done]
+
+    def _work_selected(self) -> tuple[str, str]:
+        alg = self.selected[0] if self.selected[0] in self.algorithms else \
+            ("greedy" if "greedy" in self.algorithms else self.algorithms[0])
+        return alg, self.selected[1]
+
+    def first_display_ready(self) -> bool:
+        """Whether the cheap partitions under the selected model are known."""
+        return is_first_display_ready(list(self.parts.entries), self.algorithms, self.selected[1])
+
+    def compute(self, budget: Budget | None = None, *, first_only: bool = False,
+                on_update: Callable[[], None] | None = None, first_by: float | None = None) -> bool:
+        """Compute the pending partitions of the current batch within ``budget``.
+
+        Cheap algorithms under the selected model come first (``first_only`` stops once
+        they are known, or at ``first_by`` on ``time.perf_counter``, whichever comes first:
+        the first display), then the rest (:func:`~fusionlab.report.work_order`).
+        Each algorithm gets a child budget (its own time limit, cut to what is left);
+        searches cut short keep their best so far, marked. ``on_update`` is called after
+        each partition (the caller throttles). Kernel -> Interrupt (``KeyboardInterrupt``)
+        stops the work: the partition being computed and those left are marked
+        ``interrupted`` and this returns normally. Returns whether nothing is pending.
+        """
+        budget = budget if budget is not None and budget is not UNLIMITED else Budget(self.budget_seconds)
+        st = self.status
+        # the cell's budget (the searches may be given a little less, for the layout)
+        own = budget.seconds if budget.seconds is not None and math.isfinite(budget.seconds) else None
+        st["budget_seconds"] = self.budget_seconds if self.budget_seconds is not None else own
+        # time counted as the budget counts it (the magic's started with the capture)
+        spent_before, started = 0.0, budget.started
+        try:
+            st["phase"] = "WSP graph"
+            late = first_by is not None and time.perf_counter() >= first_by
+            if first_only and late and self.batch not in self._parts:
+                # a slow capture: show the listing now, the graph comes next
+                self._parts[self.batch] = ReportParts.before_graph(self.program)
+                self._report = None
+                return False
+            parts = self._parts_within(budget)
+            if parts.graph is None:  # no graph in time: every partition is cut by the budget
+                for alg, name in self.pending():
+                    parts.add(alg, self._model(name), None, "budget",
+                              note="the WSP graph was not built within the time budget")
+            if not first_only and self._selected_result() is not None:
+                # the selected partition's code comes before the long searches
+                st["phase"] = "code generation"
+                self._code(budget)
+            for alg, name in self.pending():
+                if first_only and (self.first_display_ready()
+                                   or (first_by is not None and time.perf_counter() >= first_by)):
+                    break
+                st["phase"] = f"{alg} under {name}"
+                if on_update is not None:
+                    on_update()
+                self._one(parts, alg, name, budget)
+                st["elapsed_seconds"] = round(spent_before + time.perf_counter() - started, 3)
+                self._report = None
+                if on_update is not None:
+                    on_update()
+            if first_only and self.pending():
+                # what comes next: the display shows it meanwhile
+                chosen = self._selected_result()
+                has_code = chosen is not None and self._code_key(chosen) not in self._code_skipped
+                st["phase"] = "code generation" if has_code else "{} under {}".format(*self.pending()[0])
+            else:
+                st["phase"] = "code generation"
+                self._code(budget)
+        except KeyboardInterrupt:
+            self.mark_interrupted()
+        st["elapsed_seconds"] = round(spent_before + time.perf_counter() - started, 3)
+        if not self.pending() and not st["interrupted"]:  # interrupted: the phase it stopped in stays
+            st["phase"] = "done"
+        self._report = None
+        return not self.pending()
+
+    def mark_interrupted(self) -> None:
+        """Kernel -> Interrupt stopped the work: what is pending is marked ``interrupted``
+        (the phase it stopped in stays in the status)."""
+        self.status["interrupted"] = True
+        if self.batch not in self._parts:  # interrupted while building the graph: the listing alone
+            self._parts[self.batch] = ReportParts.before_graph(self.program)
+        parts = self._parts[self.batch]
+        for alg, name in self.pending():
+            parts.add(alg, self._model(name), None, "interrupted", note="Kernel -> Interrupt stopped the work")
+        self._report = None
+
+    def _one(self, parts: ReportParts, alg: str, name: str, budget: Budget) -> None:
+        own = self.options.get(alg, {}).get("time_limit") if isinstance(self.options.get(alg), Mapping) else None
+        model = self._model(name)
+        try:
+            result, status = run_partition(self.program, alg, model, cache=self.cache, options=self.options,
+                                           budget=budget.child(own), graph=parts.graph)
+        except (NonMonotonicCostModel, UnsupportedCostModel) as exc:
+            parts.add(alg, model, None, "error", note=str(exc))
+            return
+        note = ""
+        if status == "budget" and result is None:
+            note = "the time budget ran out before this partition was computed"
+        parts.add(alg, model, result, status, budget=budget, note=note)
+
+    def _code_key(self, result: PartitionResult) -> tuple[int, tuple[tuple[int, ...], ...]]:
+        return self.batch, tuple(tuple(b) for b in result.blocks)
+
+    def _code(self, budget: Budget) -> None:
+        result = self._selected_result()
+        if result is None or self._code_key(result)[1] in self.parts.code or self._code_key(result) in \
+                self._code_skipped:
+            return
+        if not self.parts.code_fits(budget):
+            self._code_skipped.add(self._code_key(result))  # the report says the code was not generated
+            return
+        try:
+            self.parts.code_for(result.blocks, budget)
+        except BudgetExceeded:
+            self._code_skipped.add(self._code_key(result))
+
+    def _selected_result(self) -> PartitionResult | None:
+        if self.selected[0] == "manual" and self.manual is not None:
+            return self.manual
+        return self.parts.results.get(self.selected)
 
     @property
     def partitions(self) -> dict[tuple[str, str], PartitionResult]:
-        """Every algorithm x cost model partition of the current batch (cached)."""
-        from ..partition import partition
-        from ..report import _options
-
-        return {(a, m.name): partition(self.program, a, m, cache=self.cache, **_options(a, self.options))
-                for m in self.models for a in self.algorithms}
+        """Every algorithm x cost model partition of the current batch (computed within the
+        budget when not yet; those the budget stopped before any result are missing)."""
+        if self.pending():
+            self.compute()
+        return {k: r for k, r in self.parts.results.items()}
 
     @property
     def costs(self) -> dict[tuple[str, str], float]:
@@ -157,53 +364,108 @@ class FuseResult:
     @property
     def current(self) -> PartitionResult:
         """The selected partition (the manual one in manual mode)."""
-        if self.selected[0] == "manual" and self.manual is not None:
-            return self.manual
-        return self.partitions[self.selected]
+        got = self._selected_result()
+        if got is None:
+            self.compute()
+            got = self._selected_result()
+        if got is None:
+            entry = self.parts.entries.get(self.selected, {})
+            raise ValueError(f"no partition {self.selected[0]}/{self.selected[1]}: "
+                             f"{'; '.join(entry.get('notes', [])) or 'not computed'}; select another")
+        return got
 
     @property
     def trace(self) -> SearchTrace | None:
         """The branch-and-bound trace of ``optimal`` under the selected cost model."""
-        r = self.partitions.get(("optimal", self.selected[1]))
+        r = self.parts.results.get(("optimal", self.selected[1]))
         return None if r is None else r.trace
 
+    def full_trace(self) -> dict[str, Any] | None:
+        """The whole search trace (the report keeps ``trace_limit`` nodes of it)."""
+        return trace_data(self.parts.results.get(("optimal", self.selected[1])), None)
+
+    def _code_section(self) -> list[dict[str, Any]]:
+        result = self._selected_result()
+        if result is None:
+            return []
+        key = tuple(tuple(b) for b in result.blocks)
+        if key not in self.parts.code:
+            if self.status["phase"] not in ("done", "pending") and not self.status["interrupted"]:
+                return []  # the work is under way: its code generation phase fills this in
+            self._code(Budget(SVG_SECONDS))
+        return self.parts.code.get(key, [])
+
     def report(self) -> dict[str, Any]:
-        """The explorer's JSON document for the current state (see :mod:`fusionlab.report`)."""
+        """The explorer's JSON document for the current state (see :mod:`fusionlab.report`).
+
+        A batch nothing was computed for yet is computed first, within ``budget_seconds``."""
+        if self.status["phase"] == "waiting":
+            self.compute()
         if self._report is None:
             notices = []
             if self.capture is not None:
                 notices = [{"kind": n.kind.name.lower(), "message": n.message, "line": n.line}
                            for n in self.capture.notices]
-            extra = [self.manual] if self.manual is not None else []
-            self._report = get_report(
-                self.program, algorithms=self.algorithms, cost_models=self.models, selected=self.selected,
-                name=self.name, source=getattr(self.capture, "source", "") or "",
-                batches=batch_summaries(self.batches), batch=self.batch, notices=notices, cache=self.cache,
-                options=self.options, extra=extra, timings=self.timings,
-                dot_cache=self._dots.setdefault(self.batch, {}),
+            extra = []
+            if self.manual is not None:
+                extra = [partition_entry(self.manual, self.graph, model=self.model, accesses=self.parts.accesses)]
+            st = dict(self.status)
+            code = self._code_section()
+            chosen = self._selected_result()
+            if not code and chosen is not None and self._code_key(chosen) in self._code_skipped:
+                notices.append({"kind": "code", "line": None, "message": (
+                    f"the generated code of this {len(self.program)}-instruction batch is not shown: generating it "
+                    "would not end within the time budget (rerun with a larger --budget)")})
+            self._report = assemble_report(
+                self.parts, algorithms=self.algorithms, cost_models=self.models, selected=self.selected,
+                report_id=self.report_id, name=self.name, source=getattr(self.capture, "source", "") or "",
+                batches=batch_summaries(self.batches), batch=self.batch, notices=notices, extra=extra,
+                status=st, trace=trace_data(self.parts.results.get(("optimal", self.selected[1])), self.trace_limit),
+                code=code, timings=self.timings,
             )
+            rs = self._report["status"]
+            rs["complete"] = rs["complete"] and not rs["interrupted"]
+            if rs["pending"] and rs["phase"] in ("done", "waiting"):
+                rs["phase"] = "pending"
         return self._report
 
     def to_json(self, indent: int | None = None) -> str:
         """The report as JSON text."""
         return json.dumps(self.report(), indent=indent)
 
-    def to_dot(self) -> str:
-        """DOT source of the selected partition's graph."""
-        entry = next((p for p in self.report()["partitions"]
-                      if (p["algorithm"], p["cost_model"]) == self.selected and p["dot"] is not None), None)
-        if entry is not None:
-            return self.report()["dots"][entry["dot"]]
-        return get_dot(self.current, self.graph, model=self.model)
+    def to_dot(self, level: str = "auto") -> str:
+        """DOT source of the selected partition's graph (block level when too dense)."""
+        report = self.report()
+        sel = report["selected"]
+        return get_dot(report, find_entry(report, sel["algorithm"], sel["cost_model"]), level=level)
 
     def text(self) -> str:
         """A plain-text summary: the listing with blocks, then the cost of every partition."""
-        r = self.current
+        from ..viz.listing import status_line
+
+        report = self.report()
         lines = [f"fusionlab: batch {self.batch + 1} of {len(self.batches)}, {len(self.program)} instructions",
-                 r.format_text(), "", f"{'algorithm':<12} " + " ".join(f"{m.name:>14}" for m in self.models)]
-        parts = self.partitions
+                 status_line(report)]
+        got = self._selected_result()
+        if len(self.program) == 0:
+            lines.append("warning: the program is empty (0 instructions): nothing to partition")
+        elif got is not None:
+            listing = got.format_text().splitlines()
+            if len(listing) > TEXT_LINES:  # text/plain is saved in the notebook too: keep it short
+                listing = listing[:TEXT_LINES - 1] + [f"... {len(listing) - TEXT_LINES + 1} more lines "
+                                                      "(all of them: print(_fuse.current.format_text()))",
+                                                      listing[-1]]
+            lines += listing
+        entries = {(e["algorithm"], e["cost_model"]): e for e in report["partitions"]}
+        lines += ["", f"{'algorithm':<12} " + " ".join(f"{m.name:>16}" for m in self.models)]
         for a in self.algorithms:
-            lines.append(f"{a:<12} " + " ".join(f"{parts[(a, m.name)].cost:>14g}" for m in self.models))
+            cells = []
+            for m in self.models:
+                e = entries[(a, m.name)]
+                mark = "*" if e["proven_optimal"] else ("+" if e["status"] != "done" else "")
+                cells.append(f"{(format_cost(e['cost']) + mark) if e['cost'] is not None else e['status']:>16}")
+            lines.append(f"{a:<12} " + " ".join(cells))
+        lines.append("* proven optimal; + cut by the budget or interrupted (best so far, not proven)")
         return "\n".join(lines)
 
     # -- state changes -----------------------------------------------------------------
@@ -214,10 +476,13 @@ class FuseResult:
     def select(self, algorithm: str | None = None, cost_model: str | None = None) -> "FuseResult":
         """Show another partition (``algorithm="manual"`` shows the hand-made one)."""
         algorithm = algorithm or self.selected[0]
-        cost_model = get_cost_model(cost_model).name if cost_model else self.selected[1]
+        names = [m.name for m in self.models]
+        if cost_model and cost_model not in names:
+            cost_model = get_cost_model(cost_model).name
+        cost_model = cost_model or self.selected[1]
         self._check_selected(algorithm, cost_model)
         if algorithm == "manual" and self.manual is None:
-            self.manual = self._manual_from(self.partitions[(self.selected[0], cost_model)].blocks)
+            self.manual = self._manual_from(self.current.blocks)
         self.selected = (algorithm, cost_model)
         if self.manual is not None and self.manual.cost_model != cost_model:
             self.manual = self._manual_from(self.manual.blocks)
@@ -301,15 +566,18 @@ class FuseResult:
              progress: Callable[[str, int, int], None] | None = None) -> list[Any]:
         """Compile and time the selected algorithm's partition under every cost model (or
         ``cost_models``) against NumPy eager, all batches of the cell; returns the records
-        and stores them in the report's ``timings``."""
+        and stores them, with minimum, median, spread, threads and warnings, in the
+        report's ``timings``."""
         from ..execute import compare
 
         target = self.capture if self.capture is not None else self.program
         algorithm = self.selected[0] if self.selected[0] != "manual" else "greedy"
         models = [get_cost_model(m) for m in cost_models] if cost_models else list(self.models)
+        before = _cpu_snapshot()
         records = compare(target, [algorithm], models, repeat=repeat, baseline=self._baseline(),
                           progress=progress)
-        self.timings = {"repeat": repeat, "records": [_clean(r.to_dict()) for r in records]}
+        self.timings = normalise_timings([r.to_dict() for r in records], repeat, _others(before, _cpu_snapshot()),
+                                         _threads())
         self._changed()
         return records
 
@@ -331,28 +599,111 @@ class FuseResult:
         return baseline
 
     # -- display -----------------------------------------------------------------------
-    def bundle(self) -> dict[str, Any]:
-        """The display bundle: the report, an SVG of the graph, and text."""
-        from ..viz.svg import SvgUnavailable, render_svg
-
-        data: dict[str, Any] = {MIME_TYPE: self.report(), "text/plain": self.text()}
-        dot = self.to_dot()
+    def graph_view(self, budget: Budget | None = None, draw: bool = True) -> tuple[str | None, str]:
+        """``(svg, note)`` of the selected partition's graph for the fallback view: laid out
+        at instruction level when it fits, else at block level, else ``None`` (the view
+        summarises it); ``note`` says which, or why not. ``draw=False`` uses only layouts
+        made before (a progressive update does not wait for one)."""
+        report = self.report()
+        sel = report["selected"]
+        entry = find_entry(report, sel["algorithm"], sel["cost_model"])
+        if not entry["blocks"]:
+            return None, "no partition to draw yet"
+        level = graph_level(report, entry)
+        if level == "summary":
+            return None, f"too large to draw here ({len(entry['blocks'])} blocks)"
+        key = (self.batch, sel["algorithm"], sel["cost_model"], level, json.dumps(entry["blocks"]),
+               json.dumps(entry["weights"]))
+        if key not in self._dots:
+            self._dots[key] = get_dot(report, entry, level=level)
+        dot = self._dots[key]
+        if len(dot) > MAX_DOT_CHARS:
+            return None, f"too large to lay out here ({len(dot):,} characters of DOT)"
         if dot not in self._svgs:
-            try:
-                self._svgs[dot] = render_svg(dot)[0]
-            except SvgUnavailable:
-                self._svgs[dot] = None
-        if self._svgs[dot] is not None:
-            data["image/svg+xml"] = self._svgs[dot]
-        return data
+            if not draw:
+                return None, "the graph is laid out when the work is done"
+            self._svgs[dot] = _layout(dot, budget if budget is not None else Budget(SVG_SECONDS))
+        svg, note = self._svgs[dot]
+        if level == "block":
+            note = ("block level: one node per block, edges merged with their counts (the instruction level "
+                    "is too dense to read)" + (f"; {note}" if note else ""))
+        return svg, note
+
+    def bundle(self, budget: Budget | None = None, draw: bool = True) -> dict[str, Any]:
+        """The display bundle: the report (the extension draws it), the static fallback
+        view as ``text/html`` (the graph laid out within ``budget``), and text."""
+        from ..viz.fallback import fallback_html
+
+        report = self.report()
+        svg, note = self.graph_view(budget, draw)
+        return {MIME_TYPE: report, "text/html": fallback_html(report, svg, note), "text/plain": self.text()}
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return self.bundle()
 
+    def widgets(self, repeat: int = 3, show: bool = True) -> Any:
+        """The ipywidgets explorer over this result (for front ends without the extension);
+        shown at once unless ``show`` is false. Returns the
+        :class:`~fusionlab.jupyter.explorer.Explorer`."""
+        from .explorer import Explorer
+
+        explorer = Explorer(self, repeat=repeat)
+        if show:
+            explorer.show()
+        return explorer
+
     def __repr__(self) -> str:
         a, c = self.selected
+        got = self._selected_result()
+        what = "not computed" if got is None else f"{got.kernels} blocks cost {format_cost(got.cost)}"
         return (f"<FuseResult {self.name or ''} batch {self.batch + 1}/{len(self.batches)}: "
-                f"{len(self.program)} instructions, {a}/{c} {self.current.kernels} blocks cost {self.current.cost:g}>")
+                f"{len(self.program)} instructions, {a}/{c} {what}>")
+
+
+def _layout(dot: str, budget: Budget) -> tuple[str | None, str]:
+    """Lay out ``dot`` within ``budget`` (never past it): ``(svg, "")`` or ``(None, why)``."""
+    from ..viz.svg import SvgUnavailable, render_svg
+
+    if budget.expired():
+        return None, "not laid out: the time budget ran out"
+    try:
+        return render_svg(dot, budget=budget)[0], ""
+    except (SvgUnavailable, BudgetExceeded) as exc:
+        return None, f"not laid out: {exc}"
+
+
+def _cpu_snapshot() -> tuple[float | None, float, float]:
+    """(CPU seconds all processes used, CPU seconds this process used, wall clock)."""
+    system = None
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = [int(x) for x in fh.readline().split()[1:]]
+        # user nice system idle iowait irq softirq steal: all but idle and iowait are busy
+        system = (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):  # not Linux: the load average instead
+        system = None
+    t = os.times()
+    return system, t.user + t.system, time.perf_counter()
+
+
+def _others(before: tuple[float | None, float, float], after: tuple[float | None, float, float]) -> float | None:
+    """Cores other processes kept busy on average between two snapshots (``None`` unknown)."""
+    wall = after[2] - before[2]
+    if before[0] is None or after[0] is None or wall <= 0:
+        try:
+            return max(os.getloadavg()[0] - 1.0, 0.0)  # the load average counts us once
+        except (AttributeError, OSError):
+            return None
+    return max((after[0] - before[0]) - (after[1] - before[1]), 0.0) / wall
+
+
+def _threads() -> int | None:
+    try:
+        import numba
+
+        return int(numba.get_num_threads())
+    except Exception:  # numba missing or its threading layer not started: unknown
+        return None
 
 
 def _clean(d: dict[str, Any]) -> dict[str, Any]:
@@ -362,3 +713,65 @@ def _clean(d: dict[str, Any]) -> dict[str, Any]:
         if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
             out[k] = None
     return out
+
+
+def _record(d: Mapping[str, Any], repeat: int, threads: int | None, busy: bool) -> dict[str, Any]:
+    r = _clean(dict(d))
+    samples = r.get("samples")
+    if isinstance(samples, (list, tuple)):  # the raw times: quartiles from them
+        times = sorted(float(t) for t in samples)
+        if len(times) >= 2 and r.get("q1_seconds") is None:
+            q = statistics.quantiles(times, n=4, method="inclusive")
+            r["q1_seconds"], r["q3_seconds"] = q[0], q[2]
+        samples = len(times) or None
+    r["samples"] = int(samples) if samples is not None else repeat
+    r.setdefault("q1_seconds", None)
+    r.setdefault("q3_seconds", None)
+    med, low = r["median_seconds"], r["min_seconds"]
+    if med and not r["q1_seconds"] and not r["q3_seconds"]:  # zeros: quartiles not measured
+        r["q1_seconds"] = r["q3_seconds"] = None
+    if r["q1_seconds"] is not None and r["q3_seconds"] is not None and med:
+        r["spread"] = (r["q3_seconds"] - r["q1_seconds"]) / med
+        gap = r["spread"]
+    else:
+        r["spread"] = None
+        gap = (med - low) / med if med else 0.0
+    # the executor says 0 threads for NumPy's own row: NumPy eager runs on one thread
+    r["threads"] = r.get("threads") or (1 if r["cost_model"] == "numpy" else threads)
+    r["busy"] = bool(r.get("busy")) or busy
+    warnings = list(r.get("warnings") or [])
+    if gap > SPREAD_WARNING:
+        what = f"spread {gap:.0%} of the median" if r["spread"] is not None else \
+            f"the minimum is {gap:.0%} below the median"
+        warnings.append(f"{what}: the times vary; run again on a quiet machine")
+    if r["busy"] and not any("other processes" in w for w in warnings):  # the executor may have said it
+        warnings.append("the executor saw other processes use the cores while timing: figures may be slow")
+    r["warnings"] = warnings
+    return r
+
+
+def normalise_timings(records: Sequence[Mapping[str, Any]], repeat: int, others: float | None,
+                      threads: int | None, busy_cores: float = 0.25) -> dict[str, Any]:
+    """The ``timings`` section from the executor's records: each record gets minimum,
+    median, quartiles and spread (null when the executor measured no quartiles), samples,
+    threads, ``busy`` and warnings, computed from the fields present.
+
+    ``others`` is the number of cores other processes kept busy on average while timing;
+    above ``busy_cores`` the table is marked busy (a record's own ``busy`` also counts).
+
+    >>> t = normalise_timings([{"cost_model": "bohrium", "algorithm": "greedy", "median_seconds": 0.01,
+    ...                         "min_seconds": 0.005, "speedup": 1.0}], 3, 0.1, 2)
+    >>> r = t["records"][0]
+    >>> r["spread"], r["samples"], r["threads"], r["busy"], r["warnings"][0][:35]
+    (None, 3, 2, False, 'the minimum is 50% below the median')
+    """
+    busy = others is not None and others > busy_cores
+    out = [_record(r, repeat, threads, False) for r in records]
+    warnings = []
+    if busy:
+        warnings.append(f"other processes kept {others:.2f} cores busy on average while timing (of "
+                        f"{os.cpu_count() or 1}): the figures may be slow and noisy; rerun when the machine is quiet")
+        for r in out:
+            r["busy"] = True
+    return {"repeat": repeat, "records": out, "threads": threads, "busy": busy or any(r["busy"] for r in out),
+            "others_cores": None if others is None else round(others, 3), "warnings": warnings}

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..budget import Budget
 from ..costs import get_cost_model
 from ._common import ProgramOrState
 from .cache import MergeCache
@@ -62,9 +63,13 @@ def partition(
     cost_model: Any = "bohrium",
     *,
     cache: MergeCache | None = None,
+    budget: Budget | None = None,
     **options: Any,
 ) -> PartitionResult:
     """Partition a program with a named algorithm and cost model.
+
+    A result that ``budget`` (or a search's time limit) cut is returned but never kept in
+    ``cache``: it depends on the clock, and the next request may have time to finish.
 
     Parameters
     ----------
@@ -77,6 +82,12 @@ def partition(
         A model name (``bohrium``, ``max_contract``, ``max_locality``, ``robinson``) or object.
     cache
         A :class:`MergeCache` to consult and fill (programs only).
+    budget
+        A :class:`~fusionlab.budget.Budget` for the whole call (every algorithm checks it
+        between units of work and returns its best legal partition so far, marked not
+        proven, with a note naming the phase cut); unlimited when ``None``. Building the
+        graph of a program checks it too, and raises
+        :class:`~fusionlab.budget.BudgetExceeded` when it runs out there (no partition yet).
     **options
         Passed to the algorithm (``time_limit``, ``max_nodes`` for ``optimal``...).
     """
@@ -92,8 +103,8 @@ def partition(
         got = cache.get(key, program_or_state)
         if got is not None:
             return got
-    result = ALGORITHMS[algorithm](program_or_state, model, **options)
-    if key is not None:
+    result = ALGORITHMS[algorithm](program_or_state, model, budget=budget, **options)
+    if key is not None and not result.budget_cut:
         cache.put(key, result)
     return result
 
@@ -103,10 +114,15 @@ def evaluate(
     blocks: Any,
     cost_model: Any = "bohrium",
     algorithm: str = "manual",
+    *,
+    budget: Budget | None = None,
 ) -> PartitionResult:
     """Cost and legality of a partition given by hand (blocks of 0-based indices).
 
-    An illegal partition is still costed; its ``notes`` say why it is illegal (Def. 5).
+    An illegal partition is still costed; its ``notes`` say why it is illegal (Def. 5),
+    listing the first 20 pairs that may not share a block. The partition is given, so
+    there is no best-so-far to return: when ``budget`` runs out (building the graph, or
+    listing the pairs of an illegal block) :class:`~fusionlab.budget.BudgetExceeded` is raised.
 
     >>> from fusionlab.examples import fig3
     >>> r = evaluate(fig3(), [range(17)])
@@ -116,6 +132,6 @@ def evaluate(
     from ..wsp import partition_problems
     from ._common import finish, setup
 
-    ctx = setup(program_or_graph, cost_model)
+    ctx = setup(program_or_graph, cost_model, budget)
     blocks = [tuple(b) for b in blocks]
-    return finish(ctx, algorithm, blocks, notes=partition_problems(ctx.graph, blocks))
+    return finish(ctx, algorithm, blocks, notes=partition_problems(ctx.graph, blocks, budget=ctx.budget))

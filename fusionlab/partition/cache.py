@@ -49,7 +49,12 @@ class MergeCache:
         return replace(got, program=program, cache_hit=True, seconds=0.0)
 
     def put(self, key: Hashable, result: PartitionResult) -> None:
-        """Remember ``result`` (the oldest entry goes when full)."""
+        """Remember ``result`` (the oldest entry goes when full).
+
+        A result a time budget cut (``result.budget_cut``) is not kept: it depends on the
+        clock, and a later request may have the time to finish."""
+        if result.budget_cut:
+            return
         if len(self._store) >= self.max_entries:
             self._store.pop(next(iter(self._store)))
         self._store[key] = result

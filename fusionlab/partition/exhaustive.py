@@ -4,19 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..budget import Budget, BudgetExceeded
 from ..wsp import _bits, _find_cycle
-from ._common import ProgramOrState, finish, setup
+from ._common import ProgramOrState, announce, cut_note, finish, setup
 from .result import PartitionResult
 
 
 def exhaustive(
-    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, max_blocks: int = 11
+    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, max_blocks: int = 11,
+    budget: Budget | None = None,
 ) -> PartitionResult:
     """The cheapest legal partition, by enumerating all set partitions of the blocks.
 
     Set partitions are built block by block (restricted growth strings); a branch stops as
     soon as a fuse-preventing pair shares a block, and acyclicity is checked at the leaves.
-    Bell(11) = 678,570 partitions is the default ceiling.
+    Bell(11) = 678,570 partitions is the default ceiling. Cut by ``budget`` (checked at
+    every step of the enumeration), it returns the cheapest legal partition seen so far, or
+    the starting one, not proven optimal.
 
     Examples
     --------
@@ -25,7 +29,8 @@ def exhaustive(
     >>> exhaustive(p).numbered(), exhaustive(p).cost
     ([[1, 2, 3, 4]], 64)
     """
-    ctx = setup(program_or_state, cost_model)
+    ctx = setup(program_or_state, cost_model, budget)
+    budget = ctx.budget
     state, ev = ctx.state, ctx.evaluator
     ids = sorted(state.members, key=lambda b: state.first[b])
     m = len(ids)
@@ -57,6 +62,7 @@ def exhaustive(
             best = (cost, [list(_bits(x)) for x in gmasks])
 
     def place(k: int) -> None:
+        budget.check("exhaustive: enumeration")
         if k == m:
             leaf()
             return
@@ -71,6 +77,12 @@ def exhaustive(
         place(k + 1)
         groups.pop()
 
-    place(0)
+    try:
+        announce(budget, "exhaustive: enumeration")
+        place(0)
+    except BudgetExceeded as exc:
+        blocks = best[1] if best is not None else [list(_bits(x)) for x in masks]
+        what = "the cheapest legal partition seen so far" if best is not None else "the starting partition"
+        return finish(ctx, "exhaustive", blocks, notes=[cut_note(exc, f"returning {what}")], budget_cut=exc.phase)
     assert best is not None  # the starting partition itself is legal
     return finish(ctx, "exhaustive", best[1], proven_optimal=True)

@@ -3,6 +3,18 @@
 Weight edges join blocks whose merge saves (Def. 15). They live in a heap; an edge whose
 merge is illegal is dropped (Fig. 7, line 7), and a merge pushes fresh edges for the new
 block, so an edge dropped for a cycle comes back once the blocks on the path have merged.
+Ties go to the edge whose blocks start earliest in the program.
+
+For the built-in models but Robinson's (``sparse_savings``, no merge bonus) the edges are
+found and kept up to date incrementally (:class:`_SparseGreedy`): a merge can only save
+between blocks that share a view, or where one creates or frees a base the other
+accesses (:class:`~fusionlab.partition._common.SavingIndex`), and merging ``x`` into ``b``
+changes the saving of ``b`` with ``y`` only when ``x`` and ``y`` are so related. So after a
+merge only the smaller block's partners are priced again; other edges stay in the heap
+and are re-checked when they come out (a heap with lazy invalidation). The edges that save
+nothing (``zero_edges``) are those between related blocks and between blocks joined by a
+dependency. tests/test_scaling.py checks that this gives the partition of the plain loop
+(every edge of the new block priced after each merge).
 """
 
 from __future__ import annotations
@@ -10,16 +22,18 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
+from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Evaluator
 from ..wsp import PartitionState
-from ._common import BaseIndex, ProgramOrState, dense, finish, setup
+from ._common import BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, dense, finish, setup, sparse
 from .result import PartitionResult
 
 _EPS = 1e-9
 
 
 def greedy_merge(
-    state: PartitionState, ev: Evaluator, gas: int | None = None, zero_edges: bool = True
+    state: PartitionState, ev: Evaluator, gas: int | None = None, zero_edges: bool = True,
+    budget: Budget | None = None, merges: list[tuple[int, int]] | None = None, phase: str = "greedy",
 ) -> list[tuple[int, int]]:
     """Run the greedy loop on ``state`` in place; returns the merges made (block id pairs).
 
@@ -30,11 +44,20 @@ def greedy_merge(
 
     ``gas`` bounds the heap operations (default: generous, quadratic in the block count);
     running out raises ``RuntimeError`` rather than looping for ever.
+
+    ``budget`` is checked for each block whose weight edges are computed (phase
+    ``"<phase>: weight edges"``) and each edge taken from the heap (``"<phase>: merging"``);
+    when it runs out :class:`~fusionlab.budget.BudgetExceeded` propagates and ``state``
+    holds the (legal) merges made so far, also appended to ``merges`` when given.
     """
+    budget = UNLIMITED if budget is None else budget
+    merges = [] if merges is None else merges
+    if sparse(ev) and not dense(ev):
+        return _SparseGreedy(state, ev, zero_edges, budget, merges, phase).run(gas)
     index = BaseIndex(state)
     everyone = dense(ev)
     heap: list[tuple[float, int, int, int, int]] = []
-    merges: list[tuple[int, int]] = []
+    merges = [] if merges is None else merges
     n = len(state.members)
     gas = gas if gas is not None else 50 * (n + 1) ** 2 + 10_000
 
@@ -52,11 +75,15 @@ def greedy_merge(
             f1, f2 = sorted((state.first[b], state.first[x]))
             heapq.heappush(heap, (-max(s, 0.0), f1, f2, b, x))
 
+    announce(budget, f"{phase}: weight edges")
     for b in sorted(state.members):
+        budget.check(f"{phase}: weight edges")
         for x in candidates(b):
             if x > b:
                 push(b, x)
+    announce(budget, f"{phase}: merging")
     while heap:
+        budget.check(f"{phase}: merging")
         gas -= 1
         if gas < 0:
             raise RuntimeError("greedy ran out of gas; this is a bug, please report it")
@@ -79,12 +106,100 @@ def greedy_merge(
     return merges
 
 
+class _SparseGreedy:
+    """The greedy loop with incremental weight edges (see the module's docstring).
+
+    A heap entry is ``(-saving, first, first, b, y, version of b, version of y)``; a block
+    keeps its id when it absorbs a smaller one (its version goes up). An entry whose blocks
+    are unchanged is current; any other is re-priced when it comes out and used only if its
+    key is still the pair's key (else a fresher entry for the pair is in the heap).
+    """
+
+    def __init__(self, state: PartitionState, ev: Evaluator, zero_edges: bool, budget: Budget,
+                 merges: list[tuple[int, int]], phase: str) -> None:
+        self.state, self.ev, self.zero_edges = state, ev, zero_edges
+        self.budget, self.merges, self.phase = budget, merges, phase
+        self.index = SavingIndex(state)
+        self.heap: list[tuple[float, int, int, int, int, int, int]] = []
+        self.version: dict[int, int] = {b: 0 for b in state.members}
+        self.dropped: dict[int, set[int]] = {b: set() for b in state.members}
+
+    def key(self, b: int, y: int) -> tuple[float, int, int] | None:
+        """The heap key of merging blocks ``b`` and ``y``, ``None`` when it is no edge."""
+        state = self.state
+        s = self.ev.saving(state.members[b], state.members[y])
+        if s > _EPS or (self.zero_edges and s > -_EPS):
+            f1, f2 = sorted((state.first[b], state.first[y]))
+            return -max(s, 0.0), f1, f2
+        return None
+
+    def push(self, b: int, y: int) -> None:
+        if not self.state.compatible(b, y):
+            return  # a forbidden pair can never merge
+        k = self.key(b, y)
+        if k is not None:
+            heapq.heappush(self.heap, (*k, b, y, self.version[b], self.version[y]))
+
+    def run(self, gas: int | None) -> list[tuple[int, int]]:
+        state, index, budget = self.state, self.index, self.budget
+        n = len(state.members)
+        gas = gas if gas is not None else 50 * (n + 1) ** 2 + 10_000
+        announce(budget, f"{self.phase}: weight edges")
+        for b in sorted(state.members):
+            budget.check(f"{self.phase}: weight edges")
+            for y in index.partners(b):
+                if y > b:
+                    self.push(b, y)
+        announce(budget, f"{self.phase}: merging")
+        heap = self.heap
+        while heap:
+            budget.check(f"{self.phase}: merging")
+            gas -= 1
+            if gas < 0:
+                raise RuntimeError("greedy ran out of gas; this is a bug, please report it")
+            neg, f1, f2, b, y, vb, vy = heapq.heappop(heap)
+            B, Y = index.find(b), index.find(y)
+            if B == Y:
+                continue
+            if (B, Y, vb, vy) != (b, y, self.version[B], self.version[Y]):
+                if self.key(B, Y) != (neg, f1, f2):
+                    continue  # stale: a current entry for the pair is in the heap
+            if not state.can_merge(B, Y):
+                self.dropped[B].add(Y)
+                self.dropped[Y].add(B)
+                continue
+            self.merge(B, Y)
+        return self.merges
+
+    def merge(self, b: int, y: int) -> None:
+        """Merge, then price again the edges the merge can have changed."""
+        state, index = self.state, self.index
+        # the smaller block's partners are priced again; the larger's only when the merged
+        # block starts earlier than it did (their keys change)
+        big, small = (b, y) if state.members[b].bit_count() >= state.members[y].bit_count() else (y, b)
+        again = index.partners(small)
+        if state.first[small] < state.first[big]:
+            again |= index.partners(big)
+        again |= self.dropped.pop(b) | self.dropped.pop(y)
+        self.ev.merged(state.members[big], state.members[small], consume=True)
+        z = state.merge(b, y, reuse=True)
+        assert z == big
+        index.merged(b, y, z)
+        self.merges.append((b, y))
+        self.version[z] += 1
+        self.dropped[z] = set()
+        for x in {index.find(x) for x in again} - {z}:
+            self.push(z, x)
+
+
 def greedy(
-    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, zero_edges: bool = True
+    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, zero_edges: bool = True,
+    budget: Budget | None = None,
 ) -> PartitionResult:
     """Partition by greedy merging over the heaviest weight edge.
 
-    ``zero_edges=False`` stops when no merge saves (the sparse reading of Fig. 4).
+    ``zero_edges=False`` stops when no merge saves (the sparse reading of Fig. 4). Cut by
+    ``budget``, it returns the merges made so far (each one legal).
 
     Examples
     --------
@@ -93,6 +208,12 @@ def greedy(
     >>> r.legal, r.cost_elements
     (True, 38)
     """
-    ctx = setup(program_or_state, cost_model)
-    greedy_merge(ctx.state, ctx.evaluator, zero_edges=zero_edges)
-    return finish(ctx, "greedy", ctx.state.blocks())
+    ctx = setup(program_or_state, cost_model, budget)
+    merges: list[tuple[int, int]] = []
+    notes, cut = [], ""
+    try:
+        greedy_merge(ctx.state, ctx.evaluator, zero_edges=zero_edges, budget=ctx.budget, merges=merges)
+    except BudgetExceeded as exc:
+        notes.append(cut_note(exc, f"{len(merges)} greedy merges made before it"))
+        cut = exc.phase
+    return finish(ctx, "greedy", ctx.state.blocks(), notes=notes, budget_cut=cut)

@@ -16,39 +16,77 @@ order variables per node, a constraint per edge kind):
 
 ``s`` is only forced one way, so a solution can pay for a saving it could have had; the
 minimum never does, and equals the cheapest legal partition.
+
+Time: before the model, the unintrusive and greedy partitions are computed (the answer
+when the model is not solved, and a check on an unproven solution). Building the model
+checks the budget and stops as soon as it exceeds ``max_variables``. HiGHS runs in C,
+where neither ``KeyboardInterrupt`` nor (in a long presolve) its own time limit always
+reach it, so a model of more than a few hundred variables is solved in a process of its
+own, asked for the time left and killed at the deadline or on ``KeyboardInterrupt``.
 """
 
 from __future__ import annotations
 
+import pickle
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_matrix
 
-from ..costs import Bohrium, MaxContract, MaxLocality, Robinson, access_info
+from ..budget import UNLIMITED, Budget, BudgetExceeded
+from ..costs import Bohrium, MaxContract, MaxLocality, Robinson, UnsupportedCostModel, access_info
 from ..wsp import _bits, reachability
-from ._common import ProgramOrState, finish, setup
+from . import _highs_worker
+from ._common import Context, ProgramOrState, announce, cut_note, finish, setup
+from .greedy import greedy_merge
 from .result import PartitionResult
+from .unintrusive import unintrusive_merge
+
+# Models up to this many variables are solved in this process (milliseconds); larger ones
+# in a process of their own, which can be killed.
+INLINE_VARIABLES = 300
+# A solver process is killed this many seconds after the deadline; HiGHS is asked to stop
+# this many seconds before it (to send its answer back).
+_GRACE = 0.3
+_MARGIN = 0.2
 
 
 def _view_key(v: Any) -> tuple[Any, ...]:
     return (v.base.name, v.offset, v.shape, v.strides)
 
 
-class _Model:
-    """Variables, rows and the objective of the integer program, built incrementally."""
+class _TooLarge(Exception):
+    """The model grew past ``max_variables``."""
 
-    def __init__(self) -> None:
+
+class _Model:
+    """Variables, rows and the objective of the integer program, built incrementally.
+
+    Adding a variable or a row checks ``budget`` (every 256) and ``max_variables``, so
+    building a model too large to solve stops early."""
+
+    def __init__(self, budget: Budget = UNLIMITED, max_variables: int | None = None) -> None:
         self.lb: list[float] = []
         self.ub: list[float] = []
         self.integer: list[int] = []
         self.c: list[float] = []
         self.rows: list[tuple[dict[int, float], float, float]] = []
         self.constant = 0.0
+        self.budget, self.max_variables = budget, max_variables
+        self._steps = 0
+
+    def _step(self) -> None:
+        self._steps += 1
+        if self._steps & 255 == 0:
+            self.budget.check("ilp: model building")
 
     def var(self, lo: float, hi: float, integer: bool, cost: float = 0.0) -> int:
+        if self.max_variables is not None and len(self.c) >= self.max_variables:
+            raise _TooLarge
+        self._step()
         self.lb.append(lo)
         self.ub.append(hi)
         self.integer.append(1 if integer else 0)
@@ -56,9 +94,11 @@ class _Model:
         return len(self.c) - 1
 
     def row(self, coef: dict[int, float], lo: float, hi: float = np.inf) -> None:
+        self._step()
         self.rows.append((coef, lo, hi))
 
-    def solve(self, time_limit: float) -> Any:
+    def problem(self, time_limit: float) -> dict[str, Any]:
+        """The arrays of the milp call (plain lists: cheap to pickle)."""
         r, cidx, vals, lo, hi = [], [], [], [], []
         for k, (coef, a, b) in enumerate(self.rows):
             for j, v in coef.items():
@@ -67,27 +107,58 @@ class _Model:
                 vals.append(v)
             lo.append(a)
             hi.append(b)
-        A = coo_matrix((vals, (r, cidx)), shape=(len(self.rows), len(self.c))).tocsr()
-        cons = [LinearConstraint(A, lo, hi)] if self.rows else []
-        return milp(
-            c=np.array(self.c),
-            integrality=np.array(self.integer),
-            bounds=Bounds(self.lb, self.ub),
-            constraints=cons,
-            options={"time_limit": time_limit, "disp": False},
-        )
+        return {"shape": (len(self.rows), len(self.c)), "r": r, "c": cidx, "vals": vals, "lo": lo, "hi": hi,
+                "cost": self.c, "integrality": self.integer, "lb": self.lb, "ub": self.ub,
+                "time_limit": time_limit}
+
+
+def solve_in_process(problem: dict[str, Any], kill_after: float,
+                     argv: list[str] | None = None) -> dict[str, Any] | None:
+    """Solve ``problem`` in a process of its own; ``None`` when it had to be killed after
+    ``kill_after`` seconds. ``KeyboardInterrupt`` kills it and propagates. ``argv`` is the
+    worker's command (default: this Python running ``_highs_worker.py``)."""
+    argv = argv or [sys.executable, "-I", str(Path(_highs_worker.__file__))]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = proc.communicate(pickle.dumps(problem), timeout=max(kill_after, 0.01))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return None
+    except BaseException:  # KeyboardInterrupt above all: the solver must not outlive it
+        proc.kill()
+        proc.wait()
+        raise
+    if proc.returncode != 0:
+        tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise RuntimeError(f"the HiGHS solver process failed ({proc.returncode}): {tail[0]}")
+    return pickle.loads(out)
 
 
 def ilp(
     program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, time_limit: float = 60.0,
-    max_variables: int | None = None,
+    max_variables: int | None = None, budget: Budget | None = None, solver: str = "auto",
 ) -> PartitionResult:
     """The cheapest legal partition, from an integer linear program.
 
     Supports the built-in cost models (Bohrium, Max Contract, Max Locality, Robinson).
-    HiGHS does not always stop at ``time_limit`` (presolve of a large model can run far
-    longer), so interactive callers also pass ``max_variables``: a larger model is not
-    solved, and the starting partition is returned with a note, not proven optimal.
+
+    Parameters
+    ----------
+    time_limit
+        Seconds for the whole call (seeds, model, solver), never past ``budget``.
+    max_variables
+        A larger model is not solved (interactive callers bound it).
+    budget
+        The caller's :class:`~fusionlab.budget.Budget`.
+    solver
+        ``"inline"`` (HiGHS in this process), ``"process"`` (in a process killed at the
+        deadline), or ``"auto"``: a process above ``INLINE_VARIABLES`` variables.
+
+    When the model is not solved (too large, the time ran out first, HiGHS found no
+    solution in time) the cheaper of the unintrusive and greedy partitions is returned,
+    not proven optimal; when HiGHS stops at its limit with a solution, the cheaper of that
+    and the seeds. ``bound`` is HiGHS's proven lower bound when it has one.
 
     Examples
     --------
@@ -95,27 +166,144 @@ def ilp(
     >>> r = ilp(fig3(), "bohrium")
     >>> r.cost_elements, r.proven_optimal
     (38, True)
+    >>> small = ilp(fig3(), "bohrium", max_variables=10)
+    >>> small.proven_optimal, small.cost_elements, small.notes[0][:48]
+    (False, 38, 'not solved: the model would exceed max_variables')
     """
-    ctx = setup(program_or_state, cost_model)
-    model, state = ctx.model, ctx.state
+    if solver not in ("auto", "inline", "process"):
+        raise ValueError(f"solver must be 'auto', 'inline' or 'process', not {solver!r}")
+    own = (UNLIMITED if budget is None else budget).child(time_limit)
+    ctx = setup(program_or_state, cost_model, own)
+    model = ctx.model
     if not isinstance(model, (Bohrium, MaxContract, MaxLocality, Robinson)):
-        raise ValueError(
+        raise UnsupportedCostModel(
             f"ilp formulates the built-in cost models only, not {getattr(model, 'name', model)!r}; "
             "use algorithm 'optimal' (branch and bound), which takes any monotone model"
         )
+    seed = _Seed(ctx, own)
+    try:
+        seed.compute()
+        P, o, masks = _build(ctx, own, max_variables)
+    except BudgetExceeded as exc:
+        return seed.finish([cut_note(exc, f"not solved; returning {seed.describe()}")], exc.phase)
+    except _TooLarge:
+        note = (f"not solved: the model would exceed max_variables={max_variables} variables "
+                f"(at {len(ctx.state.members)} starting blocks); returning {seed.describe()}")
+        return seed.finish([note])
+    return _solve(ctx, own, seed, P, o, masks, solver)
+
+
+class _Seed:
+    """The unintrusive and greedy partitions: the answer when the model is not solved."""
+
+    def __init__(self, ctx: Context, budget: Budget) -> None:
+        self.ctx, self.budget = ctx, budget
+        self.blocks: list[list[int]] = [list(b) for b in ctx.state.blocks()]
+        self.cost = ctx.evaluator.cost(self.blocks)
+        self.which = "the starting partition"
+
+    def offer(self, blocks: list[tuple[int, ...]], which: str) -> None:
+        cost = self.ctx.evaluator.cost(blocks)
+        if cost < self.cost - 1e-9:
+            self.blocks, self.cost, self.which = [list(b) for b in blocks], cost, which
+
+    def compute(self) -> None:
+        ev, state = self.ctx.evaluator, self.ctx.state.copy()
+        try:
+            unintrusive_merge(state, ev, budget=self.budget, phase="ilp: seed")
+        finally:
+            self.offer(state.blocks(), "the unintrusive partition")
+        try:
+            greedy_merge(state, ev, budget=self.budget, phase="ilp: seed")
+        finally:
+            self.offer(state.blocks(), "the greedy partition")
+
+    def describe(self) -> str:
+        return f"the best of the unintrusive and greedy partitions ({self.which})"
+
+    def finish(self, notes: list[str], cut: str = "", bound: float | None = None) -> PartitionResult:
+        return finish(self.ctx, "ilp", self.blocks, proven_optimal=False, notes=notes, bound=bound, budget_cut=cut)
+
+
+def _solve(ctx: Context, own: Budget, seed: _Seed, P: _Model, o: list[int], masks: list[int],
+           solver: str) -> PartitionResult:
+    """Run HiGHS on the model with the time left; read its answer."""
+    m = len(masks)
+    if m <= 1:
+        return finish(ctx, "ilp", [list(_bits(mk)) for mk in masks], proven_optimal=True,
+                      notes=["one starting block: nothing to solve"])
+    try:
+        announce(own, "ilp: solving")
+    except BudgetExceeded as exc:
+        return seed.finish([cut_note(exc, f"not solved; returning {seed.describe()}")], exc.phase)
+    left = own.remaining()
+    in_process = solver == "process" or (solver == "auto" and len(P.c) > INLINE_VARIABLES)
+    problem = P.problem(min(max(left - _MARGIN, 0.05), 1e7))  # HiGHS wants a finite number
+    where = "a solver process" if in_process else "this process"
+    started = time.perf_counter()
+    if in_process:
+        problem["deadline"] = time.time() + problem["time_limit"]
+        res = solve_in_process(problem, left + _GRACE)
+    else:
+        res = _highs_worker.solve(problem)
+    took = time.perf_counter() - started
+    size = f"{len(P.c)} variables, {len(P.rows)} constraints"
+    if res is None:
+        note = (f"HiGHS did not stop at its time limit ({left:.3g} s left); {where} was killed after {took:.2f} s; "
+                f"returning {seed.describe()}")
+        return seed.finish([note, size], "ilp: solving")
+    status = _status(res)
+    solver_note = (f"HiGHS in {where}, asked for a time limit of {res['time_limit']:.3g} s: {status} after "
+                   f"{took:.2f} s; {size}")
+    bound = res.get("mip_dual_bound")
+    bound = float(bound) + P.constant if bound is not None and np.isfinite(bound) else None
+    cut = "ilp: solving" if status == "time limit reached" else ""
+    if res["x"] is None:
+        return seed.finish([f"not proven optimal: HiGHS found no solution ({res['message']}); returning "
+                            f"{seed.describe()}", solver_note], cut, bound)
+    groups: dict[int, int] = {}
+    for k in range(m):
+        key = int(round(res["x"][o[k]]))
+        groups[key] = groups.get(key, 0) | masks[k]
+    blocks = [list(_bits(mk)) for mk in groups.values()]
+    if res["status"] == 0:
+        return finish(ctx, "ilp", blocks, proven_optimal=True, notes=[solver_note])
+    notes = [f"not proven optimal: {res['message']}", solver_note]
+    if ctx.evaluator.cost(blocks) > seed.cost + 1e-9:
+        notes[0] += f"; HiGHS's best so far costs more than {seed.describe()}, returned instead"
+        return seed.finish(notes, cut, bound)
+    return finish(ctx, "ilp", blocks, proven_optimal=False, notes=notes, bound=bound, budget_cut=cut)
+
+
+def _status(res: dict[str, Any]) -> str:
+    """HiGHS's outcome in words (milp's status 1 is an iteration or time limit)."""
+    if res["status"] == 0:
+        return "optimal"
+    if res["status"] == 1 and "time limit" in res["message"].lower():
+        return "time limit reached"
+    return res["message"]
+
+
+def _build(ctx: Context, budget: Budget, max_variables: int | None) -> tuple[_Model, list[int], list[int]]:
+    """The integer program of the cost model over the starting blocks of ``ctx``."""
+    model, state = ctx.model, ctx.state
     ids = sorted(state.members, key=lambda b: state.first[b])
     masks = [state.members[b] for b in ids]
     m = len(ids)
+    announce(budget, "ilp: model building")
+    P = _Model(budget, max_variables)
     pos = {b: k for k, b in enumerate(ids)}
     unit_of = {i: k for k, mask in enumerate(masks) for i in _bits(mask)}
     succ = [sorted(pos[x] for x in state.succ[b]) for b in ids]
-    reach = reachability(succ)
-    forbidden = {
-        (a, b) for a in range(m) for b in range(a + 1, m) if state.forbidden_between(ids[a], ids[b]) is not None
-    }
-    P = _Model()
     big = max(m, 1)
     o = [P.var(0, m - 1, True) for _ in range(m)]
+    reach = reachability(succ, budget, "ilp: model building")
+    forbidden = set()
+    for a in range(m):
+        budget.check("ilp: model building")
+        for b in range(a + 1, m):
+            if not state.compatible(ids[a], ids[b]):
+                forbidden.add((a, b))
     s_var: dict[tuple[int, int], int] = {}
 
     def s(a: int, b: int) -> int | None:
@@ -223,27 +411,4 @@ def ilp(
         add_locality(float(n_arrays) ** 2)
         for a in range(m):
             pay(1.0, a, list(range(a)))
-    if max_variables is not None and len(P.c) > max_variables:
-        note = (f"not solved: {len(P.c)} variables exceed max_variables={max_variables}; "
-                "returning the start (the unintrusive partition)")
-        return finish(ctx, "ilp", [list(_bits(mk)) for mk in masks], proven_optimal=False, notes=[note])
-    started = time.perf_counter()
-    res = P.solve(time_limit)
-    notes = []
-    if res.x is None:
-        notes.append(f"HiGHS found no solution within {time_limit:g} s ({res.message}); returning the start")
-        blocks = [list(_bits(mk)) for mk in masks]
-        proven = False
-    else:
-        groups: dict[int, int] = {}
-        for k in range(m):
-            key = int(round(res.x[o[k]]))
-            groups[key] = groups.get(key, 0) | masks[k]
-        blocks = [list(_bits(mk)) for mk in groups.values()]
-        proven = res.status == 0
-        if not proven:
-            notes.append(f"not proven optimal: {res.message}")
-    notes.append(
-        f"{len(P.c)} variables, {len(P.rows)} constraints, HiGHS {time.perf_counter() - started:.3f} s"
-    )
-    return finish(ctx, "ilp", blocks, proven_optimal=proven, notes=notes)
+    return P, o, masks

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import ProgramOrState, finish, setup
+from ..budget import Budget, BudgetExceeded
+from ._common import ProgramOrState, announce, cut_note, finish, setup
 from .result import PartitionResult
 
 
-def linear(program_or_state: ProgramOrState, cost_model: Any = "bohrium") -> PartitionResult:
+def linear(
+    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, budget: Budget | None = None
+) -> PartitionResult:
     """Partition by a single pass in program order.
 
-    The cost model does not steer the pass (it only prices the result).
+    The cost model does not steer the pass (it only prices the result). Cut by ``budget``,
+    the instructions not reached yet stay in blocks of their own (the merges made so far
+    are legal).
 
     Examples
     --------
@@ -25,14 +30,22 @@ def linear(program_or_state: ProgramOrState, cost_model: Any = "bohrium") -> Par
     >>> r.numbered()
     [[1, 2], [3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17]]
     """
-    ctx = setup(program_or_state, cost_model)
+    ctx = setup(program_or_state, cost_model, budget)
     state = ctx.state
     order = sorted(state.members, key=lambda b: state.first[b])
     current = order[0] if order else None
-    for b in order[1:]:
-        # blocks of a given starting state may interleave; a merge must then also be acyclic
-        if current is not None and state.merge_problem(current, b) is None:
-            current = state.merge(current, b)
-        else:
-            current = b
-    return finish(ctx, "linear", state.blocks())
+    notes, cut = [], ""
+    k = 0
+    try:
+        announce(ctx.budget, "linear: pass")
+        for k, b in enumerate(order[1:], 1):
+            ctx.budget.check("linear: pass")
+            # blocks of a given starting state may interleave; a merge must then also be acyclic
+            if current is not None and state.can_merge(current, b):
+                current = state.merge(current, b, reuse=True)
+            else:
+                current = b
+    except BudgetExceeded as exc:
+        notes.append(cut_note(exc, f"the last {len(order) - k} of {len(order)} starting blocks are left unmerged"))
+        cut = exc.phase
+    return finish(ctx, "linear", state.blocks(), notes=notes, budget_cut=cut)

@@ -17,13 +17,13 @@ several times). ``docs/semantics.md`` explains why the edge list keeps every opt
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from typing import Any, Callable
 
+from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Evaluator
 from ..wsp import PartitionState, _bits, _find_cycle, reachability
-from ._common import ProgramOrState, dense, finish, setup
+from ._common import BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, dense, finish, setup, sparse
 from .greedy import greedy_merge
 from .result import NodeOutcome, PartitionResult, SearchTrace, TraceNode, WeightEdge
 from .unintrusive import unintrusive_merge
@@ -34,8 +34,16 @@ _EPS = 1e-9
 class _Search:
     """The state of one branch-and-bound run over the blocks of a starting partition."""
 
-    def __init__(self, state: PartitionState, ev: Evaluator) -> None:
+    def __init__(self, state: PartitionState, ev: Evaluator, budget: Budget = UNLIMITED) -> None:
+        """Set up the weight edges between the blocks of ``state``.
+
+        For a model where unrelated blocks save nothing (not dense), only pairs that share
+        a base or a dependency are priced (the others save nothing and are not joined in
+        the transitive reduction), so the set-up grows with the program's sharing, not with
+        the square of its blocks. ``budget`` is checked once per block.
+        """
         self.state, self.ev = state, ev
+        announce(budget, "optimal: weight edges")
         ids = sorted(state.members, key=lambda b: state.first[b])
         self.masks = [state.members[b] for b in ids]
         pos = {b: k for k, b in enumerate(ids)}
@@ -48,12 +56,21 @@ class _Search:
             for i in _bits(mask):
                 self.unit_of[i] = k
         self.succ = [sorted(pos[x] for x in state.succ[b]) for b in ids]
-        reduced = _transitive_reduction(self.succ)
+        reduced = _transitive_reduction(self.succ, budget)
         everyone = dense(ev)
+        # a saving needs a shared view (or a created or freed base) under a sparse model,
+        # a shared base under any pairwise one; joined blocks are neighbours
+        index: Any = None if everyone else SavingIndex(state) if sparse(ev) else BaseIndex(state)
         edges: list[tuple[float, int, int]] = []
         for a in range(m):
-            for b in range(a + 1, m):
-                if state.forbidden_between(ids[a], ids[b]) is not None:
+            budget.check("optimal: weight edges")
+            if index is None:
+                later: Any = range(a + 1, m)
+            else:
+                near = index.partners(ids[a]) | state.neighbours(ids[a])
+                later = sorted(k for k in (pos[x] for x in near) if k > a)
+            for b in later:
+                if not state.compatible(ids[a], ids[b]):
                     continue
                 s = ev.saving(self.masks[a], self.masks[b], self._others(a, b))
                 joined = (a, b) in reduced or (b, a) in reduced
@@ -169,9 +186,9 @@ class _Search:
         return [list(_bits(mask)) for mask in groups.values()]
 
 
-def _transitive_reduction(succ: list[list[int]]) -> set[tuple[int, int]]:
+def _transitive_reduction(succ: list[list[int]], budget: Budget = UNLIMITED) -> set[tuple[int, int]]:
     """Edges ``(a, b)`` of a DAG not implied by a longer path."""
-    reach = reachability(succ)
+    reach = reachability(succ, budget, "optimal: weight edges")
     out = set()
     for x, targets in enumerate(succ):
         longer = 0
@@ -190,6 +207,7 @@ def optimal(
     trace_limit: int = 20_000,
     should_stop: Callable[[], bool] | None = None,
     seed_greedy: bool = True,
+    budget: Budget | None = None,
 ) -> PartitionResult:
     """An optimal legal partition, or the best found within the budget.
 
@@ -200,15 +218,23 @@ def optimal(
     cost_model
         A model name or object.
     max_nodes, time_limit
-        The budget: search-tree nodes and seconds. Out of budget (or on ``KeyboardInterrupt``
-        or when ``should_stop()`` is true) the best partition so far is returned with
-        ``proven_optimal=False``.
+        The search's own limits: search-tree nodes and seconds (the seconds include the
+        set-up, and never reach past ``budget``).
     trace_limit
         How many nodes the trace records (all are counted).
+    should_stop
+        Asked between nodes; ``True`` stops the search.
     seed_greedy
         Start with greedy's partition as the best so far (prunes more). ``False`` starts
         from the unintrusive partition only, as the paper's Fig. 11 does: the trace then
         shows the search improving on its own (Fig. 10's "new best" nodes).
+    budget
+        The caller's :class:`~fusionlab.budget.Budget`. Every phase checks it (the
+        unintrusive merges, the weight edges, the greedy seed, each search node); when it
+        or ``time_limit`` runs out, or ``max_nodes`` is reached, the best legal partition so
+        far is returned with ``proven_optimal=False``, a note naming the phase and, once the
+        search has started, ``bound``: a proven lower bound on the optimum (the cheapest
+        bound among the nodes left open). ``KeyboardInterrupt`` is not caught.
 
     Examples
     --------
@@ -221,90 +247,168 @@ def optimal(
     >>> paper = optimal(fig3(), "bohrium", seed_greedy=False)
     >>> paper.cost_elements, sum(n.outcome is NodeOutcome.NEW_BEST for n in paper.trace.nodes) > 0
     (38, True)
+    >>> cut = optimal(fig3(), "bohrium", max_nodes=3, seed_greedy=False)
+    >>> cut.proven_optimal, cut.bound <= 304 <= cut.cost
+    (False, True)
     """
-    ctx = setup(program_or_state, cost_model)
-    ev, state = ctx.evaluator, ctx.state
-    notes = []
-    if ev.pairwise and ev.additive:
-        unintrusive_merge(state, ev)
-    else:
-        notes.append("unintrusive preconditioning skipped: the model is not additive and pairwise")
-    search = _Search(state, ev)
-    start_blocks = tuple(tuple(_bits(mk)) for mk in search.masks)
-    seeds: list[tuple[str, float]] = []
-    best_blocks = [list(b) for b in start_blocks]
-    best_cost = ev.cost_masks(search.masks)
-    seeds.append(("unintrusive", best_cost))
-    if seed_greedy:
-        seeded = state.copy()
-        greedy_merge(seeded, ev)
-        g_cost = ev.cost(seeded.blocks())
-        seeds.append(("greedy", g_cost))
-        if g_cost < best_cost - _EPS:
-            best_blocks, best_cost = [list(b) for b in seeded.blocks()], g_cost
-
-    nodes: list[TraceNode] = []
-    explored = 0
-    stopped = ""
-    deadline = time.perf_counter() + time_limit
-    stack: list[tuple[frozenset[int], frozenset[int], int | None, int]] = [(frozenset(), frozenset(), None, 0)]
-
-    def record(node: TraceNode) -> None:
-        if len(nodes) < trace_limit:
-            nodes.append(node)
-
+    own = (UNLIMITED if budget is None else budget).child(time_limit)
+    ctx = setup(program_or_state, cost_model, own)
+    run = _Run(ctx, own, max_nodes, trace_limit, should_stop)
     try:
+        run.prepare(seed_greedy)
+        run.search()
+    except BudgetExceeded as exc:
+        run.stopped = run.stopped or "time budget"
+        run.cut = exc
+    return run.result()
+
+
+class _Run:
+    """One call of :func:`optimal`: its phases, and the best partition known at any time."""
+
+    def __init__(self, ctx: Any, budget: Budget, max_nodes: int, trace_limit: int,
+                 should_stop: Callable[[], bool] | None) -> None:
+        self.ctx, self.budget = ctx, budget
+        self.max_nodes, self.trace_limit, self.should_stop = max_nodes, trace_limit, should_stop
+        self.notes: list[str] = []
+        self.search_: _Search | None = None
+        self.start_blocks: tuple[tuple[int, ...], ...] = ()
+        self.seeds: list[tuple[str, float]] = []
+        self.best_blocks: list[list[int]] | None = None
+        self.best_cost = float("inf")
+        self.nodes: list[TraceNode] = []
+        self.explored = 0
+        self.stopped = ""
+        self.cut: BudgetExceeded | None = None
+        self.caller_stopped = False
+        self.bound: float | None = None
+
+    def offer(self, blocks: list[list[int]] | list[tuple[int, ...]], cost: float) -> None:
+        """A legal partition: the best so far when it is cheaper."""
+        if self.best_blocks is None or cost < self.best_cost - _EPS:
+            self.best_blocks, self.best_cost = [list(b) for b in blocks], cost
+
+    def prepare(self, seed_greedy: bool) -> None:
+        """Unintrusive merges, the weight edges and the greedy seed (each checks the budget)."""
+        ctx, ev, state = self.ctx, self.ctx.evaluator, self.ctx.state
+        if ev.pairwise and ev.additive:
+            try:
+                unintrusive_merge(state, ev, budget=self.budget, phase="optimal: unintrusive")
+            finally:  # the merges made so far are legal: a starting point to return
+                self.offer(state.blocks(), ev.cost(state.blocks()))
+        else:
+            self.notes.append("unintrusive preconditioning skipped: the model is not additive and pairwise")
+            self.offer(state.blocks(), ev.cost(state.blocks()))
+        self.search_ = _Search(state, ev, self.budget)
+        self.start_blocks = tuple(tuple(_bits(mk)) for mk in self.search_.masks)
+        self.seeds.append(("unintrusive", ev.cost_masks(self.search_.masks)))
+        if seed_greedy:
+            seeded = state.copy()
+            try:
+                greedy_merge(seeded, ev, budget=self.budget, phase="optimal: greedy seed")
+            finally:  # a cut greedy run is still legal, and may already beat the start
+                g_cost = ev.cost(seeded.blocks())
+                self.seeds.append(("greedy", g_cost))
+                self.offer(seeded.blocks(), g_cost)
+
+    def search(self) -> None:
+        """Branch and bound from the starting partition (Fig. 11)."""
+        search, budget = self.search_, self.budget
+        assert search is not None
+        # (cut, kept, parent id, depth, parent's cost: a lower bound for the node)
+        stack: list[tuple[frozenset[int], frozenset[int], int | None, int, float | None]] = [
+            (frozenset(), frozenset(), None, 0, None)]
+        self.stack = stack
+        announce(budget, "optimal: search")
         while stack:
-            if explored >= max_nodes:
-                stopped = f"node budget of {max_nodes} reached"
-                break
-            if time.perf_counter() > deadline:
-                stopped = f"time budget of {time_limit:g} s reached"
-                break
-            if should_stop is not None and should_stop():
-                stopped = "stopped by the caller"
-                break
-            cut, kept, parent, depth = stack.pop()
-            nid = explored
-            explored += 1
-            comp = search.components(cut)
-            cost = search.cost(comp)
-            common = dict(id=nid, parent=parent, depth=depth, cut=tuple(sorted(cut)), kept=tuple(sorted(kept)), cost=cost)
-            if cost >= best_cost - _EPS:
-                record(TraceNode(**common, legal=False, outcome=NodeOutcome.PRUNED))
-                continue
-            found = search.violation(comp)
-            if found is None:
-                best_cost, best_blocks = cost, search.blocks_of(comp)
-                record(TraceNode(**common, legal=True, outcome=NodeOutcome.NEW_BEST))
-                continue
-            pairs, why = found
-            branch: list[int] = []
-            for a, b in pairs:
-                for e in search.path(a, b, cut):
-                    if e not in kept and e not in branch:
-                        branch.append(e)
-            # cut the cheapest edge first: good partitions come early and tighten the bound
-            branch.sort(key=lambda e: search.savings[e])
-            if not branch:
-                record(TraceNode(**common, legal=False, outcome=NodeOutcome.INFEASIBLE, violation=why))
-                continue
-            record(TraceNode(**common, legal=False, outcome=NodeOutcome.BRANCHED, violation=why))
-            children = [(cut | {e}, kept | frozenset(branch[:k]), nid, depth + 1) for k, e in enumerate(branch)]
-            stack.extend(reversed(children))
-    except KeyboardInterrupt:
-        stopped = "interrupted"
-    if stopped:
-        notes.append(f"not proven optimal: {stopped} after {explored} nodes")
-    trace = SearchTrace(
-        start_blocks=start_blocks,
-        edges=tuple(
-            WeightEdge(start_blocks[a], start_blocks[b], s) for (a, b), s in zip(search.edges, search.savings)
-        ),
-        nodes=tuple(nodes),
-        seed_costs=tuple(seeds),
-        explored=explored,
-        recorded=len(nodes),
-        stopped=stopped,
-    )
-    return finish(ctx, "optimal", best_blocks, proven_optimal=not stopped, trace=trace, notes=notes)
+            if self.explored >= self.max_nodes:
+                self.stopped = f"node budget of {self.max_nodes} reached"
+                return
+            budget.check("optimal: search")
+            if self.should_stop is not None and self.should_stop():
+                self.stopped = "stopped by the caller"
+                self.caller_stopped = True
+                return
+            self.node(*stack.pop())
+
+    def node(self, cut: frozenset[int], kept: frozenset[int], parent: int | None, depth: int,
+             _bound: float | None) -> None:
+        search = self.search_
+        assert search is not None
+        nid = self.explored
+        self.explored += 1
+        comp = search.components(cut)
+        cost = search.cost(comp)
+        if parent is None:
+            self.root_cost = cost
+        common = dict(id=nid, parent=parent, depth=depth, cut=tuple(sorted(cut)), kept=tuple(sorted(kept)),
+                      cost=cost)
+        if cost >= self.best_cost - _EPS:
+            self.record(TraceNode(**common, legal=False, outcome=NodeOutcome.PRUNED))
+            return
+        found = search.violation(comp)
+        if found is None:
+            self.best_cost, self.best_blocks = cost, search.blocks_of(comp)
+            self.record(TraceNode(**common, legal=True, outcome=NodeOutcome.NEW_BEST))
+            return
+        pairs, why = found
+        branch: list[int] = []
+        for a, b in pairs:
+            for e in search.path(a, b, cut):
+                if e not in kept and e not in branch:
+                    branch.append(e)
+        # cut the cheapest edge first: good partitions come early and tighten the bound
+        branch.sort(key=lambda e: search.savings[e])
+        if not branch:
+            self.record(TraceNode(**common, legal=False, outcome=NodeOutcome.INFEASIBLE, violation=why))
+            return
+        self.record(TraceNode(**common, legal=False, outcome=NodeOutcome.BRANCHED, violation=why))
+        children = [(cut | {e}, kept | frozenset(branch[:k]), nid, depth + 1, cost) for k, e in enumerate(branch)]
+        self.stack.extend(reversed(children))
+
+    def record(self, node: TraceNode) -> None:
+        if len(self.nodes) < self.trace_limit:
+            self.nodes.append(node)
+
+    def lower_bound(self) -> float | None:
+        """The cheapest legal partition costs at least this (``None`` before the search).
+
+        Every partition below an open node costs at least its parent's cost (Def. 6), and
+        every other one was priced, pruned, or is the best so far."""
+        stack = getattr(self, "stack", None)
+        if stack is None:
+            return None
+        bounds = [b for *_, b in stack if b is not None]
+        if len(bounds) < len(stack):  # the root is still open: no bound known
+            return None
+        return min([self.best_cost] + bounds)
+
+    def result(self) -> PartitionResult:
+        ctx, notes = self.ctx, list(self.notes)
+        proven = not self.stopped
+        cut_phase = ""
+        if self.cut is not None:
+            cut_phase = self.cut.phase
+            what = "best legal partition so far" if self.search_ is not None else "the unintrusive merges made so far"
+            notes.append("not proven optimal: " + cut_note(self.cut, f"{what}, after {self.explored} search nodes"))
+        elif self.stopped:
+            notes.append(f"not proven optimal: {self.stopped} after {self.explored} nodes")
+            if self.caller_stopped:
+                cut_phase = "optimal: search"
+        bound = None if proven else self.lower_bound()
+        trace = None
+        if self.search_ is not None:
+            search = self.search_
+            trace = SearchTrace(
+                start_blocks=self.start_blocks,
+                edges=tuple(WeightEdge(self.start_blocks[a], self.start_blocks[b], s)
+                            for (a, b), s in zip(search.edges, search.savings)),
+                nodes=tuple(self.nodes),
+                seed_costs=tuple(self.seeds),
+                explored=self.explored,
+                recorded=len(self.nodes),
+                stopped=self.stopped,
+            )
+        assert self.best_blocks is not None
+        return finish(ctx, "optimal", self.best_blocks, proven_optimal=proven, trace=trace, notes=notes,
+                      bound=bound, budget_cut=cut_phase)

@@ -92,6 +92,12 @@ class PartitionResult:
 
     ``blocks`` hold 0-based instruction indices; :meth:`numbered` gives the 1-based numbers
     that listings, the command line and JSON use.
+
+    ``bound`` is a proven lower bound on the cost of every legal partition, when an exact
+    search stopped before proving its answer optimal (``None`` when unknown or not needed).
+    ``budget_cut`` names the phase a time budget (or a search's time limit) cut, empty when
+    the algorithm ran to completion: such a result depends on the clock, so the merge cache
+    never keeps it.
     """
 
     algorithm: str
@@ -106,6 +112,8 @@ class PartitionResult:
     trace: SearchTrace | None = field(default=None, repr=False, compare=False)
     notes: tuple[str, ...] = ()
     cache_hit: bool = False
+    bound: float | None = None
+    budget_cut: str = ""
 
     @property
     def partition(self) -> Partition:
@@ -141,6 +149,8 @@ class PartitionResult:
             "proven_optimal": self.proven_optimal,
             "seconds": round(self.seconds, 6),
         }
+        if self.bound is not None:
+            d["bound"] = _num(self.bound)
         if self.notes:
             d["notes"] = list(self.notes)
         if self.cache_hit:
@@ -168,6 +178,7 @@ class PartitionResult:
         lines.append(
             f"{self.algorithm} / {self.cost_model}: {self.kernels} blocks, cost {cost}, {status}"
             + (", proven optimal" if self.proven_optimal else "")
+            + (f", lower bound {_num(self.bound)}" if self.bound is not None and not self.proven_optimal else "")
             + f", {self.seconds * 1e3:.1f} ms"
         )
         lines += [f"note: {n}" for n in self.notes]

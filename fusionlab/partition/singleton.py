@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..budget import Budget
 from ._common import ProgramOrState, finish, setup
 from .result import PartitionResult
 
 
-def singleton(program_or_state: ProgramOrState, cost_model: Any = "bohrium") -> PartitionResult:
+def singleton(
+    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, budget: Budget | None = None
+) -> PartitionResult:
     """Put every instruction in a block of its own.
+
+    It is the fallback of every other algorithm, so ``budget`` only bounds building the
+    graph of a program: the partition itself is linear and always completes.
 
     Examples
     --------
@@ -18,5 +24,5 @@ def singleton(program_or_state: ProgramOrState, cost_model: Any = "bohrium") -> 
     >>> r.kernels, r.cost_elements
     (17, 94)
     """
-    ctx = setup(program_or_state, cost_model)
+    ctx = setup(program_or_state, cost_model, budget)
     return finish(ctx, "singleton", [[i] for i in range(ctx.graph.n)])

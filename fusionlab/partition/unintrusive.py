@@ -24,9 +24,10 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Evaluator
 from ..wsp import PartitionState, _bits
-from ._common import BaseIndex, ProgramOrState, finish, setup
+from ._common import BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, finish, setup, sparse
 from .result import PartitionResult
 
 _EPS = 1e-9
@@ -46,19 +47,34 @@ def _covers(state: PartitionState, u: int, v: int) -> bool:
     return True
 
 
-def unintrusive_merge(state: PartitionState, ev: Evaluator, gas: int | None = None) -> list[tuple[int, int]]:
-    """Merge unintrusively fusible blocks of ``state`` in place; returns the merges made."""
+def unintrusive_merge(
+    state: PartitionState, ev: Evaluator, gas: int | None = None, budget: Budget | None = None,
+    merges: list[tuple[int, int]] | None = None, phase: str = "unintrusive",
+) -> list[tuple[int, int]]:
+    """Merge unintrusively fusible blocks of ``state`` in place; returns the merges made.
+
+    ``budget`` is checked before each block is examined; when it runs out
+    :class:`~fusionlab.budget.BudgetExceeded` (naming ``phase``) propagates and ``state``
+    holds the merges made so far (each one legal and unintrusive), also appended to
+    ``merges`` when given.
+    """
+    budget = UNLIMITED if budget is None else budget
+    merges = [] if merges is None else merges
     if not ev.pairwise or not ev.additive:
-        return []
+        return merges
+    announce(budget, phase)
     index = BaseIndex(state)
+    # blocks that can save with u (exactly those of a shared view or created or freed base,
+    # for the built-in models): fewer to price than those sharing a base
+    savers = SavingIndex(state) if sparse(ev) else None
     work = deque(sorted(state.members, key=lambda b: state.first[b]))
     queued = set(work)
-    merges: list[tuple[int, int]] = []
     gas = gas if gas is not None else 20 * (len(state.members) + 1) ** 2 + 10_000
     while work:
         gas -= 1
         if gas < 0:
             raise RuntimeError("unintrusive ran out of gas; this is a bug, please report it")
+        budget.check(phase)
         u = work.popleft()
         queued.discard(u)
         if u not in state.members:
@@ -68,7 +84,7 @@ def unintrusive_merge(state: PartitionState, ev: Evaluator, gas: int | None = No
             continue
         mu = state.members[u]
         free = [
-            x for x in index.partners(u)
+            x for x in (index.partners(u) if savers is None else {savers.find(y) for y in savers.partners(u)})
             if ev.saving(mu, state.members[x]) > ev.merge_bonus + _EPS
             and (x == hub or not (state.reaches(u, x) or state.reaches(x, u)))
         ]
@@ -78,8 +94,10 @@ def unintrusive_merge(state: PartitionState, ev: Evaluator, gas: int | None = No
         if (hub != -1 and hub != v) or not _covers(state, u, v) or not state.can_merge(u, v):
             continue
         ev.merged(mu, state.members[v])
-        z = state.merge(u, v)
+        z = state.merge(u, v, reuse=True)
         index.merged(u, v, z)
+        if savers is not None:
+            savers.merged(u, v, z)
         merges.append((u, v))
         for y in {z} | index.partners(z) | state.neighbours(z):
             if y not in queued:
@@ -88,8 +106,12 @@ def unintrusive_merge(state: PartitionState, ev: Evaluator, gas: int | None = No
     return merges
 
 
-def unintrusive(program_or_state: ProgramOrState, cost_model: Any = "bohrium") -> PartitionResult:
+def unintrusive(
+    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, budget: Budget | None = None
+) -> PartitionResult:
     """The largest unintrusive partition (the starting point of ``optimal``).
+
+    Cut by ``budget``, it returns the merges made so far (legal, each unintrusive).
 
     Examples
     --------
@@ -98,9 +120,14 @@ def unintrusive(program_or_state: ProgramOrState, cost_model: Any = "bohrium") -
     >>> r.legal, r.cost_elements, r.kernels
     (True, 74, 14)
     """
-    ctx = setup(program_or_state, cost_model)
-    notes = []
+    ctx = setup(program_or_state, cost_model, budget)
+    notes, cut = [], ""
     if not (ctx.evaluator.pairwise and ctx.evaluator.additive):
         notes.append("nothing merged: unintrusive merging is safe only for additive, pairwise models")
-    unintrusive_merge(ctx.state, ctx.evaluator)
-    return finish(ctx, "unintrusive", ctx.state.blocks(), notes=notes)
+    merges: list[tuple[int, int]] = []
+    try:
+        unintrusive_merge(ctx.state, ctx.evaluator, budget=ctx.budget, merges=merges, phase="unintrusive: merging")
+    except BudgetExceeded as exc:
+        notes.append(cut_note(exc, f"{len(merges)} unintrusive merges made before it"))
+        cut = exc.phase
+    return finish(ctx, "unintrusive", ctx.state.blocks(), notes=notes, budget_cut=cut)

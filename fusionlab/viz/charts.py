@@ -36,9 +36,9 @@ def cost_figure(report: Mapping[str, Any]) -> Any:
             entries = {p["algorithm"]: p for p in report["partitions"] if p["cost_model"] == m}
             base = entries.get("singleton")
             p = entries.get(a)
-            if p is None:
-                heights.append(0.0)
-            elif base is None or base["cost"] == 0:
+            if p is None or p["cost"] is None:
+                heights.append(0.0)  # not computed (pending or cut short): no bar
+            elif base is None or not base["cost"]:
                 heights.append(float(p["cost"]))
             else:
                 heights.append(float(p["cost"]) / float(base["cost"]))
@@ -46,7 +46,8 @@ def cost_figure(report: Mapping[str, Any]) -> Any:
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(models))], models)
     ax.set_ylabel("cost / singleton cost")
     ax.set_title("Partition cost per algorithm and cost model")
-    ax.legend(fontsize=8, ncols=min(len(algorithms), 3))
+    # the legend sits outside the axes, to the right: it never covers a bar
+    fig.legend(fontsize=8, loc="outside right upper")
     ax.axhline(1.0, color="#888", lw=0.8)
     return fig
 
@@ -59,14 +60,18 @@ def timing_figure(timings: Mapping[str, Any]) -> Any:
     labels = [("NumPy eager" if r["cost_model"] == "numpy" else f"{r['algorithm']} / {r['cost_model']}")
               for r in records]
     ms = [r["median_seconds"] * 1e3 for r in records]
+    lows = [max(r["median_seconds"] - (r.get("q1_seconds") or r["min_seconds"]), 0.0) * 1e3 for r in records]
+    highs = [max((r.get("q3_seconds") or r["median_seconds"]) - r["median_seconds"], 0.0) * 1e3 for r in records]
     colours = ["#9ca3af" if r["cost_model"] == "numpy" else "#2563eb" for r in records]
-    ax.barh(range(len(records)), ms, color=colours)
+    # whiskers: from the first quartile (the minimum when not measured) to the third
+    ax.barh(range(len(records)), ms, color=colours, xerr=[lows, highs], ecolor="#111827", capsize=3)
     ax.set_yticks(range(len(records)), labels)
     ax.invert_yaxis()
     for i, r in enumerate(records):
         if r["cost_model"] != "numpy" and r.get("speedup"):
-            ax.text(ms[i], i, f" {r['speedup']:.1f}x", va="center", fontsize=8)
-    ax.set_xlabel(f"median ms of {timings.get('repeat', '?')} runs (compilation excluded)")
+            ax.text(ms[i] + highs[i], i, f" {r['speedup']:.2f}×", va="center", fontsize=8)
+    ax.set_xlabel(f"median run time, ms, of {timings.get('repeat', '?')} runs (compilation excluded); "
+                  "whiskers: quartiles")
     ax.set_title("Run time against NumPy eager")
     return fig
 

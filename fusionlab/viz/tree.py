@@ -20,6 +20,8 @@ from collections import Counter
 from html import escape
 from typing import Any, Mapping
 
+from ..report import format_cost
+
 __all__ = ["tree_svg", "tree_summary", "OUTCOME_STYLE"]
 
 OUTCOME_STYLE = {
@@ -39,8 +41,8 @@ def tree_summary(trace: Mapping[str, Any], step: int | None = None) -> str:
     parts = [f"{len(nodes)} of {trace['explored']} nodes"]
     parts += [f"{counts[k]} {OUTCOME_STYLE[k][1].split(' (')[0]}" for k in OUTCOME_STYLE if counts[k]]
     if best:
-        parts.append(f"best cost so far {min(best):g}")
-    seeds = ", ".join(f"{k} {v:g}" for k, v in trace.get("seed_costs", {}).items())
+        parts.append(f"best cost so far {format_cost(min(best))}")
+    seeds = ", ".join(f"{k} {format_cost(v)}" for k, v in trace.get("seed_costs", {}).items())
     if seeds:
         parts.append(f"seeds: {seeds}")
     if trace.get("truncated"):
@@ -98,9 +100,12 @@ def tree_svg(trace: Mapping[str, Any], step: int | None = None, *, max_depth: in
         stroke = "#111827" if n["id"] == last and step is not None else "#374151"
         dash = ' stroke-dasharray="2,2"' if n["outcome"] == "unexplored" else ""
         opacity = ' opacity="0.55"' if n["outcome"] == "pruned" else ""
-        title = f"node {n['id']}: cost {n['cost']:g}; {label}"
+        title = f"node {n['id']}: cost {format_cost(n['cost'])}; {label}"
         if n["cut"]:
-            title += f"; cuts weight edges {', '.join(str(c + 1) for c in n['cut'])}"
+            # a summary: hundreds of cut edges are a wall of numbers
+            first = ", ".join(str(c + 1) for c in n["cut"][:5])
+            more = f", … ({len(n['cut'])} in all)" if len(n["cut"]) > 5 else ""
+            title += f"; cuts weight edges {first}{more}"
         if n["violation"]:
             title += f"; {n['violation']}"
         out.append(f'<g class="fl-node" data-node="{n["id"]}" data-outcome="{escape(n["outcome"])}"{opacity}>'
@@ -109,7 +114,7 @@ def tree_svg(trace: Mapping[str, Any], step: int | None = None, *, max_depth: in
         if n["outcome"] == "new_best":
             out.append(f'<text x="{cx + radius + 1:.1f}" y="{cy - radius:.1f}" fill="#15803d">★</text>')
         if dx >= 28:
-            out.append(f'<text x="{cx:.1f}" y="{cy + radius + 11:.1f}" text-anchor="middle">{n["cost"]:g}</text>')
+            out.append(f'<text x="{cx:.1f}" y="{cy + radius + 11:.1f}" text-anchor="middle">{format_cost(n["cost"])}</text>')
         out.append("</g>")
     hidden = len(nodes) - len(shown)
     if hidden:

@@ -2,11 +2,14 @@
 
 The registry :data:`WORKLOADS` holds the 15 applications of the paper's Table I (in that
 order, from :mod:`fusionlab.workloads.paper`) followed by small teaching programs
-(:mod:`fusionlab.workloads.teaching`). Every workload is one self-contained function with
-three presets of keyword arguments: ``"tiny"`` (tests, milliseconds), ``"medium"``
+(:mod:`fusionlab.workloads.teaching`). The realistic corpus
+(:mod:`fusionlab.workloads.corpus`) is the registry :data:`CORPUS`; :data:`ALL_WORKLOADS`
+holds both and :func:`get_workload` finds either. Every workload is one self-contained
+function with three presets of keyword arguments: ``"tiny"`` (tests, milliseconds), ``"medium"``
 (classroom notebooks, about a second) and ``"paper"`` (the sizes and iteration counts of
 Table I; for the teaching programs, a comparably large size). The eight workloads of the
-backend benchmark also have ``"large"`` (arrays of 8-32 MB, five iterations).
+backend benchmark also have ``"large"`` (arrays of 8-32 MB, five iterations); every
+corpus program has ``"large"`` too (its ``"paper"`` preset is the same).
 
 Examples
 --------
@@ -26,9 +29,10 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import paper, teaching
+from . import corpus, paper, teaching
 
-__all__ = ["Workload", "WORKLOADS", "PAPER_WORKLOADS", "PRESETS", "get_workload", "paper", "teaching"]
+__all__ = ["Workload", "WORKLOADS", "PAPER_WORKLOADS", "CORPUS", "ALL_WORKLOADS", "PRESETS", "get_workload",
+           "paper", "teaching", "corpus"]
 
 #: The preset names every workload defines, from smallest to largest.
 PRESETS: tuple[str, ...] = ("tiny", "medium", "paper")
@@ -341,6 +345,19 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in _ALL}
 #: The names of the paper's 15 applications (Table I), in its order.
 PAPER_WORKLOADS: tuple[str, ...] = tuple(WORKLOADS)[:15]
 
+#: The realistic corpus by name (:mod:`fusionlab.workloads.corpus`, in its order); its
+#: ``"large"`` size doubles as ``"paper"``. Kept apart from :data:`WORKLOADS`, whose
+#: members the paper's figures and their tests enumerate.
+CORPUS: dict[str, Workload] = {
+    name: _workload(getattr(corpus, name), corpus.DESCRIPTIONS[name][0],
+                    "fusionlab corpus of realistic NumPy programs (issue 13)", sizes["tiny"], sizes["medium"],
+                    sizes["large"], corpus.DESCRIPTIONS[name][1], large=sizes["large"])
+    for name, sizes in corpus.PRESETS.items()
+}
+
+#: Every registered program: :data:`WORKLOADS`, then :data:`CORPUS`.
+ALL_WORKLOADS: dict[str, Workload] = {**WORKLOADS, **CORPUS}
+
 
 def get_workload(name: str) -> Workload:
     """Look up a workload by name.
@@ -348,7 +365,7 @@ def get_workload(name: str) -> Workload:
     Parameters
     ----------
     name : str
-        A key of :data:`WORKLOADS`, e.g. ``"black_scholes"``.
+        A key of :data:`ALL_WORKLOADS`, e.g. ``"black_scholes"`` or ``"gray_scott"``.
 
     Returns
     -------
@@ -364,13 +381,15 @@ def get_workload(name: str) -> Workload:
     --------
     >>> get_workload("nbody").title
     'NBody'
+    >>> get_workload("gray_scott").kwargs("large")
+    {'n': 1200, 'steps': 8, 'iterations': 3}
     >>> get_workload("nope")
     Traceback (most recent call last):
     ...
     KeyError: "unknown workload 'nope'; valid workloads: black_scholes, ..."
     """
     try:
-        return WORKLOADS[name]
+        return ALL_WORKLOADS[name]
     except KeyError:
-        valid = ", ".join(WORKLOADS)
+        valid = ", ".join(ALL_WORKLOADS)
         raise KeyError(f"unknown workload {name!r}; valid workloads: {valid}") from None

@@ -62,9 +62,12 @@ def _free_port() -> int:
 
 
 class LabServer:
-    """A running ``jupyter lab``: its URL, token and root folder."""
+    """A running ``jupyter lab`` (or, with ``app="notebook"``, Notebook 7): its URL, token
+    and root folder."""
 
-    def __init__(self, root: Path, home: Path) -> None:
+    def __init__(self, root: Path, home: Path, app: str = "jupyterlab",
+                 disabled: tuple[str, ...] = ()) -> None:
+        self.disabled = disabled
         self.root = root
         self.port = _free_port()
         self.token = secrets.token_hex(16)
@@ -82,11 +85,12 @@ class LabServer:
             "IPYTHONDIR": str(home / "ipython"),
             "PYTHONUNBUFFERED": "1",
         })
-        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser",
+        cmd = [sys.executable, "-m", app, "--no-browser",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
                f"--IdentityProvider.token={self.token}", "--ServerApp.allow_root=True",
-               f"--ServerApp.root_dir={root}", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-               "--LabApp.news_url=None"]
+               f"--ServerApp.root_dir={root}"]
+        if app == "jupyterlab":
+            cmd += ["--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=None"]
         self.log_path = home / "server.log"
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=self._log, stderr=subprocess.STDOUT,
@@ -99,7 +103,8 @@ class LabServer:
         self.page_config.write_text(json.dumps({
             "exposeAppInBrowser": True,
             "notebookStartsKernel": on,
-            "disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True},
+            "disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True,
+                                   **{name: True for name in self.disabled}},
         }))
 
     def _wait(self) -> None:

@@ -7,6 +7,7 @@ import contextlib
 import io
 import statistics
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -15,11 +16,13 @@ import numpy as np
 from ..bytecode import Program
 from ..codegen import KernelSource
 from ..partition import MergeCache, partition
+from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .driver import Driver
 from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, plan
 from .reference import Externals, Storage, run_reference
+from .threads import cpu_snapshot, others_busy
 
-__all__ = ["run", "compare", "RunResult", "Record", "format_records"]
+__all__ = ["run", "compare", "RunResult", "Record", "format_records", "check_against_numpy"]
 
 
 @dataclass
@@ -34,6 +37,9 @@ class RunResult:
     driver: str = ""
     #: seconds of the ``repeat`` runs after the first (which compiles)
     times: list[float] = field(default_factory=list)
+    #: ``check=True``: the values against plain NumPy (the captured source run plainly;
+    #: for a bytecode program, the reference executor) — see :mod:`fusionlab.execute.check`
+    check: CheckReport | None = None
 
     def _kernel(self, b: BlockPlan) -> KernelSource | None:
         # a driver calls the serial kernel of a block that block by block runs with NumPy
@@ -50,7 +56,7 @@ class RunResult:
         out = []
         for p in self._distinct():
             for b in p.blocks:
-                if self._kernel(b) is None and b.reason != "no computing instruction":
+                if self._kernel(b) is None and not b.reason.startswith("no computing instruction"):
                     out.append(f"block {b.numbered}: {b.reason}")
         return out
 
@@ -111,8 +117,9 @@ def run(
     The kernels are called from the run's driver (:mod:`fusionlab.execute.driver`):
     ``driver="python"`` runs it as Python, ``"numba"`` compiles it too, ``"blocks"`` runs
     block by block; ``RunResult.driver`` says what ran (and why not a driver, when none
-    could be built). ``check=True`` also runs the reference executor and reports the
-    largest difference. ``repeat=N`` runs N more times after the first (which compiles) and
+    could be built). ``check=True`` also runs the reference executor (``max_abs_error``: the
+    largest difference from it) and compares the values with plain NumPy, the captured
+    source run plainly (``RunResult.check``, :mod:`fusionlab.execute.check`). ``repeat=N`` runs N more times after the first (which compiles) and
     keeps their seconds in ``RunResult.times``.
 
     Examples
@@ -145,7 +152,26 @@ def run(
             ref.update(run_reference(b, externals=externals, storage=ref_storage))
         want = _values(target, ref)
         result.max_abs_error = max((_error(values[k], want[k]) for k in want), default=0.0)
+        result.check = check_against_numpy(target, values, want)
     return result
+
+
+def check_against_numpy(target: Any, values: Mapping[str, Any], replayed: Mapping[str, Any]) -> CheckReport:
+    """``values`` (a fused run's) against plain NumPy: the captured source run plainly when
+    there is one, else the reference executor's ``replayed`` values; float tolerances from
+    the program's longest reduction (:func:`fusionlab.execute.check.tolerance`)."""
+    from ..capture import Capture
+
+    batches, _, _ = _parts(target)
+    terms = reduction_terms(batches)
+    if isinstance(target, Capture) and target.source:
+        try:
+            plain = plain_namespace(target.source)
+        except Exception as exc:  # the user's program: any exception
+            return CheckReport(mismatches=[Mismatch("<program>", f"fails under plain NumPy: "
+                                                    f"{type(exc).__name__}: {exc}")])
+        return check_namespace(values, plain, terms=terms)
+    return check_namespace(values, replayed, terms=terms)
 
 
 def _error(a: Any, b: Any) -> float:
@@ -178,6 +204,17 @@ class Record:
     speedup: float
     max_abs_error: float | None
     fallbacks: list[str] = field(default_factory=list)
+    #: quartiles of the timed runs, and their spread ((q3 - q1) / median)
+    q1_seconds: float = 0.0
+    q3_seconds: float = 0.0
+    spread: float = 0.0
+    #: every timed run's seconds, in order
+    samples: list[float] = field(default_factory=list)
+    #: Numba threads the fused runs used (0: NumPy's row)
+    threads: int = 0
+    #: other processes kept at least half a core busy while this row was timed
+    busy: bool = False
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -226,18 +263,21 @@ def compare(
             for b in batches:
                 run_reference(b, externals=externals, storage=st)
 
-    def timed(fn: Any) -> list[float]:
+    def timed(fn: Any) -> tuple[list[float], float]:
+        """The seconds of ``repeat`` runs, and the cores other processes used meanwhile."""
         times = []
+        before = cpu_snapshot()
         for _ in range(repeat):
             t = time.perf_counter()
             fn()
             times.append(time.perf_counter() - t)
-        return times
+        return times, others_busy(before, cpu_snapshot())
 
     baseline()
-    base = timed(baseline)
+    base, base_busy = timed(baseline)
     base_med = statistics.median(base)
-    records = [Record("numpy", "eager", 0, 0, None, 0.0, base_med, min(base), 1.0, None)]
+    records = [Record("numpy", "eager", 0, 0, None, 0.0, base_med, min(base), 1.0, None,
+                      **_spread(base, base_busy))]
     merge_cache = MergeCache()
     for model in cost_models:
         for algorithm in algorithms:
@@ -250,22 +290,39 @@ def compare(
                               **({"max_nodes": 20_000} if algorithm == "optimal" else {}))
                 cost += r.cost
 
-            fused = Driver(plans, externals, cache, inputs, mode=driver)
-            t = time.perf_counter()
-            fused()
-            first = time.perf_counter() - t
-            times = timed(fused)
-            med = statistics.median(times)
-            res = run(target, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
-                      check=True, cache=cache, min_size=min_size, driver=driver)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                fused = Driver(plans, externals, cache, inputs, mode=driver)
+                t = time.perf_counter()
+                fused()
+                first = time.perf_counter() - t
+                times, busy = timed(fused)
+                med = statistics.median(times)
+                res = run(target, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
+                          check=True, cache=cache, min_size=min_size, driver=driver)
+            extra = _spread(times, busy)
+            extra["threads"] = fused.choice.threads if fused.choice is not None else 0
+            extra["warnings"] += [str(w.message) for w in caught]
+            if res.check is not None and not res.check.ok:
+                extra["warnings"] += [f"differs from plain NumPy: {m}" for m in res.check.mismatches[:5]]
             records.append(Record(
                 getattr(model, "name", model), algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
                 max(first - med, 0.0), med, min(times), base_med / med if med else float("inf"),
-                res.max_abs_error, res.fallbacks,
+                res.max_abs_error, res.fallbacks, **extra,
             ))
     if progress is not None:
         progress("done", total, total)
     return records
+
+
+def _spread(times: Sequence[float], busy_cores: float) -> dict[str, Any]:
+    """A row's quartiles, spread, samples and busy flag (half a core or more used by others)."""
+    med = statistics.median(times)
+    q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive") if len(times) > 1 else (med, med, med)
+    busy = busy_cores >= 0.5
+    notes = [f"other processes used {busy_cores:.1f} cores while this row was timed"] if busy else []
+    return {"q1_seconds": q1, "q3_seconds": q3, "spread": (q3 - q1) / med if med else 0.0, "samples": list(times),
+            "busy": busy, "warnings": notes}
 
 
 def format_records(records: Sequence[Record]) -> str:

@@ -1,0 +1,434 @@
+/**
+ * The WSP graph pane: a drawing built from the report's data, laid out off the page's
+ * thread, in a viewport with wheel zoom, drag to pan, fit, 100 %, a full-width mode, block
+ * level (one node per block, edges merged and counted) chosen when instructions are too
+ * dense, blocks expanded on click, and a focus on one block's neighbourhood.
+ */
+
+import { clear, h } from './dom';
+import { autoLevel, buildDot, countEdges, IGraphData, Level } from './dotgen';
+import { annotateSvg, layout, LayoutSuperseded, LayoutTimeout, sanitizeSvg } from './graph';
+
+/** Seconds a layout may take before its worker is stopped. */
+export const LAYOUT_SECONDS = 20;
+/** Above this many edges a layout waits for a click. */
+export const MAX_AUTO_EDGES = 2500;
+const MIN_SCALE = 0.05;
+/** Below this scale labels are too small to read: a first view does not go below it. */
+const READABLE_SCALE = 0.5;
+const MAX_SCALE = 4;
+const VIEW_HEIGHT = 520;
+const WIDE_HEIGHT = 760;
+
+export interface IGraphCallbacks {
+  hover(n: number | null): void;
+  selectBlock(b: number): void;
+  /** the block colour class of block `b` */
+  colourClass(b: number): string;
+  /** called when the user makes the pane full width or back */
+  wide(on: boolean): void;
+}
+
+export type LevelChoice = 'auto' | Level;
+
+/** What a re-render of the same report keeps of the graph view. */
+export interface IGraphState {
+  levelChoice: LevelChoice;
+  expanded: number[];
+  focus: number | null;
+  wide: boolean;
+  scale: number;
+  tx: number;
+  ty: number;
+  /** the DOT last drawn: the same drawing again keeps scale and pan */
+  dot: string;
+}
+
+export class GraphView {
+  readonly node: HTMLDivElement;
+  readonly toolbar: HTMLDivElement;
+  private viewport: HTMLDivElement;
+  private canvas: HTMLDivElement;
+  private message: HTMLDivElement;
+  private data: IGraphData | null = null;
+  private levelChoice: LevelChoice = 'auto';
+  private expanded = new Set<number>();
+  private focus: number | null = null;
+  private selected: number | null = null;
+  private size = { width: 0, height: 0 };
+  private scale = 1;
+  private tx = 0;
+  private ty = 0;
+  private wide = false;
+  private forceLarge = false;
+  private token = 0;
+  private svg: SVGSVGElement | null = null;
+  private lastDot = '';
+  private levelSelect: HTMLSelectElement;
+  private focusButton: HTMLButtonElement;
+  private collapseButton: HTMLButtonElement;
+  private wideButton: HTMLButtonElement;
+  private scaleLabel: HTMLSpanElement;
+  private omitted: HTMLDivElement;
+  private drag: { x: number; y: number; tx: number; ty: number; moved: boolean } | null = null;
+
+  constructor(private callbacks: IGraphCallbacks) {
+    const button = (label: string, title: string, action: string, fn: () => void) => {
+      const b = h('button', 'fl-button', { type: 'button', title, 'data-fl-action': action }, label);
+      b.addEventListener('click', fn);
+      return b;
+    };
+    this.levelSelect = h('select', 'fl-select', { 'data-fl-control': 'level', 'aria-label': 'graph level' },
+      h('option', '', { value: 'auto' }, 'auto'),
+      h('option', '', { value: 'blocks' }, 'blocks'),
+      h('option', '', { value: 'instructions' }, 'instructions'));
+    this.levelSelect.addEventListener('change', () => {
+      this.levelChoice = this.levelSelect.value as LevelChoice;
+      this.expanded.clear();
+      void this.draw();
+    });
+    this.focusButton = button('focus block', 'show the selected block and its neighbours only', 'focus',
+      () => this.setFocus(this.focus === null ? this.selected : null));
+    this.collapseButton = button('collapse all', 'draw every block as one node again', 'collapse', () => {
+      this.expanded.clear();
+      void this.draw();
+    });
+    this.wideButton = button('full width', 'give the graph the whole width of the output', 'wide', () => {
+      this.wide = !this.wide;
+      this.wideButton.classList.toggle('fl-active', this.wide);
+      this.callbacks.wide(this.wide);
+      this.layoutViewport();
+      this.fit();
+    });
+    this.scaleLabel = h('span', 'fl-scale', {});
+    this.omitted = h('div', 'fl-omitted fl-hint', {});
+    this.toolbar = h('div', 'fl-graph-toolbar', {},
+      h('label', '', {}, 'level ', this.levelSelect),
+      button('−', 'zoom out', 'zoom-out', () => this.zoomBy(1 / 1.25)),
+      button('+', 'zoom in', 'zoom-in', () => this.zoomBy(1.25)),
+      button('fit', 'fit the graph to the pane', 'fit', () => this.fit()),
+      button('100%', 'show at its natural size', 'actual', () => this.setScale(1, 0, 0)),
+      this.scaleLabel, this.focusButton, this.collapseButton, this.wideButton);
+    this.canvas = h('div', 'fl-canvas');
+    this.message = h('div', 'fl-message');
+    this.viewport = h('div', 'fl-viewport', { tabindex: 0, 'aria-label': 'graph: wheel to zoom, drag to pan' },
+      this.canvas);
+    this.node = h('div', 'fl-graph', { 'data-fl-graph-state': 'none' }, this.omitted, this.message, this.viewport);
+    this.viewport.addEventListener('wheel', ev => this.onWheel(ev), { passive: false });
+    this.viewport.addEventListener('pointerdown', ev => this.onPointerDown(ev));
+    this.viewport.addEventListener('pointermove', ev => this.onPointerMove(ev));
+    this.viewport.addEventListener('pointerup', ev => this.onPointerUp(ev));
+    this.viewport.addEventListener('pointercancel', ev => this.onPointerUp(ev));
+    // a click that ends a drag is not a click on what lies under the pointer
+    this.viewport.addEventListener('click', ev => {
+      if (this.drag?.moved) {
+        ev.stopPropagation();
+        ev.preventDefault();
+      }
+      this.drag = null;
+    }, true);
+    this.updateButtons();
+  }
+
+  /** The view state worth keeping when the same report is re-rendered. */
+  state(): IGraphState {
+    return {
+      levelChoice: this.levelChoice, expanded: [...this.expanded], focus: this.focus, wide: this.wide,
+      scale: this.scale, tx: this.tx, ty: this.ty, dot: this.lastDot
+    };
+  }
+
+  restore(state: IGraphState | undefined): void {
+    if (!state) {
+      return;
+    }
+    this.levelChoice = state.levelChoice;
+    this.levelSelect.value = this.levelChoice;
+    this.expanded = new Set(state.expanded);
+    this.focus = state.focus;
+    this.wide = !!state.wide;
+    this.lastDot = state.dot;
+    this.scale = state.scale;
+    this.tx = state.tx;
+    this.ty = state.ty;
+    this.wideButton.classList.toggle('fl-active', this.wide);
+    this.callbacks.wide(this.wide);
+  }
+
+  level(): Level {
+    if (!this.data) {
+      return 'instructions';
+    }
+    return this.levelChoice === 'auto' ? autoLevel(this.data) : this.levelChoice;
+  }
+
+  /** Draw `data` (a new partition keeps the level choice; expanded blocks and focus reset unless `keep`). */
+  setData(data: IGraphData | null, keep = false): Promise<void> {
+    const changed = !keep && this.data !== null;
+    this.data = data;
+    if (changed) {
+      this.expanded.clear();
+      this.focus = null;
+    }
+    if (this.focus !== null && data && !data.blocks[this.focus - 1]) {
+      this.focus = null;
+    }
+    return this.draw();
+  }
+
+  setSelected(b: number | null): void {
+    this.selected = b;
+    this.updateButtons();
+  }
+
+  setFocus(b: number | null): void {
+    this.focus = b;
+    void this.draw();
+  }
+
+  /** Expand block `b` to its instructions (block level), or collapse it. */
+  toggleExpanded(b: number): void {
+    if (this.expanded.has(b)) {
+      this.expanded.delete(b);
+    } else {
+      this.expanded.add(b);
+    }
+    void this.draw();
+  }
+
+  private updateButtons(): void {
+    this.focusButton.textContent = this.focus === null ? 'focus block' : `show all (focused on block ${this.focus})`;
+    this.focusButton.disabled = this.focus === null && this.selected === null;
+    this.focusButton.title = this.focus === null
+      ? (this.selected === null ? 'select a block first (click it)' : `show block ${this.selected} and its neighbours only`)
+      : 'show the whole graph';
+    this.focusButton.classList.toggle('fl-active', this.focus !== null);
+    this.collapseButton.hidden = this.level() !== 'blocks' || this.expanded.size === 0 || this.focus !== null;
+  }
+
+  private async draw(): Promise<void> {
+    const token = ++this.token;
+    const data = this.data;
+    const node = this.node;
+    this.updateButtons();
+    if (!data) {
+      this.show('none', 'No partition to draw.');
+      return;
+    }
+    const level = this.level();
+    node.setAttribute('data-fl-level', level);
+    node.setAttribute('data-fl-focus', this.focus === null ? '' : String(this.focus));
+    const drawn = buildDot(data, { level, expanded: this.expanded, focus: this.focus });
+    const dot = drawn.dot;
+    const edges = countEdges(dot);
+    node.setAttribute('data-fl-edges', String(edges));
+    this.omitted.textContent = [
+      drawn.implied ? `${drawn.implied} implied dependencies not drawn` : '',
+      drawn.forbiddenHidden ? `${drawn.forbiddenHidden} fuse-preventing edges not drawn (focus a block to see its own)` : ''
+    ].filter(x => x).join(' · ');
+    if (edges > MAX_AUTO_EDGES && !this.forceLarge) {
+      const go = h('button', 'fl-button', { type: 'button', 'data-fl-action': 'layout' }, 'Lay it out anyway');
+      go.addEventListener('click', () => {
+        this.forceLarge = true;
+        void this.draw();
+      });
+      this.show('deferred', `This drawing has ${edges} edges: choose block level or focus a block, or `, go);
+      return;
+    }
+    node.setAttribute('data-fl-graph-state', 'loading');
+    if (!this.svg) {
+      this.show('loading', 'Laying out the graph…');
+    }
+    let svg: SVGSVGElement;
+    try {
+      svg = sanitizeSvg(await layout(dot, LAYOUT_SECONDS));
+    } catch (err) {
+      if (token !== this.token || err instanceof LayoutSuperseded) {
+        return;
+      }
+      if (err instanceof LayoutTimeout) {
+        const blocks = h('button', 'fl-button', { type: 'button', 'data-fl-action': 'blocks' }, 'draw blocks only');
+        blocks.addEventListener('click', () => {
+          this.levelChoice = 'blocks';
+          this.levelSelect.value = 'blocks';
+          this.expanded.clear();
+          void this.draw();
+        });
+        this.show('timeout', `${err.message}: `, level === 'instructions' ? blocks : 'focus a block instead.');
+      } else {
+        this.show('error', `The graph could not be laid out: ${String((err as Error)?.message ?? err)}`);
+      }
+      return;
+    }
+    if (token !== this.token) {
+      return;
+    }
+    this.size = annotateSvg(svg);
+    for (const g of Array.from(svg.querySelectorAll<SVGGElement>('g.cluster[data-block], g.node[data-block]'))) {
+      g.classList.add(this.callbacks.colourClass(Number(g.getAttribute('data-block'))));
+    }
+    this.bind(svg);
+    clear(this.canvas);
+    this.canvas.appendChild(svg);
+    this.svg = svg;
+    this.message.hidden = true;
+    this.viewport.hidden = false;
+    node.setAttribute('data-fl-graph-state', 'ready');
+    node.setAttribute('data-fl-blocks-drawn', String(svg.querySelectorAll('g.node[data-block], g.cluster[data-block]').length));
+    // the same drawing again (a re-render of the same report) keeps its zoom and pan
+    const same = dot === this.lastDot;
+    this.lastDot = dot;
+    this.layoutViewport();
+    if (same) {
+      this.setScale(this.scale, this.tx, this.ty);
+    } else {
+      this.initialView();
+    }
+  }
+
+  private show(state: string, ...content: (Node | string)[]): void {
+    this.node.setAttribute('data-fl-graph-state', state);
+    clear(this.message);
+    this.message.append(...content);
+    this.message.hidden = false;
+    if (state !== 'loading') {
+      clear(this.canvas);
+      this.svg = null;
+      this.viewport.hidden = true;
+    }
+  }
+
+  private bind(svg: SVGSVGElement): void {
+    for (const g of Array.from(svg.querySelectorAll<SVGGElement>('g.node[data-instruction]'))) {
+      const n = Number(g.getAttribute('data-instruction'));
+      g.addEventListener('mouseenter', () => this.callbacks.hover(n));
+      g.addEventListener('click', ev => {
+        ev.stopPropagation();
+        const cluster = g.closest('g.cluster[data-block]');
+        if (cluster) {
+          this.callbacks.selectBlock(Number(cluster.getAttribute('data-block')));
+        }
+      });
+    }
+    for (const g of Array.from(svg.querySelectorAll<SVGGElement>('g.node[data-block]'))) {
+      const b = Number(g.getAttribute('data-block'));
+      g.addEventListener('click', ev => {
+        ev.stopPropagation();
+        this.callbacks.selectBlock(b);
+        if (this.focus === null) {
+          this.toggleExpanded(b);
+        } else {
+          this.setFocus(b);
+        }
+      });
+    }
+    for (const g of Array.from(svg.querySelectorAll<SVGGElement>('g.cluster[data-block]'))) {
+      const b = Number(g.getAttribute('data-block'));
+      g.addEventListener('click', () => this.callbacks.selectBlock(b));
+      g.addEventListener('dblclick', () => {
+        if (this.level() === 'blocks' && this.focus === null && this.expanded.has(b)) {
+          this.toggleExpanded(b);
+        }
+      });
+    }
+  }
+
+  // ------------------------------------------------------------ zoom and pan
+
+  private layoutViewport(): void {
+    const max = this.wide ? WIDE_HEIGHT : VIEW_HEIGHT;
+    const width = this.viewport.clientWidth || 600;
+    const fitWidth = Math.min(1, width / Math.max(1, this.size.width));
+    const want = Math.max(120, Math.min(max, this.size.height * fitWidth + 8));
+    this.viewport.style.height = `${Math.round(want)}px`;
+  }
+
+  /**
+   * The first view of a drawing: all of it when its labels stay readable so, else its
+   * width (at least half size), from the top: a long graph is scrolled, not shrunk to dots.
+   */
+  initialView(): void {
+    const vw = this.viewport.clientWidth || 600;
+    const vh = this.viewport.clientHeight || VIEW_HEIGHT;
+    const w = Math.max(1, this.size.width);
+    const h = Math.max(1, this.size.height);
+    if (Math.min(vw / w, vh / h) >= READABLE_SCALE) {
+      this.fit();
+      return;
+    }
+    const s = Math.max(READABLE_SCALE, Math.min(1, vw / w));
+    this.setScale(s, w * s < vw ? (vw - w * s) / 2 : 0, 0);
+  }
+
+  /** Fit the whole drawing in the viewport (never above 100 %). */
+  fit(): void {
+    const vw = this.viewport.clientWidth || 600;
+    const vh = this.viewport.clientHeight || VIEW_HEIGHT;
+    const s = Math.max(MIN_SCALE, Math.min(1, vw / Math.max(1, this.size.width), vh / Math.max(1, this.size.height)));
+    this.setScale(s, (vw - this.size.width * s) / 2, 0);
+  }
+
+  zoomBy(factor: number, cx?: number, cy?: number): void {
+    const vw = this.viewport.clientWidth || 600;
+    const vh = this.viewport.clientHeight || VIEW_HEIGHT;
+    const x = cx ?? vw / 2;
+    const y = cy ?? vh / 2;
+    const s = Math.max(MIN_SCALE, Math.min(MAX_SCALE, this.scale * factor));
+    // the point under (x, y) stays there
+    const gx = (x - this.tx) / this.scale;
+    const gy = (y - this.ty) / this.scale;
+    this.setScale(s, x - gx * s, y - gy * s);
+  }
+
+  private setScale(s: number, tx: number, ty: number): void {
+    this.scale = s;
+    this.tx = tx;
+    this.ty = ty;
+    this.canvas.style.transform = `translate(${tx}px, ${ty}px) scale(${s})`;
+    this.node.setAttribute('data-fl-scale', s.toFixed(3));
+    this.scaleLabel.textContent = `${Math.round(s * 100)}%`;
+  }
+
+  private onWheel(ev: WheelEvent): void {
+    if (!this.svg) {
+      return;
+    }
+    ev.preventDefault();
+    const r = this.viewport.getBoundingClientRect();
+    this.zoomBy(Math.exp(-ev.deltaY * 0.0015), ev.clientX - r.left, ev.clientY - r.top);
+  }
+
+  private onPointerDown(ev: PointerEvent): void {
+    if (ev.button !== 0 || !this.svg) {
+      return;
+    }
+    this.drag = { x: ev.clientX, y: ev.clientY, tx: this.tx, ty: this.ty, moved: false };
+  }
+
+  private onPointerMove(ev: PointerEvent): void {
+    const d = this.drag;
+    if (!d || !(ev.buttons & 1)) {
+      return;
+    }
+    const dx = ev.clientX - d.x;
+    const dy = ev.clientY - d.y;
+    if (!d.moved && Math.abs(dx) + Math.abs(dy) > 4) {
+      d.moved = true;
+      this.viewport.setPointerCapture?.(ev.pointerId);
+      this.viewport.classList.add('fl-dragging');
+    }
+    if (d.moved) {
+      this.setScale(this.scale, d.tx + dx, d.ty + dy);
+    }
+  }
+
+  private onPointerUp(ev: PointerEvent): void {
+    this.viewport.classList.remove('fl-dragging');
+    if (this.drag && !this.drag.moved) {
+      this.drag = null;
+    }
+    if (this.viewport.hasPointerCapture?.(ev.pointerId)) {
+      this.viewport.releasePointerCapture(ev.pointerId);
+    }
+  }
+}

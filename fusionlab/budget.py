@@ -1,0 +1,113 @@
+"""One time budget for a piece of work (a ``%%fuse`` cell, a command), passed explicitly.
+
+Every phase that can take long (capture, each algorithm and its set-up, each cost model,
+the SVG fallback, code generation) receives the :class:`Budget` of its caller, asks it for
+its own limit with :meth:`Budget.limit` and calls :meth:`Budget.check` between units of
+work. Nothing reads a global: a search given no budget runs with :data:`UNLIMITED`.
+
+A budget that runs out raises :class:`BudgetExceeded` from :meth:`Budget.check`; a search
+catches it and returns its best so far, marked not proven. Kernel -> Interrupt raises
+``KeyboardInterrupt`` in the same Python code, so frequent checks also make the work
+interruptible; work that runs long inside C (a solver, a layout) is given a real time limit
+(:meth:`Budget.limit`) or runs in a subprocess that is killed.
+
+Examples
+--------
+>>> b = Budget(10.0)
+>>> 9.0 < b.remaining() <= 10.0
+True
+>>> b.limit(2.0)
+2.0
+>>> sub = b.child(0.0)              # a phase allowed no time at all
+>>> sub.expired()
+True
+>>> try:
+...     sub.check("greedy")
+... except BudgetExceeded as exc:
+...     print(exc.phase)
+greedy
+>>> UNLIMITED.remaining()
+inf
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+__all__ = ["Budget", "BudgetExceeded", "UNLIMITED"]
+
+
+class BudgetExceeded(Exception):
+    """The budget of ``phase`` ran out; the caller returns its best so far."""
+
+    def __init__(self, phase: str, seconds: float | None = None) -> None:
+        self.phase = phase
+        self.seconds = seconds
+        limit = f" of {seconds:g} s" if seconds is not None and math.isfinite(seconds) else ""
+        super().__init__(f"{phase}: the time budget{limit} ran out")
+
+
+@dataclass
+class Budget:
+    """A deadline, measured on ``time.perf_counter``.
+
+    Parameters
+    ----------
+    seconds
+        Time allowed from now; ``None`` or ``inf`` for no limit.
+    on_phase
+        Called with the name of each phase entered through :meth:`phase` (a progress line).
+    """
+
+    seconds: float | None = None
+    on_phase: Callable[[str], None] | None = None
+    started: float = field(default_factory=time.perf_counter)
+    deadline: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        s = math.inf if self.seconds is None else float(self.seconds)
+        if s < 0 or math.isnan(s):
+            raise ValueError(f"a budget needs a non-negative number of seconds, not {self.seconds!r}")
+        self.deadline = self.started + s
+
+    def elapsed(self) -> float:
+        """Seconds since the budget started."""
+        return time.perf_counter() - self.started
+
+    def remaining(self) -> float:
+        """Seconds left (``inf`` when unlimited, never negative)."""
+        return max(0.0, self.deadline - time.perf_counter())
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed."""
+        return time.perf_counter() >= self.deadline
+
+    def check(self, phase: str = "work") -> None:
+        """Raise :class:`BudgetExceeded` when the deadline has passed."""
+        if time.perf_counter() >= self.deadline:
+            raise BudgetExceeded(phase, self.seconds)
+
+    def limit(self, seconds: float | None = None) -> float:
+        """The time a phase may take: its own limit ``seconds``, cut to what is left."""
+        own = math.inf if seconds is None else float(seconds)
+        return min(own, self.remaining())
+
+    def child(self, seconds: float | None = None) -> "Budget":
+        """A budget for one phase: at most ``seconds``, and never past this one's deadline."""
+        return Budget(self.limit(seconds), on_phase=self.on_phase)
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator["Budget"]:
+        """Announce phase ``name`` (to ``on_phase``) and check the deadline on entry."""
+        if self.on_phase is not None:
+            self.on_phase(name)
+        self.check(name)
+        yield self
+
+
+# An unlimited budget, for callers that pass none (it holds no state that changes).
+UNLIMITED = Budget(None)

@@ -1,0 +1,506 @@
+"""Measure this machine for the ``time`` cost model: ``fusionlab calibrate``.
+
+:func:`calibrate` times small Numba kernels, each built like the kernels of
+:mod:`fusionlab.codegen` (a ``prange`` loop, or the same loop serial):
+
+- **bandwidth** of reads (a vectorised sum) and writes (a fill), in the last-level cache
+  (arrays of a quarter of it) and in memory (four times it), parallel and serial;
+- **launch**: a call from Python of a parallel and of a serial kernel doing one element;
+- **allocation**: a fresh ``np.empty`` written once, against the same write into memory
+  used before (the difference is the page faults of new memory, per byte), and a small
+  ``np.empty`` (the fixed part);
+- **operations**: the throughput of each opcode family (``exp``, ``log``, ``sqrt``,
+  division, multiply/add, comparisons, ``where``, reductions) on float64, float32 and int64,
+  from chains of the operation on data in the core's own cache, so the loads do not count.
+
+The figures go, with the CPU model, core count and load, to a JSON file per machine
+(:func:`fusionlab.timemodel.machine_path`). A busy machine — a load average above
+``max_load`` per core, or repeated measurements spreading more than ``max_spread`` — makes
+the figures *noisy*: they are stored with ``"noisy": true`` and the reasons, and the
+command line exits with status 1 unless ``--force``.
+
+The kernels live in this file (not generated) so that Numba's disk cache keeps them: only
+the first calibration on a machine pays their compilation (about 20 s).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numba
+import numpy as np
+
+from .timemodel import (
+    DTYPES, FAMILIES, MachineFigures, cpu_model, last_level_cache_bytes, machine_path,
+)
+
+__all__ = ["calibrate", "CalibrationOptions", "Calibration", "read_load", "format_figures"]
+
+_REPS = 8   # operations chained per element in the throughput kernels
+
+# --------------------------------------------------------------------------- kernels
+# Each kernel is written twice, parallel and serial: Numba's cache index does not tell
+# two dispatchers of one Python function apart by their flags.
+
+
+@numba.njit(parallel=True, cache=True, fastmath={"reassoc"})
+def _read_par(a: np.ndarray) -> float:
+    s = a[0] * 0
+    for i in numba.prange(a.size):
+        s += a[i]
+    return s
+
+
+@numba.njit(cache=True, fastmath={"reassoc"})
+def _read_ser(a: np.ndarray) -> float:
+    s = a[0] * 0
+    for i in range(a.size):
+        s += a[i]
+    return s
+
+
+@numba.njit(parallel=True, cache=True)
+def _write_par(a: np.ndarray, v: float) -> None:
+    for i in numba.prange(a.size):
+        a[i] = v
+
+
+@numba.njit(cache=True)
+def _write_ser(a: np.ndarray, v: float) -> None:
+    for i in range(a.size):
+        a[i] = v
+
+
+@numba.njit(parallel=True, cache=True)
+def _one_par(a: np.ndarray) -> None:
+    for i in numba.prange(a.size):
+        a[i] += 1
+
+
+@numba.njit(cache=True)
+def _one_ser(a: np.ndarray) -> None:
+    for i in range(a.size):
+        a[i] += 1
+
+
+_CHAIN_FAMILIES = ("muladd", "exp", "log", "sqrt", "division", "int_division", "comparison", "where")
+# the helper operations each chain adds to its family's own: (muladd operations)
+_HELPERS = {"muladd": 0, "exp": 1, "log": 1, "sqrt": 1, "division": 1, "int_division": 1,
+            "comparison": 1, "where": 2}
+
+
+# Eight near-identical loops, one per family, chosen outside the loops (a branch inside
+# would stop vectorisation): ``_REPS`` chained operations per element, constants of the
+# array's own type.
+
+
+@numba.njit(parallel=True, cache=True)
+def _chain_par(a: np.ndarray, out: np.ndarray, c: np.ndarray, family: int) -> None:
+    n = a.size
+    if family == 0:
+        for i in numba.prange(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = x * c[0] + c[1]
+            out[i] = x
+    elif family == 1:
+        for i in numba.prange(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = np.exp(-x)
+            out[i] = x
+    elif family == 2:
+        for i in numba.prange(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = np.log(x + c[2])
+            out[i] = x
+    elif family == 3:
+        for i in numba.prange(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = np.sqrt(x + c[3])
+            out[i] = x
+    elif family == 4:
+        for i in numba.prange(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = c[3] / (x + c[3])
+            out[i] = x
+    elif family == 5:
+        for i in numba.prange(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = x // c[2] + c[4]
+            out[i] = x
+    elif family == 6:
+        for i in numba.prange(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = x + (x > c[5])
+            out[i] = x
+    elif family == 7:
+        for i in numba.prange(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = x * c[0] if x > c[5] else x + c[1]
+            out[i] = x
+
+
+@numba.njit(cache=True)
+def _chain_ser(a: np.ndarray, out: np.ndarray, c: np.ndarray, family: int) -> None:
+    n = a.size
+    if family == 0:
+        for i in range(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = x * c[0] + c[1]
+            out[i] = x
+    elif family == 1:
+        for i in range(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = np.exp(-x)
+            out[i] = x
+    elif family == 2:
+        for i in range(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = np.log(x + c[2])
+            out[i] = x
+    elif family == 3:
+        for i in range(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = np.sqrt(x + c[3])
+            out[i] = x
+    elif family == 4:
+        for i in range(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = c[3] / (x + c[3])
+            out[i] = x
+    elif family == 5:
+        for i in range(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = x // c[2] + c[4]
+            out[i] = x
+    elif family == 6:
+        for i in range(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = x + (x > c[5])
+            out[i] = x
+    elif family == 7:
+        for i in range(n):
+            x = a[i]
+            for r in range(_REPS):
+                x = x * c[0] if x > c[5] else x + c[1]
+            out[i] = x
+
+
+# families each dtype measures (transcendental functions and true division of integers
+# run in float64 after a conversion: they take float64's figures)
+_MEASURED: dict[str, tuple[str, ...]] = {
+    "float64": ("muladd", "exp", "log", "sqrt", "division", "comparison", "where"),
+    "float32": ("muladd", "exp", "log", "sqrt", "division", "comparison", "where"),
+    "int64": ("muladd", "int_division", "comparison", "where"),
+}
+
+# --------------------------------------------------------------------------- measuring
+
+
+@dataclass(frozen=True)
+class CalibrationOptions:
+    """How hard to measure, and what counts as a busy machine.
+
+    ``quick`` uses smaller arrays and fewer rounds (seconds, for tests); ``rounds`` is how
+    many times each figure is measured (its median is kept, its spread judged).
+    ``max_load`` is the one-minute load average per core above which the machine is busy;
+    ``max_spread`` the largest tolerated spread, ``median / fastest - 1`` over the rounds of a
+    figure (the median over all figures is judged).
+    """
+
+    quick: bool = False
+    rounds: int = 21
+    max_load: float = 0.5
+    max_spread: float = 0.25
+
+    @property
+    def n_rounds(self) -> int:
+        return max(9, self.rounds // 2) if self.quick else self.rounds
+
+
+@dataclass
+class Calibration:
+    """A calibration's figures and whether they can be trusted."""
+
+    figures: MachineFigures
+    path: Path | None
+
+    @property
+    def noisy(self) -> bool:
+        return self.figures.noisy
+
+
+def read_load() -> float:
+    """The one-minute load average (runnable processes), 0.0 where the OS has none.
+
+    >>> read_load() >= 0.0
+    True
+    """
+    try:
+        return float(os.getloadavg()[0])
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def _timed(fn: Callable[[], Any], inner: int, rounds: int) -> list[float]:
+    """Seconds per call of ``fn``, once per round (each round ``inner`` calls)."""
+    fn()   # warm-up (compiles, faults the pages in)
+    out = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        out.append((time.perf_counter() - t) / inner)
+    return out
+
+
+def _spread(xs: Sequence[float]) -> float:
+    """How much slower the typical round was than the fastest: ``median / min - 1``."""
+    low = min(xs)
+    return statistics.median(xs) / low - 1 if low > 0 else 0.0
+
+
+class _Meter:
+    """Collects the medians and the spreads of the measurements."""
+
+    def __init__(self, rounds: int) -> None:
+        self.rounds = rounds
+        self.spreads: dict[str, float] = {}
+
+    def seconds(self, label: str, fn: Callable[[], Any], inner: int = 1) -> float:
+        xs = _timed(fn, inner, self.rounds)
+        self.spreads[label] = _spread(xs)
+        # other load only ever adds time (a parallel kernel waits for a core another
+        # process holds: a whole time slice), so the fastest round is the machine's speed
+        return min(xs)
+
+
+def _bandwidth(meter: _Meter, llc: int, quick: bool) -> dict[str, dict[str, dict[str, float]]]:
+    sizes = {"cache": max(llc // 4, 1 << 20), "memory": (2 if quick else 4) * llc}
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for where, nbytes in sizes.items():
+        a = np.ones(nbytes // 8)
+        inner = 1   # one call per round: the fastest call is one no other process interrupted
+        got: dict[str, dict[str, float]] = {"read": {}, "write": {}}
+        for mode, read, write in (("parallel", _read_par, _write_par), ("serial", _read_ser, _write_ser)):
+            got["read"][mode] = a.nbytes / meter.seconds(f"{where} read {mode}", lambda: read(a), inner)
+            got["write"][mode] = a.nbytes / meter.seconds(f"{where} write {mode}", lambda: write(a, 1.0), inner)
+        out[where] = got
+    return out
+
+
+@numba.njit(cache=True)
+def _nine_ser(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, e: np.ndarray, f: np.ndarray,
+              g: np.ndarray, h: np.ndarray, k: np.ndarray) -> None:
+    for i in range(a.size):
+        a[i] += b[i] + c[i] + d[i] + e[i] + f[i] + g[i] + h[i] + k[i]
+
+
+def _launch(meter: _Meter, quick: bool) -> dict[str, float]:
+    """A kernel call from Python; per argument, the view the driver slices and Numba's
+    dispatcher types (nine arguments against one). Calls are timed one by one and the
+    fastest kept: a call is microseconds, a time slice lost to another process is
+    milliseconds."""
+    one = np.zeros(16)
+    calls = 100 if quick else 400
+
+    def fastest(label: str, fn: Callable[[], Any]) -> float:
+        times = sorted(_timed(fn, 1, calls))
+        meter.spreads[label] = _spread(times)
+        return statistics.median(times[:3])
+
+    serial = fastest("launch serial", lambda: _one_ser(one[0:1]))
+    nine = fastest("launch serial, nine arguments", lambda: _nine_ser(*(one[k:k + 1] for k in range(9))))
+    return {"parallel": fastest("launch parallel", lambda: _one_par(one[0:1])),
+            "serial": serial, "argument": max(nine - serial, 0.0) / 8}
+
+
+def _run_overhead(launch: dict[str, float], allocation: dict[str, float], quick: bool) -> float:
+    """The fixed cost of one run of a partition (:func:`fusionlab.execute.run`'s driver:
+    thread settings, memory slots, the call, the results), beyond its kernels: a run of one
+    serial kernel on 16 elements, less that kernel's launch and its result's allocation."""
+    from .execute.runner import run
+    from .text import parse
+
+    program = parse("ARRAY B float64[16]\nCOPY B, 1\nADD B, B, 2\nSYNC B\n")
+    times = run(program, partitions={0: [[0, 1, 2]]}, repeat=100 if quick else 400).times
+    fastest = statistics.median(sorted(times)[:max(1, len(times) // 20)])
+    return max(fastest - launch["serial"] - launch["argument"] - allocation["fixed"], 0.0)
+
+
+def _allocation(meter: _Meter, llc: int, quick: bool) -> dict[str, float]:
+    n = (2 if quick else 4) * llc // 8
+    used = np.empty(n)
+    _write_par(used, 1.0)
+    fresh = meter.seconds("allocation fresh", lambda: _write_par(np.empty(n), 1.0))
+    reused = meter.seconds("allocation reused", lambda: _write_par(used, 1.0))
+    fixed = meter.seconds("allocation fixed", lambda: np.empty(16), 50 if quick else 200)
+    return {"fixed": fixed, "per_byte": max(fresh - reused, 0.0) / (8 * n)}
+
+
+def _operations(meter: _Meter, quick: bool) -> dict[str, dict[str, dict[str, float]]]:
+    # data in the cores' own caches: the chains measure the arithmetic, not the loads
+    n = 1 << (14 if quick else 16)
+    out: dict[str, dict[str, dict[str, float]]] = {f: {} for f in FAMILIES}
+    for dtype, families in _MEASURED.items():
+        t = np.dtype(dtype).type
+        consts = np.array([0.5, 1, 2, 1, 3, 0], dtype=dtype) if dtype == "int64" else \
+            np.array([0.999, 0.001, 2.0, 1.0, 3.0, 0.5], dtype=dtype)
+        a = (np.arange(n) % 7).astype(dtype) if dtype == "int64" else np.full(n, t(0.5))
+        o = np.empty_like(a)
+        for mode, chain in (("parallel", _chain_par), ("serial", _chain_ser)):
+            per_op: dict[str, float] = {}
+            for name in families:
+                k = _CHAIN_FAMILIES.index(name)
+                s = meter.seconds(f"{name} {dtype} {mode}", lambda: chain(a, o, consts, k), 1 if quick else 4)
+                per_op[name] = s / (n * _REPS)
+            arith = per_op["muladd"] / 2   # a multiply and an add per step
+            for name, s in per_op.items():
+                own = arith if name == "muladd" else max(s - _HELPERS[name] * arith, 0.0)
+                family = {"muladd": "arithmetic", "int_division": "division"}.get(name, name)
+                out[family].setdefault(dtype, {})[mode] = max(own, 1e-13)
+        # a reduction: one accumulation per element, from the same cached data
+        for mode, read in (("parallel", _read_par), ("serial", _read_ser)):
+            s = meter.seconds(f"reduction {dtype} {mode}", lambda: read(a), 1 if quick else 4)
+            out["reduction"].setdefault(dtype, {})[mode] = max(s / n, 1e-13)
+    return out
+
+
+def _parallel_slower(bandwidth: dict[str, Any], ops: dict[str, Any], factor: float = 1.5) -> list[str]:
+    """Figures whose parallel kernel took ``factor`` times the serial one's time. With two
+    threads on an idle machine a parallel kernel on these sizes is never much slower (it
+    waited for a core another process held), so the serial figure — a parallel kernel can
+    always do as well — replaces it, in place; returns their names."""
+    out = []
+    for where, kinds in bandwidth.items():
+        for kind, m in kinds.items():
+            if m["parallel"] * factor < m["serial"]:
+                out.append(f"{where} {kind}")
+                m["parallel"] = m["serial"]
+    for fam, dtypes in ops.items():
+        for dt, m in dtypes.items():
+            if m["parallel"] > factor * m["serial"]:
+                out.append(f"{fam} {dt}")
+                m["parallel"] = m["serial"]
+    return out
+
+
+def calibrate(
+    options: CalibrationOptions = CalibrationOptions(),
+    path: Path | None = None,
+    load: Callable[[], float] | None = None,
+    store: bool = True,
+) -> Calibration:
+    """Measure this machine and store the figures (see the module notes).
+
+    ``load`` reads the one-minute load average (:func:`read_load` by default; a function,
+    so a test can inject a busy reading). The figures are noisy when the load before or after measuring exceeds
+    ``options.max_load`` per core, or when repeated measurements spread more than
+    ``options.max_spread`` (median over all figures); they are stored either way, with the
+    flag and the reasons, unless ``store=False``. ``path`` defaults to
+    :func:`fusionlab.timemodel.machine_path`.
+
+    Examples
+    --------
+    A quick calibration takes seconds (``tests/test_calibrate.py`` runs them); here, only
+    the options and the busy-machine rule:
+
+    >>> opts = CalibrationOptions(quick=True)
+    >>> opts.n_rounds, opts.max_load * 2    # busy above a load of 1.0 on two cores
+    (10, 1.0)
+    """
+    load = load or read_load
+    cores = os.cpu_count() or 1
+    before = load()
+    started = time.perf_counter()
+    llc = last_level_cache_bytes()
+    meter = _Meter(options.n_rounds)
+    # launches first: after the bandwidth kernels the pool's threads sleep, and waking them
+    # on a busy machine costs whole time slices
+    launch = _launch(meter, options.quick)
+    bandwidth = _bandwidth(meter, llc, options.quick)
+    allocation = _allocation(meter, llc, options.quick)
+    launch["run"] = _run_overhead(launch, allocation, options.quick)
+    ops = _operations(meter, options.quick)
+    after = load()
+    reasons = []
+    worst = max(before, after)
+    if worst > options.max_load * cores:
+        reasons.append(f"load average {worst:.2f} on {cores} cores (more than {options.max_load:g} per core): "
+                       "other processes shared the machine")
+    spread = statistics.median(meter.spreads.values())
+    if spread > options.max_spread:
+        worst_label = max(meter.spreads, key=meter.spreads.__getitem__)
+        reasons.append(f"repeated measurements spread {spread:.0%} (median; worst {worst_label}: "
+                       f"{meter.spreads[worst_label]:.0%}), more than {options.max_spread:.0%}")
+    if launch["parallel"] > 50 * launch["serial"]:
+        reasons.append(f"a parallel kernel's launch took {launch['parallel'] * 1e6:.0f} µs, "
+                       f"{launch['parallel'] / launch['serial']:.0f} times a serial one's: its threads waited for cores")
+    slow = _parallel_slower(bandwidth, ops)
+    if slow:
+        reasons.append(f"parallel kernels ran slower than serial ones ({', '.join(slow[:3])}"
+                       f"{', ...' if len(slow) > 3 else ''}; their serial figures are kept): "
+                       "another process held a core")
+    figures = MachineFigures(
+        host=platform.node() or "unknown", cpu=cpu_model(), cores=cores,
+        threads=int(numba.get_num_threads()), llc_bytes=llc,
+        bandwidth=bandwidth, launch=launch, allocation=allocation, ops=ops,
+        measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        seconds=round(time.perf_counter() - started, 2), load=round(worst, 2), spread=round(spread, 3),
+        noisy=bool(reasons), reasons=tuple(reasons), quick=options.quick, source="measured",
+    )
+    where = None
+    if store:
+        where = Path(path) if path is not None else machine_path()
+        figures.save(where)
+    return Calibration(figures, where)
+
+
+def format_figures(f: MachineFigures) -> str:
+    """The figures as a text table (what ``fusionlab calibrate --show`` prints).
+
+    >>> from fusionlab.timemodel import default_figures
+    >>> print(format_figures(default_figures()).splitlines()[0])  # doctest: +ELLIPSIS
+    machine figures: default figures ...
+    """
+    head = ("default figures for a 2-core AVX-512 virtual machine (no calibration file)" if f.source == "default"
+            else f"{f.host}, {f.cpu}, {f.cores} cores, {f.threads} threads, measured {f.measured} in {f.seconds:g} s")
+    lines = [f"machine figures: {head}",
+             f"last-level cache {f.llc_bytes / 2**20:g} MiB; load {f.load:g}; spread {f.spread:.0%}"
+             + ("; NOISY: " + "; ".join(f.reasons) if f.noisy else "")]
+    lines.append(f"{'bandwidth GB/s':<24}{'parallel':>10}{'serial':>10}")
+    for where, d in f.bandwidth.items():
+        for kind, m in d.items():
+            lines.append(f"  {where + ' ' + kind:<22}{m['parallel'] / 1e9:>10.1f}{m['serial'] / 1e9:>10.1f}")
+    lines.append(f"{'kernel launch µs':<24}{f.launch['parallel'] * 1e6:>10.2f}{f.launch['serial'] * 1e6:>10.2f}"
+                 f"   (+{f.launch.get('argument', 0.0) * 1e6:.2f} per argument; a run: {f.launch.get('run', 0.0) * 1e6:.1f})")
+    lines.append(f"allocation: {f.allocation['fixed'] * 1e6:.2f} µs + {f.allocation['per_byte'] * 1e12:.1f} µs/MB"
+                 f" (fresh memory's page faults)")
+    lines.append(f"{'ns per element':<24}" + "".join(f"{d + ' par':>14}{d + ' ser':>14}" for d in DTYPES))
+    for fam in FAMILIES:
+        cells = []
+        for d in DTYPES:
+            m = f.ops.get(fam, {}).get(d)
+            cells += [f"{m['parallel'] * 1e9:>14.3f}", f"{m['serial'] * 1e9:>14.3f}"] if m else [f"{'-':>14}"] * 2
+        lines.append(f"  {fam:<22}" + "".join(cells))
+    return "\n".join(lines)

@@ -1,0 +1,153 @@
+"""After a capture: every object the user holds made exactly what plain NumPy gives.
+
+Capture's stand-ins (traced arrays, the ``numpy`` proxy, recording functions and
+generators) may have been stored anywhere the user's code put them: in variables, lists of
+lists, dicts, sets, tuples, dataclass and other instances of the user's classes, class
+attributes, closures and default arguments of functions defined in the cell. :func:`plain`
+replaces each in place (mutable containers keep their identity; tuples are rebuilt) with
+the real object: the ndarray (or NumPy scalar) the traced array stands for, the real
+module, function or ``numpy.random.Generator``.
+
+Examples
+--------
+>>> import numpy as np
+>>> from fusionlab.capture import capture
+>>> cap = capture("import numpy as np\\nrng = np.random.default_rng(0)\\npairs = [[np.ones(2)]]\\n")
+>>> type(cap.namespace["rng"]).__name__, type(cap.namespace["pairs"][0][0]).__name__
+('Generator', 'ndarray')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections import deque
+from typing import Any, Callable
+
+import numpy as np
+
+_ATOMIC = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, type(Ellipsis), range, slice)
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python
+
+
+class Plainer:
+    """Walks objects replacing stand-ins; ``convert(x)`` gives the real object for a
+    stand-in or ``None``. Objects are visited once (cycles are fine); at most ``limit``
+    objects are visited, so a huge namespace cannot stall the end of a cell."""
+
+    def __init__(self, convert: Callable[[Any], Any], user_modules: set[str], user_globals: list[dict[str, Any]],
+                 limit: int = 2_000_000) -> None:
+        self.convert, self.user_modules, self.limit = convert, user_modules, limit
+        self.user_globals = [id(g) for g in user_globals]
+        self.memo: dict[int, Any] = {}
+        self.visited = 0
+
+    def __call__(self, x: Any) -> Any:
+        if isinstance(x, _ATOMIC):
+            return x
+        key = id(x)
+        if key in self.memo:
+            return self.memo[key]
+        real = self.convert(x)
+        if real is not None:
+            self.memo[key] = real
+            return real
+        self.visited += 1
+        if self.visited > self.limit:
+            return x
+        self.memo[key] = x  # before the walk: a cycle comes back to the object itself
+        new = self._walk(x)
+        self.memo[key] = new
+        return new
+
+    def _walk(self, x: Any) -> Any:
+        if isinstance(x, list):
+            for i, y in enumerate(x):
+                z = self(y)
+                if z is not y:
+                    x[i] = z
+            return x
+        if isinstance(x, dict):
+            self._dict(x)
+            return x
+        if isinstance(x, (set, frozenset)):
+            items = [self(y) for y in x]
+            if all(a is b for a, b in zip(items, x)):
+                return x
+            if isinstance(x, frozenset):
+                return type(x)(items)
+            x.clear()
+            x.update(items)
+            return x
+        if isinstance(x, tuple):
+            items = [self(y) for y in x]
+            if all(a is b for a, b in zip(items, x)):
+                return x
+            return x._make(items) if hasattr(x, "_make") else (tuple(items) if type(x) is tuple else type(x)(items))
+        if isinstance(x, deque):
+            for i, y in enumerate(list(x)):
+                z = self(y)
+                if z is not y:
+                    x[i] = z
+            return x
+        if isinstance(x, types.FunctionType):
+            self._function(x)
+            return x
+        if isinstance(x, types.MethodType):
+            self(x.__self__)
+            return x
+        if isinstance(x, type):
+            if x.__module__ in self.user_modules:
+                self._attributes(x, dict(vars(x)), type.__setattr__)
+            return x
+        if isinstance(x, types.SimpleNamespace) or type(x).__flags__ & _HEAPTYPE and (
+            type(x).__module__ in self.user_modules or dataclasses.is_dataclass(x)
+        ):
+            self._instance(x)
+        return x
+
+    def _dict(self, d: dict[Any, Any]) -> None:
+        changed_keys = False
+        for k, v in list(d.items()):
+            w = self(v)
+            if w is not v:
+                d[k] = w
+            if not isinstance(k, _ATOMIC) and self(k) is not k:
+                changed_keys = True
+        if changed_keys:  # a traced scalar as a key: rebuild in the same order
+            items = [(self(k), v) for k, v in d.items()]
+            d.clear()
+            d.update(items)
+
+    def _function(self, f: types.FunctionType) -> None:
+        if id(f.__globals__) not in self.user_globals and f.__module__ not in self.user_modules:
+            return
+        for cell in f.__closure__ or ():
+            try:
+                v = cell.cell_contents
+            except ValueError:  # an empty cell (a variable not assigned yet)
+                continue
+            w = self(v)
+            if w is not v:
+                cell.cell_contents = w
+        if f.__defaults__:
+            f.__defaults__ = self(f.__defaults__)
+        if f.__kwdefaults__:
+            self._dict(f.__kwdefaults__)
+        self._dict(f.__dict__)
+
+    def _instance(self, x: Any) -> None:
+        attrs = dict(getattr(x, "__dict__", {}))
+        for cls in type(x).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                if name not in ("__dict__", "__weakref__") and hasattr(x, name):
+                    attrs[name] = getattr(x, name)
+        self._attributes(x, attrs, object.__setattr__)
+
+    def _attributes(self, x: Any, attrs: dict[str, Any], setter: Callable[[Any, str, Any], None]) -> None:
+        for name, v in attrs.items():
+            if name.startswith("__") and name.endswith("__"):
+                continue
+            w = self(v)
+            if w is not v:
+                setter(x, name, w)

@@ -1,0 +1,338 @@
+"""Comparing what fusionlab computed with what plain NumPy computes: one place for
+``fusionlab verify``, ``fusionlab run --check`` and the tests.
+
+The oracle is the program's source run plainly (:func:`plain_namespace`), never
+fusionlab's own replay: a capture that records something else than the program does
+(an ignored ``strides`` assignment, say) replays consistently and is still wrong.
+
+Values are compared structurally (:func:`compare_values`):
+
+- arrays and NumPy or Python scalars: the same shape and dtype kind, then integers and
+  booleans exactly, floating and complex values within a tolerance (:func:`tolerance`),
+  NaN where the other has NaN;
+- dicts, lists, tuples and dataclasses: the same type, keys or length, then element by
+  element; a ``numpy.random.Generator`` (or ``RandomState``) by its bit generator's state;
+- functions, classes and modules are not data: skipped, with the reason;
+- any other object by ``==`` when that gives a truth value, else by its attributes
+  (``__dict__``), else skipped with the reason — never reported as an infinite error.
+
+Tolerances come from what fusion may change: the order of a reduction's additions
+(kernels reassociate sums so they vectorise, and split them per thread) and the math
+library (NumPy's SIMD ``exp``/``sin`` against LLVM's, a few units in the last place apart).
+Summing ``n`` terms in another order moves the result by at most about ``n * eps *
+sum(|terms|)``, so the relative tolerance is ``(ULPS + n) * eps`` of the dtype and the
+absolute one that times the largest magnitude in the compared array (the summands of a
+reduction are rarely larger than the values around them; a sum that cancels to nearly
+zero is held to the magnitude of its neighbours, not to its own).
+
+Examples
+--------
+>>> import numpy as np
+>>> compare_values({"a": np.ones(3), "n": 3}, {"a": np.ones(3), "n": 3}).ok
+True
+>>> r = compare_values([np.zeros(2)], [np.array([0.0, 1.0])])
+>>> r.ok, r.mismatches[0].path, r.mismatches[0].max_abs_error
+(False, 'value[0]', 1.0)
+>>> g = np.random.default_rng(0)
+>>> compare_values(np.random.default_rng(0), g).ok
+True
+>>> r = compare_values({"f": print}, {"f": print})
+>>> r.ok, r.skipped[0].reason
+(True, 'a function is not data')
+>>> tol = tolerance(np.float32, terms=1000)
+>>> tol.rtol == (ULPS + 1000) * float(np.finfo(np.float32).eps)
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import inspect
+import io
+import types
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+__all__ = ["Tolerance", "Mismatch", "Skipped", "CheckReport", "tolerance", "compare_values", "check_namespace",
+           "plain_namespace", "lookup", "reduction_terms", "ULPS"]
+
+#: Units in the last place allowed for every floating value: elementwise math functions
+#: differ between NumPy's SIMD implementations and LLVM's by a few (NumPy documents up
+#: to 4 ULP for its AVX-512 ``exp``/``log``; powers and trigonometry a little more).
+ULPS = 16
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """``|got - want| <= atol + rtol * |want|``, with why."""
+
+    rtol: float
+    atol: float
+    why: str
+
+
+def tolerance(dtype: Any, terms: int = 1, magnitude: float = 0.0) -> Tolerance:
+    """The tolerance for values of ``dtype`` that may come from sums of ``terms`` terms in
+    another order, in an array whose largest magnitude is ``magnitude``."""
+    dt = np.dtype(dtype)
+    if dt.kind not in "fc":
+        return Tolerance(0.0, 0.0, f"{dt.name} is compared exactly")
+    eps = float(np.finfo(dt).eps)
+    terms = max(1, int(terms))
+    rtol = (ULPS + terms) * eps
+    return Tolerance(rtol, rtol * magnitude,
+                     f"{ULPS} ulp for math functions + {terms} terms reordered, eps({dt.name})={eps:.3g}, "
+                     f"scaled by the largest magnitude {magnitude:.3g}")
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A value that differs: where, why, and by how much (None: not a numeric difference)."""
+
+    path: str
+    reason: str
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A value not compared, and why."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass
+class CheckReport:
+    """What a comparison found: mismatches, skipped values, and how many leaves matched."""
+
+    compared: int = 0
+    mismatches: list[Mismatch] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    #: the largest absolute difference among compared floating values (0.0 if none)
+    max_abs_error: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+    def merge(self, other: "CheckReport") -> None:
+        self.compared += other.compared
+        self.mismatches += other.mismatches
+        self.skipped += other.skipped
+        self.max_abs_error = max(self.max_abs_error, other.max_abs_error)
+
+
+def _not_data(x: Any) -> str | None:
+    if isinstance(x, types.ModuleType):
+        return "a module is not data"
+    if inspect.isclass(x):
+        return "a class is not data"
+    if callable(x) and not isinstance(x, (np.ndarray, np.generic)) and (
+            inspect.isroutine(x) or isinstance(x, (types.FunctionType, types.BuiltinFunctionType, np.ufunc))):
+        return "a function is not data"
+    return None
+
+
+def _is_numeric(x: Any) -> bool:
+    return isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)) and not isinstance(x, np.void)
+
+
+def _compare_arrays(got: Any, want: Any, path: str, terms: int, report: CheckReport) -> None:
+    x, y = np.asarray(got), np.asarray(want)
+    if x.shape != y.shape:
+        report.mismatches.append(Mismatch(path, f"shape {x.shape} where NumPy gives {y.shape}"))
+        return
+    kinds = {"b": "bool", "i": "integer", "u": "integer", "f": "floating", "c": "complex"}
+    if x.dtype.kind not in kinds or y.dtype.kind not in kinds:
+        report.compared += 1
+        if x.dtype != y.dtype or not np.array_equal(x, y):
+            report.mismatches.append(Mismatch(path, f"{x.dtype} values differ from NumPy's {y.dtype}"))
+        return
+    if isinstance(want, (np.ndarray, np.generic)) and x.dtype != y.dtype:
+        # NumPy's result type is part of the answer (float32 stays float32, int32 sums to int64)
+        report.mismatches.append(Mismatch(path, f"dtype {x.dtype} where NumPy gives {y.dtype}"))
+        return
+    report.compared += 1
+    if x.size == 0:
+        return
+    if y.dtype.kind in "biu" and x.dtype.kind in "biu":
+        if not np.array_equal(x, y):
+            diff = np.abs(x.astype(np.float64) - y.astype(np.float64))
+            report.mismatches.append(Mismatch(path, f"{int(np.count_nonzero(diff))} of {x.size} integer values "
+                                              f"differ", float(diff.max())))
+        return
+    dt = np.result_type(x.dtype, y.dtype) if y.dtype.kind in "fc" else x.dtype
+    xc, yc = x.astype(np.complex128), y.astype(np.complex128)
+    nan_x, nan_y = np.isnan(xc), np.isnan(yc)
+    if not np.array_equal(nan_x, nan_y):
+        report.mismatches.append(Mismatch(path, f"NaN in {int(np.count_nonzero(nan_x ^ nan_y))} places where the "
+                                          "other has a number"))
+        return
+    finite = np.isfinite(xc) & np.isfinite(yc)
+    if not np.array_equal(xc[~finite & ~nan_x], yc[~finite & ~nan_y]):
+        report.mismatches.append(Mismatch(path, "infinities differ"))
+        return
+    if not finite.any():
+        return
+    a, b = xc[finite], yc[finite]
+    magnitude = float(np.max(np.abs(b))) if b.size else 0.0
+    tol = tolerance(dt if dt.kind in "fc" else np.float64, terms, magnitude)
+    diff = np.abs(a - b)
+    err = float(diff.max())
+    report.max_abs_error = max(report.max_abs_error, err)
+    bad = diff > tol.atol + tol.rtol * np.abs(b)
+    if bad.any():
+        rel = float(np.max(diff[bad] / np.maximum(np.abs(b[bad]), np.finfo(np.float64).tiny)))
+        report.mismatches.append(Mismatch(path, f"{int(np.count_nonzero(bad))} of {b.size} values differ by up to "
+                                          f"{err:.3g} (relative {rel:.3g}); allowed: {tol.why}", err, rel))
+
+
+def _state(x: Any) -> Any:
+    if isinstance(x, np.random.Generator):
+        return x.bit_generator.state
+    if isinstance(x, np.random.BitGenerator):
+        return x.state
+    return x.get_state(legacy=False)   # RandomState
+
+
+def _compare(got: Any, want: Any, path: str, terms: int, report: CheckReport, depth: int) -> None:
+    if depth > 50:
+        report.skipped.append(Skipped(path, "nested more than 50 levels deep"))
+        return
+    why = _not_data(want)
+    if why is not None:
+        report.skipped.append(Skipped(path, why))
+        return
+    if isinstance(want, (np.random.Generator, np.random.BitGenerator, np.random.RandomState)):
+        if type(got) is not type(want):
+            report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
+            return
+        _compare(_state(got), _state(want), f"{path}.state", terms, report, depth + 1)
+        return
+    if _is_numeric(want):
+        if not _is_numeric(got):
+            report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
+            return
+        _compare_arrays(got, want, path, terms, report)
+        return
+    if isinstance(want, Mapping):
+        if not isinstance(got, Mapping) or type(got) is not type(want):
+            report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
+            return
+        if list(got) != list(want):
+            report.mismatches.append(Mismatch(path, f"keys {sorted(map(repr, got))} where NumPy gives "
+                                              f"{sorted(map(repr, want))}"))
+            return
+        for k in want:
+            _compare(got[k], want[k], f"{path}[{k!r}]", terms, report, depth + 1)
+        return
+    if isinstance(want, (list, tuple)):
+        if type(got) is not type(want) or len(got) != len(want):
+            what = f"{type(got).__name__} of {len(got)}" if isinstance(got, (list, tuple)) else type(got).__name__
+            report.mismatches.append(Mismatch(path, f"a {what} where NumPy gives a {type(want).__name__} of {len(want)}"))
+            return
+        for i, (a, b) in enumerate(zip(got, want)):
+            _compare(a, b, f"{path}[{i}]", terms, report, depth + 1)
+        return
+    if dataclasses.is_dataclass(want) and not isinstance(want, type):
+        if type(got) is not type(want):
+            report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
+            return
+        for f in dataclasses.fields(want):
+            _compare(getattr(got, f.name), getattr(want, f.name), f"{path}.{f.name}", terms, report, depth + 1)
+        return
+    _compare_object(got, want, path, terms, report, depth)
+
+
+def _compare_object(got: Any, want: Any, path: str, terms: int, report: CheckReport, depth: int) -> None:
+    if type(got) is not type(want):
+        report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
+        return
+    if type(want).__eq__ is not object.__eq__:
+        try:
+            same = bool(want == got)
+        except Exception as exc:  # a user's __eq__ may raise anything
+            report.skipped.append(Skipped(path, f"its == raised {type(exc).__name__}, and it has no other form "
+                                          "to compare"))
+            return
+        report.compared += 1
+        if not same:
+            report.mismatches.append(Mismatch(path, f"{type(want).__name__} values are not equal"))
+        return
+    attrs = getattr(want, "__dict__", None)
+    if isinstance(attrs, dict) and attrs and isinstance(getattr(got, "__dict__", None), dict):
+        _compare(dict(vars(got)), dict(attrs), f"{path}.__dict__", terms, report, depth + 1)
+        return
+    report.skipped.append(Skipped(path, f"a {type(want).__name__} compares by identity only"))
+
+
+def compare_values(got: Any, want: Any, path: str = "value", terms: int = 1) -> CheckReport:
+    """Compare ``got`` (fusionlab's) with ``want`` (plain NumPy's) structurally; ``terms``
+    is the largest number of terms a reduction of the program sums (see :func:`tolerance`)."""
+    report = CheckReport()
+    _compare(got, want, path, terms, report, 0)
+    return report
+
+
+def check_namespace(got: Mapping[str, Any], want: Mapping[str, Any], names: Iterable[str] | None = None,
+                    terms: int = 1) -> CheckReport:
+    """Compare the variables ``names`` (default: every variable of ``got``; labels such as
+    ``pairs[0]`` name an element of a list or tuple) with plain NumPy's namespace ``want``."""
+    report = CheckReport()
+    for name in (list(got) if names is None else names):
+        if name.startswith("__"):
+            continue
+        try:
+            expected = lookup(want, name)
+        except (KeyError, IndexError, TypeError):
+            report.mismatches.append(Mismatch(name, "plain NumPy has no such variable"))
+            continue
+        report.merge(compare_values(lookup(got, name), expected, name, terms))
+    return report
+
+
+def lookup(namespace: Mapping[str, Any], label: str) -> Any:
+    """A variable by its label: ``x``, or ``pairs[0]`` (an element of a list or tuple)."""
+    if label in namespace:
+        return namespace[label]
+    if label.endswith("]") and "[" in label:
+        name, index = label[:-1].split("[", 1)
+        return lookup(namespace, name)[int(index)]
+    raise KeyError(label)
+
+
+def plain_namespace(source: str, filename: str = "<numpy>") -> dict[str, Any]:
+    """The namespace ``source`` leaves when run plainly (its printing discarded); exceptions propagate."""
+    ns: dict[str, Any] = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(source, filename, "exec"), ns)
+    return ns
+
+
+def reduction_terms(programs: Iterable[Any]) -> int:
+    """The most terms any reduction of ``programs`` (bytecode) sums: what its float results
+    may be reordered over."""
+    from ..bytecode import OpFamily
+
+    most = 1
+    for p in programs:
+        for ins in p:
+            if ins.opcode in OpFamily.REDUCTION | OpFamily.SCAN:
+                src = ins.views_in[0] if ins.views_in else None
+                if src is None:
+                    continue
+                axis = ins.attr("axis")
+                n = src.size if axis is None or src.ndim == 0 else src.shape[axis % src.ndim]
+                most = max(most, int(n))
+    return most

@@ -1,0 +1,101 @@
+"""``fusionlab calibrate``: figures in sane ranges, stored per machine, and a busy machine's
+figures flagged as noisy (the busy load is injected, never made by spinning)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from fusionlab.calibrate import CalibrationOptions, calibrate, format_figures, read_load
+from fusionlab.cli import main
+from fusionlab.timemodel import DTYPES, FAMILIES, MachineFigures, load_figures, machine_path
+
+
+@pytest.fixture(scope="module")
+def busy(tmp_path_factory: pytest.TempPathFactory):
+    """``fusionlab calibrate --quick`` while the load reading says 64 runnable processes:
+    its exit status, its messages and the stored file."""
+    path = tmp_path_factory.mktemp("cal") / "machine-test.json"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            status = main(["calibrate", "--quick", "--file", str(path)])
+    return status, err.getvalue(), path, load_figures(path)
+
+
+def test_figures_in_sane_ranges(busy) -> None:
+    f = busy[3]
+    for where in ("cache", "memory"):
+        for kind in ("read", "write"):
+            for mode in ("parallel", "serial"):
+                bw = f.bandwidth[where][kind][mode]
+                assert 1e9 <= bw <= 500e9, (where, kind, mode, bw)
+    for mode in ("parallel", "serial"):
+        assert 0.1e-6 <= f.launch[mode] <= 1000e-6, (mode, f.launch[mode])
+    assert 0 <= f.launch["argument"] <= 100e-6
+    assert 0 <= f.launch["run"] <= 10_000e-6
+    assert 0 < f.allocation["fixed"] <= 100e-6
+    assert 0 <= f.allocation["per_byte"] <= 1e-8          # at most 10 ms per MB of page faults
+    for fam in FAMILIES:
+        assert "float64" in f.ops[fam]
+        for dt, m in f.ops[fam].items():
+            assert dt in DTYPES
+            for mode in ("parallel", "serial"):
+                assert 1e-13 <= m[mode] <= 1e-6, (fam, dt, mode, m[mode])   # 0.1 ps .. 1 µs per element
+    # transcendental functions cost more than an addition on this kind of CPU
+    assert f.ops["exp"]["float64"]["serial"] > f.ops["arithmetic"]["float64"]["serial"]
+    assert f.cores == (os.cpu_count() or 1) and f.threads >= 1 and f.llc_bytes > 0
+    assert f.cpu and f.host and f.quick and f.source == "measured"
+
+
+def test_busy_machine_is_refused_and_stored_as_noisy(busy) -> None:
+    status, err, path, figures = busy
+    assert status == 1                                   # not silently: a failing status,
+    assert "NOISY" in err and "load average 64.00" in err and "--force" in err   # and why
+    assert figures.noisy and any("load average 64.00" in r for r in figures.reasons)
+    stored = json.loads(path.read_text())
+    assert stored["noisy"] is True and stored["reasons"] == list(figures.reasons)
+    assert MachineFigures.from_dict(stored) == figures
+    assert figures.label.endswith("NOISY")               # the time model's description says so
+    text = format_figures(figures)
+    assert "NOISY" in text
+    for fam in FAMILIES:
+        assert f"  {fam} " in text
+
+
+def test_api_injected_load_and_force(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # the API takes the load reading as a function; the command line accepts noisy figures with --force
+    monkeypatch.setattr(os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+    assert read_load() == 64.0
+    path = tmp_path / "m.json"
+    assert main(["calibrate", "--quick", "--force", "--file", str(path)]) == 0
+    assert json.loads(path.read_text())["noisy"] is True
+    assert main(["calibrate", "--show", "--file", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert str(path) in out and "NOISY" in out and "bandwidth GB/s" in out
+
+
+def test_calibrate_function_does_not_store_when_asked(tmp_path: Path) -> None:
+    cal = calibrate(CalibrationOptions(quick=True), path=tmp_path / "x.json", load=lambda: 64.0, store=False)
+    assert cal.path is None and not (tmp_path / "x.json").exists() and cal.noisy
+
+
+def test_show_without_a_file_prints_the_defaults(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["calibrate", "--show", "--file", str(tmp_path / "absent.json")]) == 0
+    out = capsys.readouterr().out
+    assert "absent: the defaults below" in out and "default figures" in out
+
+
+def test_machine_path_respects_fusionlab_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FUSIONLAB_CACHE", str(tmp_path))
+    assert machine_path("h1") == tmp_path / "machine-h1.json"
+    monkeypatch.delenv("FUSIONLAB_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
+    assert machine_path("a b") == tmp_path / "x" / "fusionlab" / "machine-a_b.json"

@@ -1,0 +1,164 @@
+"""The ``time`` cost model: monotone (Def. 6) on random programs, in every regime (launch-,
+memory- and compute-bound, cache and memory, serial and parallel); its prediction for a
+kernel of known traffic is its formula; usable by the algorithms."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from fusionlab import parse
+from fusionlab.capture import capture
+from fusionlab.costs import check_monotonic, get_cost_model
+from fusionlab.examples import fig3
+from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE
+from fusionlab.partition import partition
+from fusionlab.timemodel import (
+    MIN_SIZE, TimeModel, default_figures, explain, load_figures, opcode_family, predict_seconds,
+)
+from fusionlab.workloads import get_workload
+from strategies import programs
+
+
+def _figures(**changes: object):
+    return dataclasses.replace(default_figures(), **changes)
+
+
+def _scaled_bandwidth(factor: float) -> dict:
+    return {w: {k: {m: x * factor for m, x in d.items()} for k, d in kinds.items()}
+            for w, kinds in default_figures().bandwidth.items()}
+
+
+# the regimes a 4-element random program can be pushed into
+REGIMES = {
+    "launch-bound, serial": (default_figures(), MIN_SIZE),
+    "memory-bound, parallel above 3 elements, out of cache": (
+        _figures(bandwidth=_scaled_bandwidth(1e-7), llc_bytes=16), 3),
+    "compute-bound, all parallel": (
+        _figures(ops={f: {d: {m: x * 1e5 for m, x in mm.items()} for d, mm in dd.items()}
+                      for f, dd in default_figures().ops.items()}), 0),
+    # parallel figures worse than serial ones: the model must use the serial ones
+    "inverted parallel figures": (
+        _figures(bandwidth={w: {k: {"parallel": d["serial"] / 10, "serial": d["serial"]}
+                                for k, d in kinds.items()}
+                            for w, kinds in _scaled_bandwidth(1e-7).items()},
+                 launch={"parallel": 1e-3, "serial": 1e-6, "argument": 1e-7}), 3),
+}
+
+
+@pytest.mark.parametrize("regime", list(REGIMES))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program=programs(max_size=7))
+def test_monotone_on_random_programs(regime: str, program) -> None:
+    figures, min_size = REGIMES[regime]
+    assert check_monotonic(TimeModel(figures, min_size), program) is None
+
+
+@pytest.mark.parametrize("name", ["black_scholes", "shallow_water", "heat_equation", "softmax"])
+def test_monotone_on_workloads(name: str) -> None:
+    cap = capture(get_workload(name).script("tiny"))
+    program = max(cap.batches, key=len)
+    for figures, min_size in REGIMES.values():
+        assert check_monotonic(TimeModel(figures, min_size), program, trials=150, seed=3) is None
+
+
+KNOWN = '''
+ARRAY A float64[1000000]
+ARRAY B float64[1000000]
+ARRAY T float64[1000000]
+ARRAY C float64[1000000]
+ARRAY S float64[2000000]
+MULTIPLY T, A, B
+EXP T, T
+ADD C, T, A
+SYNC C
+DEL T
+ADD A, S[::2], 1
+'''
+
+
+def test_known_kernel_matches_the_formula() -> None:
+    f = default_figures()
+    p = parse(KNOWN)
+    model = TimeModel(f)
+    fused = [0, 1, 2, 3, 4]
+    got = model.cost(p, [fused, [5]])
+    # arrays alive at once: A, B, T, C (8 MB each); then T freed and S (16 MB) read: 40 MB
+    # at the peak, of which the 32 MiB last-level cache holds the share ``hit``
+    hit = (32 << 20) / 40e6
+
+    def per_byte(kind: str, mode: str) -> float:
+        return hit / f.bandwidth["cache"][kind][mode] + (1 - hit) / f.bandwidth["memory"][kind][mode]
+
+    # block 1: T contracted (no traffic, no allocation); reads A, B; writes C (synced: fresh memory)
+    memory1 = 16e6 * per_byte("read", "parallel") + 8e6 * per_byte("write", "parallel")
+    ops = f.ops
+    compute1 = 1e6 * (2 * ops["arithmetic"]["float64"]["parallel"] + ops["exp"]["float64"]["parallel"])
+    block1 = (f.launch["parallel"] + 3 * f.launch["argument"] + f.allocation["fixed"] + 8e6 * f.allocation["per_byte"]
+              + max(memory1, compute1))
+    # block 2: S[::2] is read by whole cache lines of two elements (16 bytes each); A written
+    memory2 = 1e6 * 16 * per_byte("read", "parallel") + 8e6 * per_byte("write", "parallel")
+    block2 = f.launch["parallel"] + 2 * f.launch["argument"] + max(memory2, 1e6 * ops["arithmetic"]["float64"]["parallel"])
+    assert got == pytest.approx(block1 + block2, rel=1e-12)
+    parts = explain(p, [fused, [5]], model)
+    assert [b.read_bytes for b in parts] == [16_000_000, 16_000_000]
+    assert [b.write_bytes for b in parts] == [8_000_000, 8_000_000]
+    assert [b.parallel for b in parts] == [True, True]
+    assert sum(b.seconds for b in parts) == pytest.approx(got, rel=1e-12)
+    assert predict_seconds(p, [fused, [5]], f) == got + f.launch["run"]   # and one run of the driver
+    # unfused, T costs traffic both ways: the fused block is cheaper
+    assert got < model.cost(p, [[i] for i in range(6)])
+
+
+def test_serial_below_min_size_and_the_backend_agrees() -> None:
+    assert MIN_SIZE == DEFAULT_MIN_SIZE
+    p = parse("ARRAY A float64[100]\nARRAY B float64[100]\nSQRT B, A\nSYNC B\n")
+    f = default_figures()
+    (b,) = explain(p, [[0, 1]], TimeModel(f))
+    assert not b.parallel and b.launch == f.launch["serial"] + 2 * f.launch["argument"]
+    assert b.compute == 100 * f.ops["sqrt"]["float64"]["serial"]
+    (b,) = explain(p, [[0, 1]], TimeModel(f, min_size=100))
+    assert b.parallel and b.compute == 100 * f.ops["sqrt"]["float64"]["parallel"]
+
+
+def test_families_and_dtypes() -> None:
+    p = parse("ARRAY A float32[10]\nARRAY B float32[10]\nARRAY C int64[10]\nARRAY D int64[10]\n"
+              "DIVIDE B, A, 2\nFLOOR_DIVIDE D, C, 3\nPOWER B, A, A\n")
+    f = default_figures()
+    b1, b2, b3 = explain(p, [[0], [1], [2]], TimeModel(f))
+    assert b1.compute == 10 * f.ops["division"]["float32"]["serial"]
+    assert b2.compute == 10 * f.ops["division"]["int64"]["serial"]
+    assert b3.compute == pytest.approx(10 * (f.ops["exp"]["float32"]["serial"] + f.ops["log"]["float32"]["serial"]))
+    assert opcode_family(p[2].opcode) == ("exp", "log")
+
+
+def test_algorithms_accept_time() -> None:
+    p = fig3()
+    singles = get_cost_model("time").cost(p, [[i] for i in range(len(p))])
+    for algorithm in ("singleton", "linear", "unintrusive", "greedy", "optimal"):
+        r = partition(p, algorithm, "time")
+        assert r.legal and r.cost <= singles * (1 + 1e-12), algorithm
+    assert partition(p, "optimal", "time").cost <= partition(p, "greedy", "time").cost * (1 + 1e-12)
+
+
+def test_default_figures_without_a_calibration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FUSIONLAB_CACHE", str(tmp_path))
+    model = get_cost_model("time")
+    assert model.figures == default_figures()
+    assert "default figures" in model.description and "fusionlab calibrate" in model.description
+    calibrated = dataclasses.replace(default_figures(), source="measured", host="h", cpu="c",
+                                     measured="2026-01-01T00:00:00Z")
+    calibrated.save(tmp_path / "machine-x.json")
+    assert load_figures(tmp_path / "machine-x.json") == calibrated
+    assert "calibrated on h (c)" in TimeModel(calibrated).description
+
+
+def test_costs_are_seconds_of_a_sane_size() -> None:
+    # Fig. 3 has 10-element arrays: a few serial kernel launches, microseconds
+    s = predict_seconds(fig3(), [[i] for i in range(17)], default_figures())
+    assert 1e-6 < s < 1e-4
+    assert math.isfinite(s)
