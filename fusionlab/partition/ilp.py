@@ -146,7 +146,8 @@ def ilp(
     Parameters
     ----------
     time_limit
-        Seconds for the whole call (seeds, model, solver), never past ``budget``.
+        Seconds for the seeds, the model and the solver, counted once the WSP graph is built
+        (that is bounded by ``budget`` alone), never past ``budget``.
     max_variables
         A larger model is not solved (interactive callers bound it).
     budget
@@ -172,8 +173,11 @@ def ilp(
     """
     if solver not in ("auto", "inline", "process"):
         raise ValueError(f"solver must be 'auto', 'inline' or 'process', not {solver!r}")
+    # the graph is every algorithm's prerequisite: only the caller's budget bounds it, so a
+    # short time_limit still leaves time to return the seeds
+    ctx = setup(program_or_state, cost_model, budget)
     own = (UNLIMITED if budget is None else budget).child(time_limit)
-    ctx = setup(program_or_state, cost_model, own)
+    ctx.budget = own
     model = ctx.model
     if not isinstance(model, (Bohrium, MaxContract, MaxLocality, Robinson)):
         raise UnsupportedCostModel(

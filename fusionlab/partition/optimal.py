@@ -218,8 +218,10 @@ def optimal(
     cost_model
         A model name or object.
     max_nodes, time_limit
-        The search's own limits: search-tree nodes and seconds (the seconds include the
-        set-up, and never reach past ``budget``).
+        The search's own limits: search-tree nodes and seconds. The seconds count from the
+        end of building the WSP graph (a prerequisite every algorithm shares, bounded by
+        ``budget`` alone, so a short ``time_limit`` still returns a partition) and never
+        reach past ``budget``.
     trace_limit
         How many nodes the trace records (all are counted).
     should_stop
@@ -251,8 +253,9 @@ def optimal(
     >>> cut.proven_optimal, cut.bound <= 304 <= cut.cost
     (False, True)
     """
+    ctx = setup(program_or_state, cost_model, budget)
     own = (UNLIMITED if budget is None else budget).child(time_limit)
-    ctx = setup(program_or_state, cost_model, own)
+    ctx.budget = own
     run = _Run(ctx, own, max_nodes, trace_limit, should_stop)
     try:
         run.prepare(seed_greedy)
