@@ -28,8 +28,10 @@ from typing import Iterable, Iterator
 import math
 from bisect import bisect_right
 
+import numpy as np
+
 from .budget import UNLIMITED, Budget
-from .bytecode import Instruction, OpFamily, Program, View
+from .bytecode import OpFamily, Program, View
 from .text import format_view
 
 __all__ = ["Conflict", "IllegalMerge", "Dependency", "WSPGraph", "PartitionState", "partition_problems"]
@@ -108,62 +110,50 @@ class WSPGraph:
         Two reads never conflict and never forbid a fusion, so only pairs where one of the
         two writes the base are compared: a base read by thousands of instructions (an
         array indexed element by element in a Python loop) costs its writers times its
-        users, not its users squared. ``budget`` is checked every few thousand pairs.
+        users, not its users squared. Every conflict needs two views that overlap, so a
+        pair whose element intervals on the base are disjoint (rows of a matrix updated
+        one by one) is skipped before it is compared. Instructions with the same views
+        (a loop's iterations) compare alike: each pair of access patterns is compared
+        once. ``budget`` is checked every few thousand pairs.
         """
-        per_base: dict[str, list[tuple[int, Instruction]]] = {}
+        per_base: dict[str, list[int]] = {}
         for i, ins in enumerate(self.program):
-            for name in {v.base.name for v in ins.reads() + ins.writes()}:
-                per_base.setdefault(name, []).append((i, ins))
-        work = 0
+            # bases in the order the instruction names them (not a set's: its order
+            # changes between processes, and a pair conflicting on two bases keeps the first)
+            for name in dict.fromkeys(v.base.name for v in ins.reads() + ins.writes()):
+                per_base.setdefault(name, []).append(i)
+        work = [0]
         for name, users in per_base.items():
-            writes = [[v for v in ins.writes() if v.base.name == name] for _, ins in users]
-            reads = [[v for v in ins.reads() if v.base.name == name] for _, ins in users]
-            writers = [a for a in range(len(users)) if writes[a]]
-            for a in range(len(users)):
-                i, fi = users[a]
-                wi, ri = writes[a], reads[a]
-                later = range(a + 1, len(users)) if wi else writers[bisect_right(writers, a):]
-                work += len(later)
-                if work > 4096:
-                    budget.check("WSP graph")
-                    work = 0
-                for b in later:
-                    j, fj = users[b]
-                    wj, rj = writes[b], reads[b]
-                    kind = (
-                        Access.RAW if _meet(wi, rj)
-                        else Access.WAW if _meet(wi, wj)
-                        else Access.WAR if _meet(ri, wj)
-                        else None
-                    )
-                    if kind is not None:
-                        self._add_dependency(i, j, kind, name)
-                    self._check_fusible(i, fi, j, fj, name)
+            self._build_base(name, users, budget, work)
+
+    def _build_base(self, name: str, users: list[int], budget: Budget, work: list[int]) -> None:
+        """The dependencies and fuse-preventing edges among the users of base ``name``."""
+        table = _AccessTable(self.program, name, users)
+        effects: dict[tuple[int, int], tuple[Access | None, tuple[Conflict, str] | None]] = {}
+        pattern, writers = table.pattern, table.writers
+        for a in range(len(users)):
+            later = table.later(a)
+            work[0] += len(later)
+            if work[0] > 4096:
+                budget.check("WSP graph")
+                work[0] = 0
+            i, pa = users[a], pattern[a]
+            for b in later:
+                key = (pa, pattern[b])
+                got = effects.get(key)
+                if got is None:
+                    got = effects[key] = table.effect(pa, pattern[b])
+                kind, forbid = got
+                if kind is not None:
+                    self._add_dependency(i, users[b], kind, name)
+                if forbid is not None:
+                    self._forbid(i, users[b], forbid[0], forbid[1])
 
     def _add_dependency(self, i: int, j: int, kind: Access, base: str) -> None:
         if (i, j) not in self.dependencies:
             self.dependencies[(i, j)] = Dependency(i, j, kind, base)
             self.succ[i].add(j)
             self.pred[j].add(i)
-
-    def _check_fusible(self, i: int, fi: Instruction, j: int, fj: Instruction, name: str) -> None:
-        """Def. 12 on the accesses of one base, plus the reduction-result rule."""
-        if fi.opcode in OpFamily.SYSTEM or fj.opcode in OpFamily.SYSTEM:
-            return  # DEL and SYNC fuse with anything
-        for o in (v for v in fi.writes() if v.base.name == name):
-            for x in (v for v in fj.reads() + fj.writes() if v.base.name == name):
-                if x != o and x.overlaps(o):
-                    self._forbid(i, j, Conflict.OVERLAP, f"{format_view(x)} overlaps {format_view(o)}")
-                    return
-                if fi.opcode in OpFamily.REDUCTION | OpFamily.SCAN and x.overlaps(o):
-                    self._forbid(i, j, Conflict.REDUCTION_RESULT,
-                                 f"{fi.opcode.name} result {format_view(o)} is used again")
-                    return
-        for o in (v for v in fj.writes() if v.base.name == name):
-            for x in (v for v in fi.reads() if v.base.name == name):
-                if x != o and x.overlaps(o):
-                    self._forbid(i, j, Conflict.OVERLAP, f"{format_view(o)} overlaps {format_view(x)}")
-                    return
 
     def _forbid(self, i: int, j: int, reason: Conflict, detail: str) -> None:
         key = (min(i, j), max(i, j))
@@ -236,12 +226,120 @@ class WSPGraph:
         return G
 
 
-def _meet(xs: list[View], ys: list[View]) -> bool:
-    return any(x.overlaps(y) for x in xs for y in ys)
-
-
 def _shape(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+# instructions whose result is complete only at the end of their kernel
+_REDUCING = OpFamily.REDUCTION | OpFamily.SCAN
+# users of one base above which candidate pairs are found with NumPy, not a Python loop
+_VECTOR_USERS = 48
+
+
+class _AccessTable:
+    """The accesses of one base by its users (instruction indices in program order): each
+    user's *pattern* (its written and read views of the base and its family, interned as
+    an int) and the element interval its views span, to find the pairs worth comparing."""
+
+    def __init__(self, program: Program, name: str, users: list[int]) -> None:
+        view_ids: dict[View, int] = {}
+        patterns: dict[tuple[object, ...], int] = {}
+        self.views: list[View] = []
+        self.kinds: list[tuple[tuple[int, ...], tuple[int, ...], bool, str | None]] = []
+        self.pattern: list[int] = []
+        lo: list[int] = []
+        hi: list[int] = []
+        writes: list[bool] = []
+        for i in users:
+            ins = program[i]
+            ws = tuple(self._intern(v, view_ids) for v in ins.writes() if v.base.name == name)
+            rs = tuple(self._intern(v, view_ids) for v in ins.reads() if v.base.name == name)
+            key = (ws, rs, ins.opcode in OpFamily.SYSTEM, ins.opcode.name if ins.opcode in _REDUCING else None)
+            p = patterns.get(key)
+            if p is None:
+                p = patterns[key] = len(self.kinds)
+                self.kinds.append(key)
+            self.pattern.append(p)
+            # views of no element overlap nothing: an empty span
+            spans = [self.views[k].interval() for k in ws + rs if self.views[k].size]
+            lo.append(min((s[0] for s in spans), default=1))
+            hi.append(max((s[1] for s in spans), default=0))
+            writes.append(bool(ws))
+        self.lo, self.hi, self.writes = lo, hi, writes
+        self.writers = [a for a in range(len(users)) if writes[a]]
+        self.overlap: dict[tuple[int, int], bool] = {}
+        self.text: dict[int, str] = {}
+        if len(users) > _VECTOR_USERS:
+            self._lo, self._hi = np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64)
+            self._writers = np.array(self.writers, dtype=np.int64)
+
+    def _intern(self, v: View, ids: dict[View, int]) -> int:
+        k = ids.get(v)
+        if k is None:
+            k = ids[v] = len(self.views)
+            self.views.append(v)
+        return k
+
+    def later(self, a: int) -> list[int]:
+        """The users after ``a`` that may conflict with it: all later ones when ``a``
+        writes, else the later writers; only those whose span meets ``a``'s."""
+        lo, hi = self.lo[a], self.hi[a]
+        if lo > hi:
+            return []
+        start = bisect_right(self.writers, a)
+        if len(self.lo) <= _VECTOR_USERS:
+            cands = range(a + 1, len(self.lo)) if self.writes[a] else self.writers[start:]
+            return [b for b in cands if self.lo[b] <= hi and self.hi[b] >= lo]
+        if self.writes[a]:
+            los, his = self._lo[a + 1:], self._hi[a + 1:]
+            return (np.flatnonzero((los <= hi) & (his >= lo)) + (a + 1)).tolist()
+        ws = self._writers[start:]
+        return ws[(self._lo[ws] <= hi) & (self._hi[ws] >= lo)].tolist()
+
+    def _meets(self, xs: tuple[int, ...], ys: tuple[int, ...]) -> bool:
+        return any(self._overlaps(x, y) for x in xs for y in ys)
+
+    def _overlaps(self, x: int, y: int) -> bool:
+        got = self.overlap.get((x, y))
+        if got is None:
+            got = self.overlap[(x, y)] = self.overlap[(y, x)] = self.views[x].overlaps(self.views[y])
+        return got
+
+    def _format(self, x: int) -> str:
+        got = self.text.get(x)
+        if got is None:
+            got = self.text[x] = format_view(self.views[x])
+        return got
+
+    def effect(self, pa: int, pb: int) -> tuple[Access | None, tuple[Conflict, str] | None]:
+        """What an earlier user of pattern ``pa`` and a later one of pattern ``pb`` make:
+        the dependency's kind (RAW before WAW before WAR) and the fuse-preventing edge
+        (Def. 12 on this base's accesses, and the reduction-result rule), each or ``None``."""
+        wi, ri, sys_i, red_i = self.kinds[pa]
+        wj, rj, sys_j, _ = self.kinds[pb]
+        kind = (
+            Access.RAW if self._meets(wi, rj)
+            else Access.WAW if self._meets(wi, wj)
+            else Access.WAR if self._meets(ri, wj)
+            else None
+        )
+        if sys_i or sys_j:
+            return kind, None  # DEL and SYNC fuse with anything
+        return kind, self._conflict(wi, ri, red_i, wj, rj)
+
+    def _conflict(self, wi: tuple[int, ...], ri: tuple[int, ...], red_i: str | None, wj: tuple[int, ...],
+                  rj: tuple[int, ...]) -> tuple[Conflict, str] | None:
+        for o in wi:
+            for x in rj + wj:
+                if x != o and self._overlaps(x, o):
+                    return Conflict.OVERLAP, f"{self._format(x)} overlaps {self._format(o)}"
+                if red_i is not None and self._overlaps(x, o):
+                    return Conflict.REDUCTION_RESULT, f"{red_i} result {self._format(o)} is used again"
+        for o in wj:
+            for x in ri:
+                if x != o and self._overlaps(x, o):
+                    return Conflict.OVERLAP, f"{self._format(o)} overlaps {self._format(x)}"
+        return None
 
 
 # --------------------------------------------------------------------------- partitions

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import networkx as nx
+import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fusionlab import parse
+from fusionlab import parse, wsp
+from fusionlab.bytecode import Base, Instruction, OpFamily, Opcode, Program, ProgramError, check_instruction
 from fusionlab.examples import fig3
+from fusionlab.text import format_view
 from fusionlab.wsp import Access, Conflict, IllegalMerge, PartitionState, WSPGraph, partition_problems
 
 from strategies import programs
@@ -123,3 +127,116 @@ def test_drawn_conflicts_include_opaque_pairs():
                        "ADD a, a, b\nSYNC a\n"))
     want = [(u, v, r, d) for u, v, r, d in g.forbidden_edges() if r is not Conflict.SHAPE]
     assert g.drawn_conflicts() == want and {r for *_, r, _ in want} == {Conflict.OPAQUE}
+
+
+# -- the build against the plain pairwise definition ------------------------------------
+
+def _pairwise_graph(p):
+    """Def. 10-12 pair by pair over every pair of instructions and every base, without the
+    build's shortcuts (writer pairs only, interval pruning, shared access patterns); a pair
+    conflicting on several bases keeps the base named first in the program."""
+    order = list(dict.fromkeys(v.base.name for ins in p for v in ins.reads() + ins.writes()))
+    deps, forbid = {}, {}
+    for i, a in enumerate(p):
+        for j in range(i + 1, len(p)):
+            b = p[j]
+            for name in order:
+                wi, ri = [v for v in a.writes() if v.base.name == name], [v for v in a.reads() if v.base.name == name]
+                wj, rj = [v for v in b.writes() if v.base.name == name], [v for v in b.reads() if v.base.name == name]
+                meet = lambda xs, ys: any(x.overlaps(y) for x in xs for y in ys)  # noqa: E731
+                kind = Access.RAW if meet(wi, rj) else Access.WAW if meet(wi, wj) else \
+                    Access.WAR if meet(ri, wj) else None
+                if kind is not None:
+                    deps.setdefault((i, j), (kind, name))
+                if OpFamily.SYSTEM & {a.opcode, b.opcode}:
+                    continue
+                got = None
+                for o in wi:
+                    for x in rj + wj:
+                        if got is None and x != o and x.overlaps(o):
+                            got = Conflict.OVERLAP, f"{format_view(x)} overlaps {format_view(o)}"
+                        if got is None and a.opcode in OpFamily.REDUCTION | OpFamily.SCAN and x.overlaps(o):
+                            got = Conflict.REDUCTION_RESULT, f"{a.opcode.name} result {format_view(o)} is used again"
+                for o in wj:
+                    for x in ri:
+                        if got is None and x != o and x.overlaps(o):
+                            got = Conflict.OVERLAP, f"{format_view(o)} overlaps {format_view(x)}"
+                if got is not None:
+                    forbid.setdefault((i, j), got)
+    return deps, forbid
+
+
+def _assert_is_pairwise(p):
+    g = WSPGraph(p)
+    deps, forbid = _pairwise_graph(p)
+    assert {k: (d.kind, d.base) for k, d in g.dependencies.items()} == deps
+    assert {k: g.forbidden(*k) for k in forbid} == forbid
+    assert g._explicit == forbid
+    masks = [0] * len(p)
+    for i, j in forbid:
+        masks[i] |= 1 << j
+        masks[j] |= 1 << i
+    assert g.explicit_mask == masks
+    assert [sorted(s) for s in g.succ] == [sorted(j for (u, j) in deps if u == i) for i in range(len(p))]
+    assert [sorted(s) for s in g.pred] == [sorted(u for (u, j) in deps if j == i) for i in range(len(p))]
+
+
+@st.composite
+def _row_programs(draw):
+    """Programs on rows, columns and blocks of one matrix: most pairs touch disjoint element
+    intervals (the build skips them), some overlap without being identical, with DEL, SYNC
+    and a reduction."""
+    M = Base("M", "float64", (4, 5))
+    s = Base("s", "float64", ())
+    r = Base("r", "float64", (5,))
+    views = [M[i] for i in range(4)] + [M[i, 1:] for i in range(4)] + [M[i, :-1] for i in range(4)] + [M[:, 0], r.view()]
+    body = []
+    for _ in range(draw(st.integers(1, 14))):
+        k = draw(st.integers(0, 9))
+        if k == 0:
+            body.append(Instruction(Opcode.SYNC, (), (draw(st.sampled_from([M, r])).view(),)))
+        elif k == 1:
+            body.append(Instruction(Opcode.ADD_REDUCE, (s.view(),), (draw(st.sampled_from(views[:4])),), {"axis": None}))
+        else:
+            out = draw(st.sampled_from(views))
+            same = [v for v in views if v.shape == out.shape] + [s.view()]
+            ins = Instruction(Opcode.ADD, (out,), (draw(st.sampled_from(same)), draw(st.sampled_from(same))))
+            try:
+                check_instruction(ins)
+            except ProgramError:  # an input overlapping the output (Def. 11): not a program
+                continue
+            body.append(ins)
+    body.append(Instruction(Opcode.DEL, (M.view(),)))
+    return Program((M, s, r), tuple(body))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(programs(max_size=10), _row_programs()))
+def test_build_equals_the_pairwise_definition(p):
+    _assert_is_pairwise(p)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.one_of(programs(max_size=10), _row_programs()))
+def test_build_equals_the_pairwise_definition_with_vector_candidates(p):
+    # the NumPy candidate search (used for bases with many users) on small programs
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wsp, "_VECTOR_USERS", 0)
+        _assert_is_pairwise(p)
+
+
+def test_build_equals_the_pairwise_definition_on_row_updates():
+    # Gaussian elimination row by row: hundreds of users of one base, mostly disjoint rows
+    n = 9
+    A = Base("A", "float64", (n, n))
+    f = Base("f", "float64", ())
+    body = []
+    for k in range(n - 1):
+        for i in range(k + 1, n):
+            body.append(Instruction(Opcode.DIVIDE, (f.view(),), (A[i, k], A[k, k])))
+            body.append(Instruction(Opcode.MULTIPLY, (A[i, k:],), (A[i, k:], f.view())))
+            body.append(Instruction(Opcode.SUBTRACT, (A[i, k:],), (A[i, k:], A[k, k:])))
+    body.append(Instruction(Opcode.SYNC, (), (A.view(),)))
+    p = Program((A, f), tuple(body))
+    assert len(p) > 2 * wsp._VECTOR_USERS
+    _assert_is_pairwise(p)
