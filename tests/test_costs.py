@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fusionlab.costs import (
     BlockCostModel,
@@ -12,8 +13,10 @@ from fusionlab.costs import (
     check_monotonic,
     get_cost_model,
 )
+from fusionlab import parse
 from fusionlab.examples import fig3
 from fusionlab.partition import partition
+from fusionlab.wsp import WSPGraph
 
 from strategies import programs
 
@@ -97,3 +100,70 @@ def test_unknown_model_names_are_explained():
 def test_cost_without_blocks_says_how_to_call_it():
     with pytest.raises(TypeError, match=r"give the blocks: model.cost\(program, \[\[0, 1\], \[2\]\]\)"):
         get_cost_model("bohrium").cost(fig3())
+
+
+@st.composite
+def _two_blocks_of(draw):
+    """A random program, a random partition of it (as blocks, maybe not legal) and two of its
+    blocks to merge."""
+    p = draw(programs(min_size=2, max_size=10))
+    labels = draw(st.lists(st.integers(0, 3), min_size=len(p), max_size=len(p)))
+    blocks = [[i for i in range(len(p)) if labels[i] == k] for k in sorted(set(labels))]
+    if len(blocks) < 2:
+        blocks = [blocks[0][:1], blocks[0][1:]]
+    a, b = draw(st.sampled_from([(a, b) for a in range(len(blocks)) for b in range(a + 1, len(blocks))]))
+    return p, blocks, a, b
+
+
+@settings(max_examples=80, deadline=None)
+@given(_two_blocks_of(), st.sampled_from(["bohrium", "max_contract", "max_locality", "robinson"]))
+def test_fast_pair_saving_is_the_cost_difference(case, name):
+    # Evaluator.saving takes the model's pair_saving (no union built); the model's plain
+    # cost() of the two partitions builds every block's summary from its instructions
+    p, blocks, a, b = case
+    model = get_cost_model(name)
+    assert getattr(model, "pair_saving", None) is not None
+    merged = [blk for k, blk in enumerate(blocks) if k not in (a, b)] + [blocks[a] + blocks[b]]
+    want = model.cost(p, blocks) - model.cost(p, merged)
+    ev = model.evaluator(WSPGraph(p))
+    masks = [sum(1 << i for i in blk) for blk in blocks]
+    assert ev.saving(masks[a], masks[b]) == want
+    assert ev.saving(masks[b], masks[a]) == want
+    # and after blocks merged into bigger ones (summaries absorbed in place)
+    if len(blocks) > 2:
+        c = next(k for k in range(len(blocks)) if k not in (a, b))
+        ev.merged(masks[a], masks[c], consume=True)
+        bigger = [blk for k, blk in enumerate(blocks) if k not in (a, c)] + [blocks[a] + blocks[c]]
+        both = [blk for k, blk in enumerate(blocks) if k not in (a, b, c)] + [blocks[a] + blocks[b] + blocks[c]]
+        assert ev.saving(masks[a] | masks[c], masks[b]) == model.cost(p, bigger) - model.cost(p, both)
+
+
+def _set_partitions(items):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in _set_partitions(rest):
+        yield [[first]] + part
+        for k in range(len(part)):
+            yield part[:k] + [[first] + part[k]] + part[k + 1:]
+
+
+@pytest.mark.parametrize("name", ["bohrium", "max_contract", "max_locality", "robinson"])
+def test_fast_pair_saving_on_every_merge_of_every_partition(name):
+    # arrays created, freed and synced in every combination of blocks (contractions gained
+    # and not gained by a merge); the plain cost builds each block's summary itself
+    p = parse("ARRAY x float64[4]\nARRAY y float64[4]\nARRAY z float64[4]\nCOPY x, 1\nADD y, x, 1\nDEL x\n"
+              "MULTIPLY z, y, y\nSYNC y\nADD z, z, y\nDEL y\nDEL z")
+    model = get_cost_model(name)
+    fast, plain = model.evaluator(WSPGraph(p)), model.evaluator(WSPGraph(p))
+    checked = 0
+    for blocks in _set_partitions(list(range(len(p)))):
+        masks = [sum(1 << i for i in blk) for blk in blocks]
+        for a in range(len(masks)):
+            for b in range(a + 1, len(masks)):
+                rest = [m for k, m in enumerate(masks) if k not in (a, b)]
+                want = plain.cost_masks(masks) - plain.cost_masks(rest + [masks[a] | masks[b]])
+                assert fast.saving(masks[a], masks[b]) == want, (blocks, a, b)
+                checked += 1
+    assert checked == 28_337  # pairs of blocks over the 4,140 partitions of 8 instructions
