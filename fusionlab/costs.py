@@ -205,7 +205,7 @@ class AdditiveCostModel:
     unit = ""
     pairwise = False
     merge_bonus: float = 0
-    #: True when (1) two blocks save more than ``merge_bonus`` only if they access an
+    #: True when (1) two blocks save other than exactly ``merge_bonus`` only if they access an
     #: identical view, or one creates or frees (DEL) a base the other accesses, and (2) a
     #: block ``x`` with none of these relations to ``y`` leaves ``y``'s saving with ``b``
     #: unchanged when merged into ``b``. The algorithms then look for savings through
@@ -634,9 +634,13 @@ class MaxLocality(AdditiveCostModel):
         """``value(a) + value(b) - value(combine(a, b))``: the weight between the two
         blocks, which merging makes internal; from the smaller block's members."""
         small, big = (a, b) if len(a[1]) <= len(b[1]) else (b, a)
+        sym = ctx["sym"]
+        # through the small block's weights, or pair by pair when that is fewer lookups (an
+        # instruction reading a view that a hundred others read has hundreds of weights)
+        if len(small[1]) * len(big[1]) < sum(len(sym[f]) for f in small[1]):
+            return sum(sym[f].get(g, 0) for f in small[1] for g in big[1])
         cross = 0
         mask = big[0]
-        sym = ctx["sym"]
         for f in small[1]:
             for g, x in sym[f].items():
                 if mask >> g & 1:

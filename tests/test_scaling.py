@@ -123,6 +123,62 @@ def test_incremental_greedy_keeps_the_papers_figures():
     assert (r.cost_elements, r.kernels) == (38, 4) and r.blocks == reference_greedy(fig3(), "bohrium")
 
 
+def reference_dense_greedy(program, model, zero_edges=True):
+    """Greedy with every pair of blocks a weight edge (a merge bonus): all compatible pairs
+    priced at the start and every pair of a new block after each merge, ties to the earliest."""
+    g = WSPGraph(program)
+    state = PartitionState(g)
+    ev = Evaluator(get_cost_model(model), g)
+    heap = []
+
+    def push(b, x):
+        s = ev.block_cost(state.members[b]) + ev.block_cost(state.members[x]) - \
+            ev.block_cost(state.members[b] | state.members[x])
+        if state.compatible(b, x) and (s > 1e-9 or (zero_edges and s > -1e-9)):
+            f1, f2 = sorted((state.first[b], state.first[x]))
+            heapq.heappush(heap, (-max(s, 0.0), f1, f2, b, x))
+
+    for b in sorted(state.members):
+        for x in sorted(state.members):
+            if x > b:
+                push(b, x)
+    while heap:
+        _, _, _, b, x = heapq.heappop(heap)
+        if b not in state.members or x not in state.members or not state.can_merge(b, x):
+            continue
+        z = state.merge(b, x)
+        for y in sorted(state.members):
+            if y != z:
+                push(z, y)
+    return tuple(sorted(state.blocks()))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs(min_size=1, max_size=10), st.booleans())
+def test_robinson_greedy_equals_the_plain_loop_over_every_pair(p, zero_edges):
+    assert partition(p, "greedy", "robinson", zero_edges=zero_edges).blocks == \
+        reference_dense_greedy(p, "robinson", zero_edges)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_robinson_greedy_equals_the_plain_loop_over_every_pair_on_longer_programs(seed):
+    p = random_program(40, seed=seed)
+    assert partition(p, "greedy", "robinson").blocks == reference_dense_greedy(p, "robinson")
+
+
+def test_robinson_greedy_on_a_stencil_prices_only_related_pairs():
+    # every iteration reads the same views: related pairs are many, but the pairs of
+    # blocks of different iterations with nothing in common are never priced one by one
+    p = max(capture(HEAT.format(iters=6)).batches, key=len)
+    g = WSPGraph(p)
+    ev = Evaluator(get_cost_model("robinson"), g)
+    state = PartitionState(g)
+    greedy_merge(state, ev)
+    assert tuple(sorted(state.blocks())) == reference_dense_greedy(p, "robinson")
+    n = len(p)
+    assert ev.evaluations < n * (n - 1) // 4
+
+
 @settings(max_examples=150, deadline=None)
 @given(programs(min_size=2, max_size=10), st.sampled_from(SPARSE_MODELS + ["robinson"]),
        st.randoms(use_true_random=False))

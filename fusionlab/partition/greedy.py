@@ -15,11 +15,17 @@ and are re-checked when they come out (a heap with lazy invalidation). The edges
 nothing (``zero_edges``) are those between related blocks and between blocks joined by a
 dependency. tests/test_scaling.py checks that this gives the partition of the plain loop
 (every edge of the new block priced after each merge).
+
+Robinson's model (a merge bonus: every pair of blocks saves at least 1, so every pair is a
+weight edge) prices only the related pairs too (:class:`_BonusGreedy`): an unrelated pair
+saves exactly the bonus, so once no related pair saves more, the next edge is the first
+compatible pair in program order, found by a scan instead of a heap of all pairs.
 """
 
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
 from typing import Any
 
 from ..budget import UNLIMITED, Budget, BudgetExceeded
@@ -54,6 +60,8 @@ def greedy_merge(
     merges = [] if merges is None else merges
     if sparse(ev) and not dense(ev):
         return _SparseGreedy(state, ev, zero_edges, budget, merges, phase).run(gas)
+    if sparse(ev) and ev.pairwise and ev.merge_bonus > _EPS:
+        return _BonusGreedy(state, ev, budget, merges, phase).run(gas)
     index = BaseIndex(state)
     everyone = dense(ev)
     heap: list[tuple[float, int, int, int, int]] = []
@@ -190,6 +198,110 @@ class _SparseGreedy:
         self.dropped[z] = set()
         for x in {index.find(x) for x in again} - {z}:
             self.push(z, x)
+
+
+class _BonusGreedy:
+    """The greedy loop for a sparse model with a merge bonus (Robinson's: one block fewer
+    saves 1), without pricing every pair.
+
+    Every pair of blocks is a weight edge, but an unrelated pair (no shared view, no base
+    one creates or frees and the other accesses; ``sparse_savings``) saves exactly the
+    bonus. So the related pairs are priced in a heap as in the plain loop, and when none
+    left saves more than the bonus, the next edge is the first compatible pair in program
+    order (by the blocks' first instructions, the plain loop's tie rule) that was not
+    found illegal since its blocks last changed: a scan over the blocks, not a heap of
+    every pair. The merges are the plain loop's (tests/test_scaling.py).
+    """
+
+    def __init__(self, state: PartitionState, ev: Evaluator, budget: Budget,
+                 merges: list[tuple[int, int]], phase: str) -> None:
+        self.state, self.ev, self.budget, self.merges, self.phase = state, ev, budget, merges, phase
+        self.index = SavingIndex(state)
+        self.heap: list[tuple[float, int, int, int, int]] = []
+        self.dropped: dict[int, set[int]] = {b: set() for b in state.members}
+        # live blocks in program order of their first instruction (the scan's order)
+        self.order = sorted(state.members, key=state.first.__getitem__)
+        self.firsts = [state.first[b] for b in self.order]
+        self.cursor = (0, 0)  # where the scan for the next pair resumes (row, column of order)
+
+    def push(self, b: int, x: int) -> None:
+        state = self.state
+        if not state.compatible(b, x):
+            return  # a forbidden pair can never merge
+        s = self.ev.saving(state.members[b], state.members[x])
+        f1, f2 = sorted((state.first[b], state.first[x]))
+        heapq.heappush(self.heap, (-s, f1, f2, b, x))
+
+    def run(self, gas: int | None) -> list[tuple[int, int]]:
+        state, budget = self.state, self.budget
+        n = len(state.members)
+        gas = gas if gas is not None else 50 * (n + 1) ** 2 + 10_000
+        announce(budget, f"{self.phase}: weight edges")
+        for b in sorted(state.members):
+            budget.check(f"{self.phase}: weight edges")
+            for x in self.index.partners(b):
+                if x > b:
+                    self.push(b, x)
+        announce(budget, f"{self.phase}: merging")
+        bonus = self.ev.merge_bonus
+        heap = self.heap
+        while True:
+            budget.check(f"{self.phase}: merging")
+            gas -= 1
+            if gas < 0:
+                raise RuntimeError("greedy ran out of gas; this is a bug, please report it")
+            while heap and (heap[0][3] not in state.members or heap[0][4] not in state.members):
+                heapq.heappop(heap)  # a stale edge of a block that has since merged
+            if heap and -heap[0][0] > bonus + _EPS:
+                _, _, _, b, x = heapq.heappop(heap)
+            else:
+                got = self._first_pair()
+                if got is None:
+                    return self.merges
+                b, x = got
+            if not state.can_merge(b, x):
+                self.dropped[b].add(x)
+                self.dropped[x].add(b)
+                continue
+            self.merge(b, x)
+
+    def _first_pair(self) -> tuple[int, int] | None:
+        """The compatible pair first in program order not found illegal since its blocks
+        last changed (every such pair saves the bonus now), or ``None``."""
+        state, order = self.state, self.order
+        # pairs before the cursor were rejected since the last merge, and stay rejected
+        row, col = self.cursor
+        for k in range(row, len(order)):
+            b = order[k]
+            dropped = self.dropped[b]
+            for j in range(max(col, k + 1), len(order)):
+                x = order[j]
+                if x not in dropped and state.compatible(b, x):
+                    self.cursor = (k, j)
+                    return b, x
+            col = 0
+        self.cursor = (len(order), 0)
+        return None
+
+    def merge(self, b: int, x: int) -> None:
+        """Merge (a new block id, as the plain loop), then price the new block's related pairs."""
+        state = self.state
+        for y in (b, x):  # out of the scan's order
+            k = bisect_left(self.firsts, state.first[y])
+            del self.order[k], self.firsts[k]
+        self.ev.merged(state.members[b], state.members[x])
+        z = state.merge(b, x)
+        self.index.merged(b, x, z)
+        self.merges.append((b, x))
+        k = bisect_left(self.firsts, state.first[z])
+        self.order.insert(k, z)
+        self.firsts.insert(k, state.first[z])
+        self.dropped.pop(b)
+        self.dropped.pop(x)
+        self.dropped[z] = set()
+        self.cursor = (0, 0)  # the blocks changed: the scan starts again
+        for y in self.index.partners(z):
+            self.push(z, y)
 
 
 def greedy(
