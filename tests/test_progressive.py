@@ -437,3 +437,31 @@ def test_any_budget_gives_a_valid_report_of_legal_partitions(program: Any, secon
             assert p["proven_optimal"]
     if seconds is None:
         assert all(p["status"] == "done" for p in report["partitions"] if p["algorithm"] != "optimal")
+
+
+def test_a_partition_running_at_the_first_display_time_is_left_pending(monkeypatch) -> None:
+    # a greedy that takes until its budget runs out (a long program): the first display does
+    # not wait for it, and it is computed in full afterwards, not kept as cut
+    import fusionlab.jupyter.session as session
+
+    real = session.run_partition
+    slow_once = {"greedy": 1}
+
+    def slow(program, algorithm, model, *, budget, **kw):
+        if slow_once.get(algorithm):
+            slow_once[algorithm] -= 1
+            while not budget.expired():
+                time.sleep(0.001)
+            return None, "budget"
+        return real(program, algorithm, model, budget=budget, **kw)
+
+    monkeypatch.setattr(session, "run_partition", slow)
+    result = FuseResult.from_program(fig3(), algorithms=["singleton", "linear", "greedy"], cost_models=["bohrium"])
+    budget = Budget(20.0)
+    assert not result.compute(budget, first_only=True, first_by=time.perf_counter() + 0.2)
+    assert budget.remaining() > 10.0  # stopped at the first display's time, not the cell's budget
+    assert set(result.parts.entries) == {("singleton", "bohrium"), ("linear", "bohrium")}
+    assert result.pending() == [("greedy", "bohrium")] and not result.first_display_ready()
+    assert result.compute(budget)
+    entry = result.parts.entries[("greedy", "bohrium")]
+    assert entry["status"] == "done" and result.partitions[("greedy", "bohrium")].cost_elements == 38

@@ -281,7 +281,8 @@ class FuseResult:
                 st["phase"] = f"{alg} under {name}"
                 if on_update is not None:
                     on_update()
-                self._one(parts, alg, name, budget)
+                if not self._one(parts, alg, name, budget, until=first_by if first_only else None):
+                    break  # the first display's time came in the middle: it is computed afterwards
                 st["elapsed_seconds"] = round(spent_before + time.perf_counter() - started, 3)
                 self._report = None
                 if on_update is not None:
@@ -313,19 +314,29 @@ class FuseResult:
             parts.add(alg, self._model(name), None, "interrupted", note="Kernel -> Interrupt stopped the work")
         self._report = None
 
-    def _one(self, parts: ReportParts, alg: str, name: str, budget: Budget) -> None:
+    def _one(self, parts: ReportParts, alg: str, name: str, budget: Budget, until: float | None = None) -> bool:
+        """Compute one partition. With ``until`` (a ``time.perf_counter`` time: the first
+        display's) the work stops then, and a partition it cut is not kept but left pending
+        (``False``): a long greedy started just before the first display does not hold it
+        back, and is computed in full afterwards."""
         own = self.options.get(alg, {}).get("time_limit") if isinstance(self.options.get(alg), Mapping) else None
         model = self._model(name)
+        limit = budget.child(own)
+        if until is not None:
+            limit = budget.child(min(limit.remaining(), max(until - time.perf_counter(), 0.0)))
         try:
             result, status = run_partition(self.program, alg, model, cache=self.cache, options=self.options,
-                                           budget=budget.child(own), graph=parts.graph)
+                                           budget=limit, graph=parts.graph)
         except (NonMonotonicCostModel, UnsupportedCostModel) as exc:
             parts.add(alg, model, None, "error", note=str(exc))
-            return
+            return True
+        if status == "budget" and until is not None and time.perf_counter() >= until and not budget.expired():
+            return False
         note = ""
         if status == "budget" and result is None:
             note = "the time budget ran out before this partition was computed"
         parts.add(alg, model, result, status, budget=budget, note=note)
+        return True
 
     def _code_key(self, result: PartitionResult) -> tuple[int, tuple[tuple[int, ...], ...]]:
         return self.batch, tuple(tuple(b) for b in result.blocks)
