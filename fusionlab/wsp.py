@@ -190,17 +190,17 @@ class WSPGraph:
         labels show each shape). Linear in the explicit edges and opaque pairs, cached."""
         cached = getattr(self, "_drawn", None)
         if cached is None:
-            pairs = set(self._explicit)
+            # an explicit edge is what forbidden() answers first (never a shape)
+            edges = dict(self._explicit)
             opaque = [i for i in range(self.n) if self.opaque[i]]
             for o in opaque:
                 for j in range(self.n):
-                    if j != o and (self.domain[j] is not None or self.opaque[j]):
-                        pairs.add((min(o, j), max(o, j)))
-            cached = []
-            for u, v in sorted(pairs):
-                got = self.forbidden(u, v)
-                if got is not None and got[0] is not Conflict.SHAPE:
-                    cached.append((u, v, got[0], got[1]))
+                    key = (min(o, j), max(o, j))
+                    if j != o and (self.domain[j] is not None or self.opaque[j]) and key not in edges:
+                        got = self.forbidden(*key)
+                        if got is not None and got[0] is not Conflict.SHAPE:
+                            edges[key] = got
+            cached = [(u, v, r, d) for (u, v), (r, d) in sorted(edges.items())]
             self._drawn = cached
         return cached
 
