@@ -62,6 +62,8 @@ WORKLOAD_NAMES = ["black_scholes", "heat_equation", "leibnitz_pi", "rosenbrock",
                   "shallow_water", "sor", "stencil_27pt"]
 #: ``--rows`` groups: the paper's workloads, and the realistic corpus's rows
 GROUPS = {"paper": WORKLOAD_NAMES, "corpus": CORPUS_ROWS}
+#: the rows of a run without ``--rows`` (``make bench``): every paper workload and corpus program
+DEFAULT_ROWS = "paper,corpus"
 #: rows whose fused kernels are limited by arithmetic (scalar exp/log, divisions), not by
 #: memory traffic; the shared-machine target (2x NumPy with a competing process) is for
 #: the others, the memory-bound rows
@@ -292,7 +294,7 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
     try:  # compiled here: Numba may refuse the NumPy code (the row's Numba cell says why)
         refs.numba(*args)
         fns["numba"] = _all_threads(lambda: refs.numba(*args))
-    except numba.core.errors.TypingError as exc:
+    except (numba.core.errors.NumbaError, NotImplementedError) as exc:  # typing, or lowering (a strides setter)
         notes.append(f"{w.title}: Numba refuses the NumPy code ({numba_refusal(exc)})")
     fns["loop"] = _all_threads(lambda: refs.loop(*args))
     # as compare() times it: one Driver per partition, called once per run
@@ -605,8 +607,8 @@ def report(data: dict[str, Any], elapsed_note: str) -> str:
         *workload_table(results),
         *(["", "Notes: " + "; ".join(notes) + "."] if notes else []),
         "",
-        "Corpus programs without a row: " + "; ".join(f"`{k}`: {v}" for k, v in CORPUS_NOT_ROWS.items()) + ".",
-        "",
+        *(["Corpus programs without a row: " + "; ".join(f"`{k}`: {v}" for k, v in CORPUS_NOT_ROWS.items()) + ".",
+           ""] if CORPUS_NOT_ROWS else []),
         "### Shared machine: one competing busy process",
         "",
         "After a row's rounds, NumPy and the fused run (compiled driver) are timed again, round-robin, while one "
@@ -657,7 +659,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--presets", default=None, help="comma-separated; default medium,large (--quick: tiny)")
     ap.add_argument("--rounds", type=int, default=None, help="rounds at medium (large: two fewer); --quick: 3")
-    ap.add_argument("--rows", "--workloads", dest="rows", default="paper,corpus",
+    ap.add_argument("--rows", "--workloads", dest="rows", default=DEFAULT_ROWS,
                     help="workload names and the groups 'paper' and 'corpus', comma-separated")
     ap.add_argument("--quick", action="store_true", help="tiny preset, 3 rounds, no cost models, print only")
     ap.add_argument("--no-cost-models", action="store_true", help="skip (and keep the stored) Fig. 18-20 table")
