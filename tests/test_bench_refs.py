@@ -115,3 +115,22 @@ def test_numba_refusal_names_the_signature() -> None:
     reason = refs_module.numba_refusal(info.value)
     assert reason.startswith("no implementation of npy_max(array(float64, 2d, C), axis=")
     assert reason.endswith("got an unexpected keyword argument 'axis'") and len(reason) <= 200
+
+
+def test_a_row_over_the_plan_budget_says_how_far_fusionlab_got(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    import bench_backend
+
+    cap, plans = bench_backend.capture_and_plan("lu_rows", "tiny", 0)  # no limit
+    assert len(plans) == len(cap.batches) > 1
+    monkeypatch.setattr(bench_backend, "_plans", lambda *args: time.sleep(30))  # a partition that takes long
+    with pytest.raises(bench_backend.PlanBudgetExceeded) as info:
+        bench_backend.capture_and_plan("lu_rows", "tiny", 2.0)
+    sizes = sorted((len(b.instructions) for b in cap.batches), reverse=True)
+    message = str(info.value)
+    assert message.startswith("fusionlab's greedy partition did not finish in ")
+    assert f"({len(sizes)} batches, {sum(sizes):,} instructions, the largest batch {sizes[0]:,}; " in message
+    monkeypatch.setitem(bench_backend.PLAN_BUDGET, "seconds", 2.0)
+    row = bench_backend.measure("lu_rows", "tiny", 3, bench_backend.KernelCache())  # reported, not raised
+    assert row["error"].startswith("PlanBudgetExceeded: fusionlab's greedy partition did not finish")
