@@ -677,8 +677,9 @@ def report(data: dict[str, Any], elapsed_note: str) -> str:
         "(quartiles) of the same ratio taken round by round. The first eight rows of each preset are the paper's "
         "workloads; the others are the realistic corpus (`fusionlab.workloads.corpus`, issue 13), every program of "
         "it, whose rows have no numexpr variant. Where Numba refuses the NumPy code, the notes give its reason. "
-        "The Gauss and LU rows return sum(x) + residual and sum(U) + error: the programs' residuals alone are "
-        "rounding noise no two orders of the arithmetic share. A row whose capture and greedy planning take "
+        "The Gauss and LU rows return sum(x) + residual and sum(U) + error (the programs' residuals alone are "
+        "rounding noise no two orders of the arithmetic share), and their loops are serial: on a 200 x 200 "
+        "matrix a parallel region per column costs more than the column's work. A row whose capture and greedy planning take "
         f"longer than {PLAN_BUDGET['seconds']:.0f} s (`--plan-budget`) is not measured and says how far fusionlab got. "
         "The last column is the shared machine: the fused run while one competing busy process "
         "spins (next table).",
