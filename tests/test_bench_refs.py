@@ -7,9 +7,10 @@ for every row:
 - the ``*_numpy`` reference, fed the arrays its ``args`` draws, gives the scalar the workload
   itself gives when run as written (so the reference is the program, and the draws are the
   program's draws, in its order);
-- for every corpus row, the hand-written loop and Numba on the NumPy code give that value too,
-  or Numba refuses the NumPy code with a reason the row can print; no variant modifies its
-  arguments (the benchmark calls each many times with the same ones);
+- for every corpus row, the hand-written loop gives that value too, and so does Numba on the
+  NumPy code (``NUMBA_CHECKED`` rows), or Numba refuses that code with a reason the row can
+  print; no variant modifies its arguments (the benchmark calls each many times with the
+  same ones);
 - every corpus program is a row, and the benchmark's default rows (``make bench``) include them.
 
 Tolerances: the loops reassociate sums (``fastmath={"reassoc"}``, per-thread partial sums), so
@@ -34,9 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import bench_backend_refs as refs_module  # noqa: E402  (a script directory, not a package)
 
 REFS = refs_module.REFS
-#: Numba on the NumPy code computes something else here, and the benchmark says so in its
-#: notes: its parfor fusion of ``uc += ...`` reads values of the aliased base already updated
-NUMBA_DIFFERS = {"gray_scott"}
+#: the rows whose Numba variant is checked here: compiling Numba on every program's NumPy code
+#: takes minutes on a cold cache, and the older rows' variants are checked by every benchmark
+#: run (a value that differs from NumPy's is a note of the row)
+NUMBA_CHECKED = ["particles_box", "nbody_pairwise", "kmeans_step", "softmax_logsumexp", "histogram_equalize",
+                 "covariance_shrinkage", "gauss_pivot", "lu_rows"]
 
 
 def _args(name: str) -> tuple[Any, ...]:
@@ -86,7 +89,7 @@ def _same(before: tuple[Any, ...], after: tuple[Any, ...]) -> bool:
 
 
 @pytest.mark.parametrize("name", refs_module.CORPUS_ROWS)
-def test_loop_and_numba_give_numpys_value(name: str) -> None:
+def test_loop_gives_numpys_value(name: str) -> None:
     args = _args(name)
     kept = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
     want = _numpy_value(name, args)
@@ -94,15 +97,21 @@ def test_loop_and_numba_give_numpys_value(name: str) -> None:
     got = float(REFS[name].loop(*args))
     assert got == pytest.approx(want, rel=_rtol(name)), "hand-written loop"
     assert _same(kept, args), "the loop modified its arguments"
+
+
+@pytest.mark.parametrize("name", NUMBA_CHECKED)
+def test_numba_on_the_numpy_code_gives_numpys_value_or_is_refused(name: str) -> None:
+    args = _args(name)
+    kept = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    want = _numpy_value(name, args)
     try:
         value = float(REFS[name].numba(*args))
     except (numba.core.errors.NumbaError, NotImplementedError) as exc:  # the row's notes say why
         reason = refs_module.numba_refusal(exc)
-        assert reason.startswith(("no implementation of ", "No definition for lowering", "Cannot unify")), reason
+        assert reason.startswith(("no implementation of ", "No definition for lowering")), reason
         return
     assert _same(kept, args), "Numba on the NumPy code modified its arguments"
-    if name not in NUMBA_DIFFERS:
-        assert value == pytest.approx(want, rel=_rtol(name)), "Numba on the NumPy code"
+    assert value == pytest.approx(want, rel=_rtol(name))
 
 
 def test_numba_refusal_names_the_signature() -> None:
