@@ -302,16 +302,21 @@ class PlanBudgetExceeded(Exception):
     """The capture and planning of a row took longer than ``--plan-budget``."""
 
 
+class _Alarm(BaseException):
+    """The timer's signal: a BaseException, so that no ``except Exception`` in the capture
+    (which runs user code) or the partition absorbs it."""
+
+
 @contextlib.contextmanager
 def _time_limit(seconds: float) -> Any:
-    """Raise :class:`PlanBudgetExceeded` in this (main) thread after ``seconds`` (a SIGALRM
-    timer: the capture and the partition are Python code, which the signal interrupts)."""
+    """Raise :class:`_Alarm` in this (main) thread after ``seconds`` (a SIGALRM timer: the
+    capture and the partition are Python code, which the signal interrupts)."""
     if seconds <= 0 or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def stop(signum: int, frame: Any) -> None:
-        raise PlanBudgetExceeded()
+        raise _Alarm()
 
     previous = signal.signal(signal.SIGALRM, stop)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -333,7 +338,7 @@ def capture_and_plan(name: str, preset: str, budget_s: float) -> tuple[Any, list
                 cap = capture(get_workload(name).script(preset), {})
             captured = time.perf_counter() - started
             plans = _plans(cap.batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
-    except PlanBudgetExceeded:
+    except _Alarm:
         if cap is None:
             raise PlanBudgetExceeded(f"fusionlab's capture did not finish in {budget_s:.0f} s (--plan-budget)") from None
         sizes = sorted((len(b.instructions) for b in cap.batches), reverse=True)
