@@ -1342,7 +1342,7 @@ def cov_numpy(data0, iterations):  # type: ignore[no-untyped-def]
 @numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
 def cov_loop(data0, iterations):  # type: ignore[no-untyped-def]
     # the neighbour mixing and the column sums in one pass (per chunk), centring in a second,
-    # the product by BLAS (np.dot, as a person calls it), then the small matrix by rows
+    # the product by BLAS (np.dot, as a person calls it), then the small matrix by rows, serially
     samples, features = data0.shape
     data = np.empty_like(data0)
     chunk = 1024
@@ -1376,15 +1376,15 @@ def cov_loop(data0, iterations):  # type: ignore[no-untyped-def]
     corr = np.empty_like(shrunk)
     sd = np.empty(features)
     lag_one = 0.0
-    for _ in range(iterations):
-        for i in prange(features):
+    for _ in range(iterations):  # serial: a features x features matrix is too small for threads
+        for i in range(features):
             row = shrunk[i]
             for j in range(features):
                 row[j] *= 0.9
             row[i] += 0.1 * target
             sd[i] = math.sqrt(row[i])
         lag = 0.0
-        for i in prange(features):
+        for i in range(features):
             for j in range(features):
                 corr[i, j] = shrunk[i, j] / (sd[i] * sd[j])
             if i + 1 < features:
