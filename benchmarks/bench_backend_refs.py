@@ -15,9 +15,12 @@ For each of the eight workloads there are:
   values, Shallow Water's half-step arrays), not what the Python program happens to keep
   alive between iterations (Leibniz's ``k``, Monte Carlo's ``x`` and ``y``).
 
+The corpus rows (``fusionlab.workloads.corpus``, below) follow the same pattern with
+``numpy``, Numba on it and ``loop``, and no numexpr variant.
+
 Every variant returns the workload's scalar (a price, pi, a change), which the benchmark
 compares against NumPy's. ``python benchmarks/bench_backend_refs.py`` checks them all at the
-tiny size.
+tiny size, as does ``tests/test_bench_refs.py``.
 """
 
 from __future__ import annotations
@@ -579,6 +582,9 @@ def st27_loop(n, iterations):  # type: ignore[no-untyped-def]
 # ``prange`` pass per time step over double-buffered arrays (the NumPy code's temporaries
 # contracted, its in-place updates turned into writes to the other buffer, since a stencil
 # must read the old values), reductions folded into the pass that produces their input.
+# Small serial work between the passes is written as plain loops: inside a parallel=True
+# function Numba makes every array expression a parallel region, and hundreds of tiny ones
+# (``counts[:, b].sum()`` per histogram bin) cost seconds when the cores are shared.
 
 
 # --- Gray-Scott reaction-diffusion -----------------------------------------------------------
@@ -1014,6 +1020,493 @@ def asian_loop(zs, steps, iterations):  # type: ignore[no-untyped-def]
     return total / n
 
 
+# --- particles in a box ----------------------------------------------------------------------------
+
+
+def particles_numpy(x0, y0, vx0, vy0, steps, iterations):  # type: ignore[no-untyped-def]
+    x, y, vx, vy = x0.copy(), y0.copy(), vx0.copy(), vy0.copy()
+    g, dt = 9.81, 0.01
+    energy = 0.0
+    for _ in range(iterations):
+        for _ in range(steps):
+            vy -= g * dt
+            x += vx * dt
+            y += vy * dt
+            low = x < 0.0
+            x[low] = -x[low]
+            vx[low] = -vx[low]
+            high = x > 1.0
+            x[high] = 2.0 - x[high]
+            vx[high] = -vx[high]
+            bottom = y < 0.0
+            y[bottom] = -y[bottom]
+            vy[bottom] *= -0.9
+        energy = 0.5 * np.sum(vx * vx + vy * vy) + g * np.sum(y)
+    return energy
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def particles_loop(x0, y0, vx0, vy0, steps, iterations):  # type: ignore[no-untyped-def]
+    # a particle's state stays in registers over a batch's steps: one pass per batch
+    n = x0.shape[0]
+    x, y, vx, vy = x0.copy(), y0.copy(), vx0.copy(), vy0.copy()
+    g, dt = 9.81, 0.01
+    energy = 0.0
+    for _ in range(iterations):
+        kin, pot = 0.0, 0.0
+        for i in prange(n):
+            a, b, va, vb = x[i], y[i], vx[i], vy[i]
+            for _ in range(steps):
+                vb -= g * dt
+                a += va * dt
+                b += vb * dt
+                if a < 0.0:
+                    a, va = -a, -va
+                if a > 1.0:
+                    a, va = 2.0 - a, -va
+                if b < 0.0:
+                    b, vb = -b, vb * -0.9
+            x[i], y[i], vx[i], vy[i] = a, b, va, vb
+            kin += va * va + vb * vb
+            pot += b
+        energy = 0.5 * kin + g * pot
+    return energy
+
+
+# --- n-body by broadcast pairs ---------------------------------------------------------------------
+
+
+def nbody_numpy(pos0, m, iterations):  # type: ignore[no-untyped-def]
+    pos = pos0.copy()
+    vel = np.zeros_like(pos)
+    g, dt, soft = 1.0, 1e-3, 1e-2
+    kinetic = 0.0
+    for _ in range(iterations):
+        x, y, z = pos[0], pos[1], pos[2]
+        dx = x[None, :] - x[:, None]
+        dy = y[None, :] - y[:, None]
+        dz = z[None, :] - z[:, None]
+        inv_r3 = (dx * dx + dy * dy + dz * dz + soft) ** -1.5
+        diagonal = inv_r3[0, :]
+        diagonal.strides = (inv_r3.strides[0] + inv_r3.strides[1],)
+        diagonal[:] = 0.0
+        weight = g * m[None, :] * inv_r3
+        vel[0] += dt * np.sum(weight * dx, axis=1)
+        vel[1] += dt * np.sum(weight * dy, axis=1)
+        vel[2] += dt * np.sum(weight * dz, axis=1)
+        pos += dt * vel
+        kinetic = 0.5 * np.sum(m * (vel * vel).sum(axis=0))
+    return kinetic
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def nbody_loop(pos0, m, iterations):  # type: ignore[no-untyped-def]
+    # one pass over the pairs per step (no n x n temporaries), then the update
+    n = pos0.shape[1]
+    pos = pos0.copy()
+    vel = np.zeros_like(pos)
+    acc = np.empty_like(pos)
+    g, dt, soft = 1.0, 1e-3, 1e-2
+    kinetic = 0.0
+    for _ in range(iterations):
+        for i in prange(n):
+            xi, yi, zi = pos[0, i], pos[1, i], pos[2, i]
+            ax, ay, az = 0.0, 0.0, 0.0
+            for j in range(n):
+                if j != i:
+                    dx, dy, dz = pos[0, j] - xi, pos[1, j] - yi, pos[2, j] - zi
+                    r2 = dx * dx + dy * dy + dz * dz + soft
+                    w = g * m[j] / (r2 * math.sqrt(r2))
+                    ax += w * dx
+                    ay += w * dy
+                    az += w * dz
+            acc[0, i], acc[1, i], acc[2, i] = ax, ay, az
+        k = 0.0
+        for i in prange(n):
+            s = 0.0
+            for d in range(3):
+                v = vel[d, i] + dt * acc[d, i]
+                vel[d, i] = v
+                pos[d, i] += dt * v
+                s += v * v
+            k += m[i] * s
+        kinetic = 0.5 * k
+    return kinetic
+
+
+# --- k-means ---------------------------------------------------------------------------------------
+
+
+def kmeans_numpy(true_centres, pick, noise, iterations):  # type: ignore[no-untyped-def]
+    k = true_centres.shape[0]
+    points = true_centres[pick] + noise
+    centroids = points[:k].copy()
+    inertia = 0.0
+    for _ in range(iterations):
+        d2 = ((points[:, None, :] - centroids[None, :, :]) ** 2).sum(axis=2)
+        labels = d2.argmin(axis=1)
+        inertia = d2.min(axis=1).sum()
+        for j in range(k):
+            members = points[labels == j]
+            if len(members):
+                centroids[j] = members.mean(axis=0)
+    return inertia
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def kmeans_loop(true_centres, pick, noise, iterations):  # type: ignore[no-untyped-def]
+    # per chunk of points: nearest centroid, label, and the chunk's sums per cluster
+    k, n = true_centres.shape[0], pick.shape[0]
+    points = np.empty((n, 2))
+    for i in prange(n):
+        points[i, 0] = true_centres[pick[i], 0] + noise[i, 0]
+        points[i, 1] = true_centres[pick[i], 1] + noise[i, 1]
+    centroids = points[:k].copy()
+    labels = np.zeros(n, dtype=np.int64)
+    chunk = 4096
+    chunks = (n + chunk - 1) // chunk
+    sums = np.zeros((chunks, k, 3))
+    inertia = 0.0
+    for _ in range(iterations):
+        total = 0.0
+        for c in prange(chunks):
+            part = sums[c]
+            part[:] = 0.0
+            for i in range(c * chunk, min(n, (c + 1) * chunk)):
+                px, py = points[i, 0], points[i, 1]
+                best, label = np.inf, 0
+                for j in range(k):
+                    dx, dy = px - centroids[j, 0], py - centroids[j, 1]
+                    d = dx * dx + dy * dy
+                    if d < best:
+                        best, label = d, j
+                labels[i] = label
+                part[label, 0] += px
+                part[label, 1] += py
+                part[label, 2] += 1.0
+                total += best
+        inertia = total
+        for j in range(k):  # plain loops: an array expression here would be a parallel region each
+            sx, sy, count = 0.0, 0.0, 0.0
+            for c in range(chunks):
+                sx += sums[c, j, 0]
+                sy += sums[c, j, 1]
+                count += sums[c, j, 2]
+            if count > 0:
+                centroids[j, 0] = sx / count
+                centroids[j, 1] = sy / count
+    return inertia
+
+
+# --- softmax and logsumexp -------------------------------------------------------------------------
+
+
+def softmax_numpy(logits, labels, iterations):  # type: ignore[no-untyped-def]
+    rows, cols = logits.shape
+    bias = np.zeros(cols)
+    loss = 0.0
+    for _ in range(iterations):
+        z = logits + bias
+        m = z.max(axis=1, keepdims=True)
+        lse = m[:, 0] + np.log(np.sum(np.exp(z - m), axis=1))
+        p = np.exp(z - lse[:, None])
+        loss = np.mean(lse - z[np.arange(rows), labels])
+        grad = p.mean(axis=0) - np.bincount(labels, minlength=cols) / rows
+        bias -= 0.5 * grad
+    return loss
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def softmax_loop(logits, labels, iterations):  # type: ignore[no-untyped-def]
+    # per row: max, logsumexp, softmax and the loss term in one pass; then p's column sums
+    # (a variant that summed p's columns per chunk of rows inside the prange ran 15-50x
+    # slower under parallel=True than serially, so the column sums are a separate pass)
+    rows, cols = logits.shape
+    bias = np.zeros(cols)
+    p = np.empty((rows, cols))
+    lse = np.empty(rows)
+    counts = np.zeros(cols)
+    for r in range(rows):
+        counts[labels[r]] += 1.0
+    loss = 0.0
+    for _ in range(iterations):
+        total = 0.0
+        for r in prange(rows):
+            row, prow = logits[r], p[r]
+            mx = -np.inf
+            for j in range(cols):
+                mx = max(mx, row[j] + bias[j])
+            s = 0.0
+            for j in range(cols):
+                s += math.exp(row[j] + bias[j] - mx)
+            lr = mx + math.log(s)
+            lse[r] = lr
+            for j in range(cols):
+                prow[j] = math.exp(row[j] + bias[j] - lr)
+            total += lr - (row[labels[r]] + bias[labels[r]])
+        loss = total / rows
+        colsum = p.sum(axis=0)
+        for j in range(cols):
+            bias[j] -= 0.5 * (colsum[j] / rows - counts[j] / rows)
+    return loss
+
+
+# --- histogram equalisation ------------------------------------------------------------------------
+
+
+def histeq_numpy(values0, bins, iterations):  # type: ignore[no-untyped-def]
+    values = values0.copy()
+    score = 0.0
+    for _ in range(iterations):
+        lo, hi = values.min(), values.max()
+        scaled = (values - lo) / (hi - lo)
+        index = np.minimum((scaled * bins).astype(np.int64), bins - 1)
+        hist = np.bincount(index, minlength=bins)
+        cdf = np.cumsum(hist).astype(np.float64)
+        cdf /= cdf[-1]
+        values = cdf[index]
+        z = (values - values.mean()) / values.std()
+        score = np.abs(z).max()
+    return score
+
+
+@numba.njit(parallel=True, cache=True)  # no fastmath: the bin of a value must be NumPy's, bit for bit
+def histeq_loop(values0, bins, iterations):  # type: ignore[no-untyped-def]
+    # min/max; bin and count (per chunk); the CDF (bins long); map and sum; deviations
+    n = values0.shape[0]
+    values = values0.copy()
+    index = np.empty(n, dtype=np.int64)
+    chunk = 1 << 16
+    chunks = (n + chunk - 1) // chunk
+    counts = np.zeros((chunks, bins), dtype=np.int64)
+    cdf = np.empty(bins)
+    score = 0.0
+    for _ in range(iterations):
+        lo, hi = np.inf, -np.inf
+        for i in prange(n):
+            lo = min(lo, values[i])
+            hi = max(hi, values[i])
+        for c in prange(chunks):
+            part = counts[c]
+            part[:] = 0
+            for i in range(c * chunk, min(n, (c + 1) * chunk)):
+                b = min(int((values[i] - lo) / (hi - lo) * bins), bins - 1)
+                index[i] = b
+                part[b] += 1
+        running = 0
+        for b in range(bins):  # plain loops: `counts[:, b].sum()` would be a parallel region per bin
+            for c in range(chunks):
+                running += counts[c, b]
+            cdf[b] = running
+        last = cdf[bins - 1]
+        for b in range(bins):
+            cdf[b] /= last
+        s = 0.0
+        for i in prange(n):
+            v = cdf[index[i]]
+            values[i] = v
+            s += v
+        mean = s / n
+        squares, dev = 0.0, 0.0
+        for i in prange(n):
+            d = values[i] - mean
+            squares += d * d
+            dev = max(dev, abs(d))
+        score = dev / math.sqrt(squares / n)
+    return score
+
+
+# --- covariance shrinkage --------------------------------------------------------------------------
+
+
+def cov_numpy(data0, iterations):  # type: ignore[no-untyped-def]
+    samples, features = data0.shape
+    data = data0.copy()
+    data[:, 1:] += 0.6 * data[:, :-1]
+    xc = data - data.mean(axis=0)
+    shrunk = (xc.T @ xc) / (samples - 1)
+    target = float(np.einsum("ii->i", shrunk).mean())
+    diagonal = np.einsum("ii->i", shrunk)
+    lag_one = 0.0
+    for _ in range(iterations):
+        shrunk *= 0.9
+        diagonal += 0.1 * target
+        sd = np.sqrt(diagonal)
+        corr = shrunk / (sd[:, None] * sd[None, :])
+        step = corr.strides[0] + corr.strides[1]
+        superdiagonal = np.lib.stride_tricks.as_strided(corr[0, 1:], shape=(features - 1,), strides=(step,))
+        lag_one = np.abs(superdiagonal).mean()
+    return lag_one
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def cov_loop(data0, iterations):  # type: ignore[no-untyped-def]
+    # the neighbour mixing and the column sums in one pass (per chunk), centring in a second,
+    # the product by BLAS (np.dot, as a person calls it), then the small matrix by rows, serially
+    samples, features = data0.shape
+    data = np.empty_like(data0)
+    chunk = 1024
+    chunks = (samples + chunk - 1) // chunk
+    sums = np.zeros((chunks, features))
+    for c in prange(chunks):
+        part = sums[c]
+        for i in range(c * chunk, min(samples, (c + 1) * chunk)):
+            row, out = data0[i], data[i]
+            out[0] = row[0]
+            part[0] += row[0]
+            for j in range(1, features):
+                v = row[j] + 0.6 * row[j - 1]
+                out[j] = v
+                part[j] += v
+    mean = np.zeros(features)
+    for c in range(chunks):  # a plain loop, not a parallel region for a few chunks
+        for j in range(features):
+            mean[j] += sums[c, j]
+    for j in range(features):
+        mean[j] /= samples
+    for i in prange(samples):
+        row = data[i]
+        for j in range(features):
+            row[j] -= mean[j]
+    shrunk = np.dot(data.T, data) / (samples - 1)
+    target = 0.0
+    for i in range(features):
+        target += shrunk[i, i]
+    target /= features
+    corr = np.empty_like(shrunk)
+    sd = np.empty(features)
+    lag_one = 0.0
+    for _ in range(iterations):  # serial: a features x features matrix is too small for threads
+        for i in range(features):
+            row = shrunk[i]
+            for j in range(features):
+                row[j] *= 0.9
+            row[i] += 0.1 * target
+            sd[i] = math.sqrt(row[i])
+        lag = 0.0
+        for i in range(features):
+            for j in range(features):
+                corr[i, j] = shrunk[i, j] / (sd[i] * sd[j])
+            if i + 1 < features:
+                lag += abs(corr[i, i + 1])
+        lag_one = lag / (features - 1)
+    return lag_one
+
+
+# --- Gauss elimination with partial pivoting -------------------------------------------------------
+# The program's scalar, the residual max|A x - b| (about 1e-14), is rounding noise that no two
+# orders of the same arithmetic share; these return sum(x) + residual, a value that checks the
+# solution (the residual is computed all the same).
+
+
+def gauss_numpy(a0, b0):  # type: ignore[no-untyped-def]
+    n = a0.shape[0]
+    a, b = a0.copy(), b0.copy()
+    for k in range(n - 1):
+        p = k + int(np.argmax(np.abs(a[k:, k])))
+        if p != k:
+            a[[k, p]] = a[[p, k]]
+            b[[k, p]] = b[[p, k]]
+        factors = a[k + 1:, k] / a[k, k]
+        a[k + 1:, k:] -= factors[:, None] * a[k, k:]
+        b[k + 1:] -= factors * b[k]
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        x[i] = (b[i] - np.sum(a[i, i + 1:] * x[i + 1:])) / a[i, i]
+    residual = float(np.max(np.abs(a0 @ x - b0)))
+    return np.sum(x) + residual
+
+
+# serial, and no fastmath (elimination's rounding is NumPy's): at these sizes (a 200 x 200
+# matrix is 320 KB) a parallel region per column costs more than the column's work (1.8 ms
+# serial against 4.4 s with a prange per column, measured with the two cores shared)
+@numba.njit(cache=True)
+def gauss_loop(a0, b0):  # type: ignore[no-untyped-def]
+    # per column: the pivot search and the swap in place, then the rows below
+    n = a0.shape[0]
+    a, b = a0.copy(), b0.copy()
+    for k in range(n - 1):
+        p, best = k, abs(a[k, k])
+        for i in range(k + 1, n):
+            if abs(a[i, k]) > best:
+                p, best = i, abs(a[i, k])
+        if p != k:
+            for j in range(n):
+                a[k, j], a[p, j] = a[p, j], a[k, j]
+            b[k], b[p] = b[p], b[k]
+        pivot_row = a[k]
+        for i in range(k + 1, n):
+            row = a[i]
+            f = row[k] / pivot_row[k]
+            for j in range(k, n):
+                row[j] -= f * pivot_row[j]
+            b[i] -= f * b[k]
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        s = 0.0
+        for j in range(i + 1, n):
+            s += a[i, j] * x[j]
+        x[i] = (b[i] - s) / a[i, i]
+    residual = 0.0
+    for i in range(n):
+        r = -b0[i]
+        for j in range(n):
+            r += a0[i, j] * x[j]
+        residual = max(residual, abs(r))
+    return np.sum(x) + residual
+
+
+# --- LU by row operations --------------------------------------------------------------------------
+# As for Gauss: the program's error max|L U - A| is rounding noise; these return sum(U) + error.
+
+
+def lu_numpy(a0):  # type: ignore[no-untyped-def]
+    n = a0.shape[0]
+    a = a0.copy()
+    a.flat[:: n + 1] += n
+    u = a.copy()
+    l = np.zeros((n, n))  # noqa: E741 (the factor's usual name)
+    l.flat[:: n + 1] = 1.0
+    for k in range(n - 1):
+        pivot = u[k, k]
+        if abs(float(pivot)) < 1e-12:
+            raise ZeroDivisionError(f"zero pivot in column {k}")
+        for i in range(k + 1, n):
+            l[i, k] = u[i, k] / pivot
+            u[i, k:] -= l[i, k] * u[k, k:]
+    error = float(np.max(np.abs(l @ u - a)))
+    return np.sum(u) + error
+
+
+@numba.njit(cache=True)  # serial, no fastmath: as gauss_loop
+def lu_loop(a0):  # type: ignore[no-untyped-def]
+    # per column: the rows below, each its multiplier and its update
+    n = a0.shape[0]
+    a = a0.copy()
+    for i in range(n):
+        a[i, i] += n
+    u = a.copy()
+    l = np.zeros((n, n))  # noqa: E741 (the factor's usual name)
+    for i in range(n):
+        l[i, i] = 1.0
+    for k in range(n - 1):
+        pivot_row = u[k]
+        if abs(pivot_row[k]) < 1e-12:
+            raise ZeroDivisionError("zero pivot")
+        for i in range(k + 1, n):
+            row = u[i]
+            f = row[k] / pivot_row[k]
+            l[i, k] = f
+            for j in range(k, n):
+                row[j] -= f * pivot_row[j]
+    product = np.dot(l, u)
+    error = 0.0
+    for i in range(n):
+        for j in range(n):
+            error = max(error, abs(product[i, j] - a[i, j]))
+    return np.sum(u) + error
+
+
 # --- the registry ----------------------------------------------------------------------------
 
 
@@ -1062,6 +1555,12 @@ def _uniforms(kw: dict[str, Any], bounds: list[tuple[float, float]]) -> list[np.
     return [rng.uniform(lo, hi, kw["n"]) for lo, hi in bounds]
 
 
+def _draws(kw: dict[str, Any], calls: list[tuple[str, tuple[Any, ...]]]) -> list[np.ndarray]:
+    # the program's draws from one default_rng(seed), in its order: (method, arguments)
+    rng = np.random.default_rng(kw["seed"])
+    return [getattr(rng, method)(*arguments) for method, arguments in calls]
+
+
 def _normals(kw: dict[str, Any]) -> np.ndarray:
     # one row per date, drawn in the program's order
     rng = np.random.default_rng(kw["seed"])
@@ -1093,30 +1592,41 @@ REFS: dict[str, Refs] = {
     "black_scholes_f32": Refs(bsf_numpy, None, bsf_loop, lambda kw: (*_uniforms(kw, [(10.0, 50.0), (10.0, 50.0),
                                                                                      (0.25, 2.0)]), kw["iterations"])),
     "asian_option_mc": Refs(asian_numpy, None, asian_loop, lambda kw: (_normals(kw), kw["steps"], kw["iterations"])),
+    "particles_box": Refs(particles_numpy, None, particles_loop, lambda kw: (*_draws(kw, [
+        ("random", (kw["n"],)), ("random", (kw["n"],)), ("normal", (0.0, 1.0, kw["n"])), ("normal", (0.0, 1.0, kw["n"]))]),
+        kw["steps"], kw["iterations"])),
+    "nbody_pairwise": Refs(nbody_numpy, None, nbody_loop, lambda kw: (*_draws(kw, [
+        ("uniform", (-1.0, 1.0, (3, kw["n"]))), ("uniform", (0.5, 1.5, kw["n"]))]), kw["iterations"])),
+    "kmeans_step": Refs(kmeans_numpy, None, kmeans_loop, lambda kw: (*_draws(kw, [
+        ("uniform", (-5.0, 5.0, (kw["k"], 2))), ("integers", (0, kw["k"], kw["n"])), ("normal", (0.0, 1.0, (kw["n"], 2)))]),
+        kw["iterations"])),
+    "softmax_logsumexp": Refs(softmax_numpy, None, softmax_loop, lambda kw: (*_draws(kw, [
+        ("normal", (0.0, 3.0, (kw["rows"], kw["cols"]))), ("integers", (0, kw["cols"], kw["rows"]))]), kw["iterations"])),
+    "histogram_equalize": Refs(histeq_numpy, None, histeq_loop, lambda kw: (*_draws(kw, [("gamma", (2.0, 1.0, kw["n"]))]),
+                                                                            kw["bins"], kw["iterations"])),
+    "covariance_shrinkage": Refs(cov_numpy, None, cov_loop, lambda kw: (*_draws(kw, [
+        ("normal", (0.0, 1.0, (kw["samples"], kw["features"])))]), kw["iterations"])),
+    "gauss_pivot": Refs(gauss_numpy, None, gauss_loop, lambda kw: tuple(_draws(kw, [
+        ("random", ((kw["n"], kw["n"]),)), ("random", (kw["n"],))]))),
+    "lu_rows": Refs(lu_numpy, None, lu_loop, lambda kw: tuple(_draws(kw, [("random", ((kw["n"], kw["n"]),))]))),
 }
 
-#: The corpus programs with benchmark rows. The others are not rows, for these reasons.
-CORPUS_ROWS = ["gray_scott", "wave_1d", "heat_f32", "image_blur", "life_uint8", "sir_dict", "black_scholes_f32",
-               "asian_option_mc"]
-CORPUS_NOT_ROWS = {
-    "particles_box": "its masked assignments (`x[low] = -x[low]`: a boolean selection and an indexed assignment, "
-                     "twelve per step) run as NumPy (opaque) and cut every step into small fused pieces",
-    "nbody_pairwise": "not a row yet: until capture recorded its strides setter (commit 2f64f9b, during issue 13) "
-                      "the fused program computed something else; its Numba and hand-written references remain to "
-                      "be written",
-    "kmeans_step": "argmin, boolean-mask selections and fancy indexing run as NumPy (opaque); little left to fuse",
-    "softmax_logsumexp": "max with keepdims, fancy indexing and bincount run as NumPy (opaque); Numba refuses "
-                         "its two advanced indices",
-    "histogram_equalize": "bincount, cumsum, std and the fancy lookup run as NumPy (opaque)",
-    "covariance_shrinkage": "dominated by one matmul (opaque) on a small matrix",
-    "gauss_pivot": "Python-loop bound: one small batch per column (argmax and fancy row swaps opaque)",
-    "lu_rows": "Python-loop bound: tens of thousands of row operations of at most 300 elements",
-}
+#: The corpus programs with benchmark rows (all of them, in the corpus's order), and those
+#: without one, with the reason (none at present).
+CORPUS_ROWS = ["gray_scott", "wave_1d", "heat_f32", "image_blur", "life_uint8", "sir_dict", "particles_box",
+               "nbody_pairwise", "kmeans_step", "black_scholes_f32", "asian_option_mc", "softmax_logsumexp",
+               "histogram_equalize", "covariance_shrinkage", "gauss_pivot", "lu_rows"]
+CORPUS_NOT_ROWS: dict[str, str] = {}
 
 
 def numba_refusal(exc: BaseException) -> str:
-    """The one line of a Numba typing error that says what it refused."""
+    """The one line of a Numba typing error that says what it refused: the signature it has
+    no implementation for (and the reason its candidate gave), or the first telling line."""
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    signature = next((ln[4:] for ln in lines if ln.startswith(">>> ")), None)
+    if signature is not None:
+        reason = next((ln.split("TypingError: ", 1)[1] for ln in lines if "TypingError: " in ln), "")
+        return (f"no implementation of {signature}" + (f": {reason}" if reason else ""))[:200]
     useful = [ln for ln in lines if ln.startswith(("Cannot", "No implementation", "Invalid use", "Unknown attribute",
                                                     "Use of unsupported"))]
     return (useful or lines or ["(no message)"])[0][:200]
@@ -1130,6 +1640,10 @@ def _scalar_of(name: str, result: Any) -> float:
         return sum(result[1].values())
     if name == "asian_option_mc":
         return result[0]
+    if name == "gauss_pivot":  # sum(x) + residual (see gauss_numpy)
+        return float(np.sum(result[0])) + result[1]
+    if name == "lu_rows":  # sum(U) + error (see lu_numpy)
+        return float(np.sum(result[1])) + result[2]
     return float(result[-1])
 
 
@@ -1145,7 +1659,7 @@ if __name__ == "__main__":
         got = {"loop": refs.loop(*args)}
         try:
             got["numba"] = refs.numba(*args)
-        except numba.core.errors.TypingError as exc:  # the row's Numba column says why
+        except (numba.core.errors.NumbaError, NotImplementedError) as exc:  # the row's Numba column says why
             print(name, "Numba refuses the NumPy code:", numba_refusal(exc))
         if ne is not None and refs.numexpr is not None:
             got["numexpr"] = refs.numexpr(*args)
