@@ -665,7 +665,10 @@ def filter_plan(program: Program, block: Sequence[int], compute: Sequence[int],
         users = [j for j in compute if j != c and any(v.base.name == name for v in program[j].reads()
                                                       + program[j].writes())]
         only_folded = all(folds.get(j) == c for j in users)
-        if name in new and name in freed and only_folded:
+        if not only_folded:   # the WSP graph forbids this (Conflict.FILTER_OUTPUT)
+            raise Unsupported(f"{program[c].opcode.name} {name} is used in its own loop by another instruction "
+                              "than a reduction of all of it")
+        if name in new and name in freed:
             contracted.add(name)
         else:
             compacting.append(c)

@@ -23,7 +23,7 @@ from fusionlab.execute.runner import run
 from fusionlab.partition import ALGORITHMS, partition
 from fusionlab.workloads import WORKLOADS
 from fusionlab.text import BytecodeError
-from fusionlab.wsp import Conflict, WSPGraph
+from fusionlab.wsp import Conflict, WSPGraph, partition_problems
 
 from test_numba import CACHE, RecordingStorage
 
@@ -257,3 +257,43 @@ def test_random_filter_programs_equal_numpy_under_every_algorithm(source):
                     # a filter output the cost models count as contracted is never allocated
                     counted = block_info(b, blk).contracted
                     assert {n for n in filters if n in counted} <= set(kernel.contracted), (algo, blk)
+
+
+@pytest.mark.parametrize("start, passed", [(-3.0, 4), (1.0, 8)])
+def test_every_legal_block_with_a_filter_is_one_kernel(start, passed):
+    """Every subset of a filter program that may be a block (no fuse-preventing pair, no
+    cycle with the rest as singletons) has a kernel: the graph forbids what codegen cannot.
+    With every element passing, the filter's output has its input's shape: only the
+    FILTER_OUTPUT edges keep the map over it out of the filter's loop."""
+    p = parse(f"""
+ARRAY X float64[8]
+ARRAY M bool[8]
+ARRAY Y float64[{passed}]
+ARRAY S float64[]
+ARRAY T float64[]
+ARRAY Z float64[{passed}]
+ARRAY W float64[8]
+RANGE X, start={start}, step=1.0
+GREATER M, X, 0
+COMPRESS Y, X, M
+ADD_REDUCE S, Y
+MAXIMUM_REDUCE T, X
+MULTIPLY Z, Y, 2
+MULTIPLY W, X, S
+DEL M
+DEL Y
+SYNC Z
+SYNC W
+""")
+    g = WSPGraph(p)
+    n, checked = len(p), 0
+    for mask in range(1, 1 << n):
+        block = [i for i in range(n) if mask >> i & 1]
+        if all(p[i].opcode in OpFamily.SYSTEM for i in block):
+            continue
+        rest = [[i] for i in range(n) if not mask >> i & 1]
+        if partition_problems(g, [block] + rest):
+            continue
+        get_kernel(p, block)
+        checked += 1
+    assert checked > 100
