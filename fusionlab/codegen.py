@@ -298,7 +298,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                 raise Unsupported(f"SYNC {name} sits between writes of {name}")
     rank = len(domain)
     # a zero-dimensional space is straight-line code: no loop, nothing to run in parallel
-    parallel = parallel and rank > 0 and (plan is None or not plan.compacting)
+    # compaction: two passes over chunks in one dimension, else a serial loop (FilterPlan)
+    parallel = parallel and rank > 0 and (plan is None or not plan.compacting or rank == 1)
+    two_pass = parallel and plan is not None and bool(plan.compacting)
     reduced_axes = {
         program[i].attr("axis") % rank for i in compute
         if program[i].opcode in OpFamily.REDUCTION and program[i].attr("axis") is not None and rank > 1
@@ -447,7 +449,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
 
     # a one-dimensional space with a full reduction runs in chunks: a partial result per
     # chunk keeps the parallel reduction's memory small
-    chunked = rank == 1 and bool(full_reductions)
+    chunked = rank == 1 and (bool(full_reductions) or two_pass)
     rows = rank >= 2 and outer == 0
     row_of: dict[tuple[str, str], str] = {}
     lines: list[str] = []
@@ -510,9 +512,13 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             expr = f"np.{op.value}({', '.join(ops)})"
         elif op in OpFamily.FILTER:
             target = None if out.base.name in contracted else arg_name[out]
-            before, lines_c = filter_lines(i, ins, ops[0], ops[1], target, comment)
-            pre += before
-            body += lines_c
+            chunks = (f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)})", u(_CHUNK), u(1)) if two_pass else None
+            got = filter_lines(i, ins, ops[0], ops[1], target, comment, chunks)
+            pre += got.pre
+            opening += got.opening
+            body += got.body
+            closing += got.closing
+            post += got.post
             continue
         elif op in OpFamily.REDUCTION and rank == 0:
             expr = ops[0]   # the reduction of one element is that element (typed as the output below)
@@ -681,19 +687,47 @@ def _filter_locals(c: int) -> tuple[str, str, str]:
     return f"acc{c + 1}_val", f"acc{c + 1}_keep", f"acc{c + 1}_count"
 
 
-def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | None,
-                 comment: str) -> tuple[list[str], list[str]]:
-    """The lines before the loop and in its body for COMPRESS ``c``: the element and mask
-    bit as locals, and (``target``: the output's argument) the compacting store."""
+@dataclass(frozen=True)
+class FilterLines:
+    """A COMPRESS's lines: before the loop, per chunk (opening, closing), in the body, after."""
+
+    pre: list[str]
+    opening: list[str]
+    body: list[str]
+    closing: list[str]
+    post: list[str]
+
+
+def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | None, comment: str,
+                 chunks: tuple[str, str, str] | None = None) -> FilterLines:
+    """The lines of COMPRESS ``c``: the element and mask bit as locals and, when its output
+    is written (``target``: the output's argument), the compaction. Serial: a running count.
+    With ``chunks`` (the chunk count, the chunk size and 1, unsigned; a parallel loop over
+    chunks), two passes: each chunk compacts into its own slice of a buffer and counts, then
+    the exclusive prefix sums of the counts place each chunk's run in the output."""
     val, keep, count = _filter_locals(c)
     out = ins.outputs[0]
-    data_dtype = ins.views_in[0].dtype
-    expr = data if data_dtype == out.dtype else f"{_np_type(out.dtype)}({data})"
+    expr = data if ins.views_in[0].dtype == out.dtype else f"{_np_type(out.dtype)}({data})"
     body = [f"{val} = {expr}{comment}", f"{keep} = {mask}"]
     if target is None:
-        return [], body
-    body.append(f"if {keep}: {target}[{count}] = {val}; {count} += 1  # compacted, in C order")
-    return [f"{count} = 0"], body
+        return FilterLines([], [], body, [], [])
+    if chunks is None:
+        body.append(f"if {keep}: {target}[{count}] = {val}; {count} += 1  # compacted, in C order")
+        return FilterLines([f"{count} = 0"], [], body, [], [])
+    n, size, one = chunks
+    buf, counts, at, k, j = (f"acc{c + 1}_{x}" for x in ("buf", "counts", "at", "chunk", "j"))
+    body.append(f"if {keep}: {buf}[chunk * {size} + {count}] = {val}; {count} += {one}  # this chunk's run")
+    pre = [f"{buf} = np.empty({n} * {size}, dtype={_np_type(out.dtype)})",
+           f"{counts} = np.empty({n}, dtype=np.uint64)"]
+    post = [f"{at} = np.empty({n}, dtype=np.uint64)  # {c + 1}: where each chunk's run starts in {out.base.name}",
+            f"{count} = np.uint64(0)",
+            f"for {k} in range({n}):",
+            f"    {at}[{k}] = {count}",
+            f"    {count} += {counts}[{k}]",
+            f"for {k} in numba.prange({n}):",
+            f"    for {j} in range({counts}[{k}]):",
+            f"        {target}[{at}[{k}] + {j}] = {buf}[{k} * {size} + {j}]"]
+    return FilterLines(pre, [f"{count} = np.uint64(0)"], body, [f"{counts}[chunk] = {count}"], post)
 
 
 def fold_source(plan: FilterPlan, r: int, src_arg: str | None, flat: str) -> tuple[str, str]:
