@@ -115,10 +115,12 @@ def normalize2_combinators() -> list[Combinator]:
 def combinators_of(program: Program) -> list[Combinator]:
     """The computing instructions of ``program`` as combinators (named by their 1-based
     number): element-wise maps, folds, filters, generators; a filter-fold's rate is its
-    filter's output rate. Scans and opaque instructions are refused."""
+    filter's output rate. Scans, opaque instructions and arrays written twice (combinator
+    programs are single assignment) are refused."""
     folds = filter_folds(program)
     domains = loop_domains(program)
     out = []
+    written: set[str] = set()
     for i, ins in enumerate(program):
         op = ins.opcode
         if op in OpFamily.SYSTEM:
@@ -126,6 +128,11 @@ def combinators_of(program: Program) -> list[Combinator]:
         if op in OpFamily.OPAQUE | OpFamily.SCAN:
             raise ValueError(f"instruction {i + 1} ({op.name}) is not one of the slides' combinators "
                              "(map, fold, filter)")
+        name = ins.outputs[0].base.name
+        if name in written:
+            raise ValueError(f"instruction {i + 1} writes {name} again: the slides' combinators assign each "
+                             "array once")
+        written.add(name)
         kind = ("fold" if op in OpFamily.REDUCTION else "filter" if op in OpFamily.FILTER
                 else "generate" if op in OpFamily.GENERATOR else "map")
         rate = f"filter{folds[i] + 1}" if i in folds else f"{domains[i]}"
