@@ -128,6 +128,9 @@ class Opcode(enum.Enum):
     # default); RANDOM out, seed=s (uniform [0, 1)) or key=k (values recorded at capture)
     RANGE = "range"
     RANDOM = "random"
+    # filters: COMPRESS out, data, mask (data[mask], C order, into a 1-D output whose length
+    # is the count of True in the mask recorded at capture; docs/semantics.md, "Filters")
+    COMPRESS = "compress"
     # anything else, run by NumPy and never fused: OPAQUE out, in..., name="..."
     OPAQUE = "opaque"
     # system: DEL frees a base, SYNC hands a base's contents to the user
@@ -160,6 +163,9 @@ class OpFamily:
     REDUCTION: frozenset[Opcode] = frozenset(op for op in Opcode if op.name.endswith("_REDUCE"))
     SCAN: frozenset[Opcode] = frozenset(op for op in Opcode if op.name.endswith("_ACCUMULATE"))
     GENERATOR: frozenset[Opcode] = frozenset({Opcode.RANGE, Opcode.RANDOM})
+    #: size-changing selections (Robinson et al.'s ``filter``): their output's length
+    #: depends on the data
+    FILTER: frozenset[Opcode] = frozenset({Opcode.COMPRESS})
     OPAQUE: frozenset[Opcode] = frozenset({Opcode.OPAQUE})
     SYSTEM: frozenset[Opcode] = frozenset({Opcode.DEL, Opcode.SYNC})
     COMPUTE: frozenset[Opcode] = frozenset(Opcode) - SYSTEM
@@ -190,6 +196,7 @@ _ARITY.update({op: 2 for op in OpFamily.BINARY})
 _ARITY.update({Opcode.WHERE: 3})
 _ARITY.update({op: 1 for op in OpFamily.REDUCTION | OpFamily.SCAN})
 _ARITY.update({op: 0 for op in OpFamily.GENERATOR})
+_ARITY.update({op: 2 for op in OpFamily.FILTER})
 
 
 class ProgramError(ValueError):
@@ -627,7 +634,7 @@ class Instruction:
     def family(self) -> str:
         """The name of the opcode's family (``"elementwise"``, ``"reduction"``, ...)."""
         op = self.opcode
-        for name in ("SYSTEM", "OPAQUE", "REDUCTION", "SCAN", "GENERATOR", "ELEMENTWISE"):
+        for name in ("SYSTEM", "OPAQUE", "REDUCTION", "SCAN", "GENERATOR", "FILTER", "ELEMENTWISE"):
             if op in getattr(OpFamily, name):
                 return name.lower()
         raise AssertionError(op)  # every opcode has a family
@@ -642,11 +649,11 @@ class Instruction:
         """The shape of the iteration space; ``None`` for system and opaque instructions.
 
         Element-wise, scan and generator instructions iterate over their output; a
-        reduction iterates over its input.
+        reduction and a filter iterate over their (first) input.
         """
         if self.opcode in OpFamily.SYSTEM | OpFamily.OPAQUE:
             return None
-        if self.opcode in OpFamily.REDUCTION:
+        if self.opcode in OpFamily.REDUCTION | OpFamily.FILTER:
             return self.views_in[0].shape
         return self.outputs[0].shape
 
@@ -723,6 +730,8 @@ def check_instruction(ins: Instruction) -> None:
             want = (src.size,) if axis is None else src.shape
         if out.shape != want:
             raise ProgramError(f"{name}: output shape {out.shape} should be {want}")
+    elif op in OpFamily.FILTER:
+        _check_filter(ins)
     elif op is Opcode.RANDOM and not isinstance(ins.attr("seed", 0), int):
         raise ProgramError("RANDOM: seed= must be an integer")
     # Def. 11: overlapping operands must be identical
@@ -736,8 +745,24 @@ def check_instruction(ins: Instruction) -> None:
         for o2 in ins.outputs[i + 1 :]:
             if o2.overlaps(o) and o2 != o:
                 raise ProgramError(f"{name} is not data-parallel (Def. 11): outputs overlap")
-    if op in OpFamily.REDUCTION | OpFamily.SCAN and any(x.overlaps(out) for x in ins.views_in):
+    if op in OpFamily.REDUCTION | OpFamily.SCAN | OpFamily.FILTER and any(x.overlaps(out) for x in ins.views_in):
         raise ProgramError(f"{name} may not write over its own input")
+
+
+def _check_filter(ins: Instruction) -> None:
+    """COMPRESS out, data, mask: views of one shape, a bool mask, a 1-D output no longer
+    than the data (its length is the count recorded at capture, checked when it runs)."""
+    name = ins.opcode.name
+    if len(ins.views_in) != 2:
+        raise ProgramError(f"{name} selects from an array by a mask: write `{name} out, data, mask` with two arrays")
+    data, mask = ins.views_in
+    out = ins.outputs[0]
+    if mask.dtype != "bool":
+        raise ProgramError(f"{name}: the mask {_fmt(mask)} is {mask.dtype}; make it bool first (NOT_EQUAL m, x, 0)")
+    if data.shape != mask.shape:
+        raise ProgramError(f"{name}: data of shape {data.shape} and mask of shape {mask.shape} must have one shape")
+    if out.ndim != 1 or out.size > data.size:
+        raise ProgramError(f"{name}: the output must be 1-D with at most {data.size} elements, not {out.shape}")
 
 
 def _fmt(v: View) -> str:

@@ -52,9 +52,10 @@ import numpy as np
 
 from .bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
 from .costs import access_info
+from .filters import filter_folds, loop_domains
 from .text import format_instruction, format_view
 
-__all__ = ["KernelSource", "Unsupported", "get_kernel", "loop_dtypes"]
+__all__ = ["KernelSource", "Unsupported", "get_kernel", "loop_dtypes", "FilterPlan", "filter_plan"]
 
 _OPERATORS = {
     Opcode.ADD: "+", Opcode.SUBTRACT: "-", Opcode.MULTIPLY: "*", Opcode.DIVIDE: "/",
@@ -280,10 +281,14 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         for v in program[i].views_in + program[i].outputs:
             if v.dtype not in _NUMBA_DTYPES:
                 raise Unsupported(f"{v.dtype} ({v.base.name}) has no Numba arithmetic: NumPy runs it")
-    domain = program[compute[0]].domain
+    new = set().union(*(acc[i].new for i in block))
+    freed = set().union(*(acc[i].deleted for i in block)) - synced
+    plan = filter_plan(program, block, compute, new, freed)   # filters: see FilterPlan
+    loop_domain = (lambda i: program[i].domain) if plan is None else plan.domain_of
+    domain = loop_domain(compute[0])
     if domain is None or 0 in domain:
         raise Unsupported("an empty iteration space")
-    if any(program[i].domain != domain for i in compute):
+    if any(loop_domain(i) != domain for i in compute):
         raise Unsupported("instructions of different iteration shapes")
     # a SYNC between two writes of its base inside the block cannot be honoured by a fused loop
     for pos, i in enumerate(block):
@@ -293,7 +298,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                 raise Unsupported(f"SYNC {name} sits between writes of {name}")
     rank = len(domain)
     # a zero-dimensional space is straight-line code: no loop, nothing to run in parallel
-    parallel = parallel and rank > 0
+    # compaction: two passes over chunks in one dimension, else a serial loop (FilterPlan)
+    parallel = parallel and rank > 0 and (plan is None or not plan.compacting or rank == 1)
+    two_pass = parallel and plan is not None and bool(plan.compacting)
     reduced_axes = {
         program[i].attr("axis") % rank for i in compute
         if program[i].opcode in OpFamily.REDUCTION and program[i].attr("axis") is not None and rank > 1
@@ -310,8 +317,6 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
 
     # contraction: created and freed here, never synced, accessed only through one
     # view of the iteration space's shape
-    new = set().union(*(acc[i].new for i in block))
-    freed = set().union(*(acc[i].deleted for i in block)) - synced
     views_of: dict[str, set[View]] = {}
     for i in compute:
         for v in program[i].reads() + program[i].writes():
@@ -320,7 +325,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         name for name in new & freed
         if len(views_of.get(name, ())) == 1 and next(iter(views_of[name])).shape == domain
         and not any(program[i].opcode in OpFamily.REDUCTION and program[i].outputs[0].base.name == name for i in compute)
-    }
+    } | (plan.contracted if plan is not None else set())
 
     # Arguments. A base all of whose views here are ranges of its axes is passed once, whole
     # (a C-contiguous array), and each view is indexed in the base's coordinates
@@ -444,7 +449,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
 
     # a one-dimensional space with a full reduction runs in chunks: a partial result per
     # chunk keeps the parallel reduction's memory small
-    chunked = rank == 1 and bool(full_reductions)
+    chunked = rank == 1 and (bool(full_reductions) or two_pass)
     rows = rank >= 2 and outer == 0
     row_of: dict[tuple[str, str], str] = {}
     lines: list[str] = []
@@ -505,18 +510,33 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             expr = f"{ops[0]} > 0"   # Numba's np.sign of an unsigned value reads it as signed
         elif op in OpFamily.UNARY | OpFamily.BINARY:
             expr = f"np.{op.value}({', '.join(ops)})"
+        elif op in OpFamily.FILTER:
+            target = None if out.base.name in contracted else arg_name[out]
+            chunks = (f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)})", u(_CHUNK), u(1)) if two_pass else None
+            got = filter_lines(i, ins, ops[0], ops[1], target, comment, chunks)
+            pre += got.pre
+            opening += got.opening
+            body += got.body
+            closing += got.closing
+            post += got.post
+            continue
         elif op in OpFamily.REDUCTION and rank == 0:
             expr = ops[0]   # the reduction of one element is that element (typed as the output below)
         elif op in OpFamily.REDUCTION:
             (src,) = ops
             if ins.attr("axis") is None or rank == 1:
                 a = f"acc{i + 1}"
+                guard = ""
+                if plan is not None and (i in plan.guarded or any(r == i for r, _ in plan.fused)):
+                    flat = " + ".join(f"{idx[k]}" + "".join(f" * {extents[b]}" for b in range(k + 1, rank))
+                                      for k in range(rank))
+                    src, guard = fold_source(plan, i, arg_name.get(ins.views_in[0]), f"({flat})")
                 slot = "chunk" if chunked else idx[0]
                 size = f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)})" if chunked else extents[0]
                 pre.append(f"{a}_part = np.empty({size}, dtype={_np_type(out.dtype)})")
                 # a scalar accumulator per outer iteration (or chunk) stays in a register
                 opening.append(f"{a} = {_identity(op, out.dtype)}")
-                body.append(f"{a} = " + _COMBINE[op].format(a=a, b=src) + comment)
+                body.append(f"{guard}{a} = " + _COMBINE[op].format(a=a, b=src) + comment)
                 closing.append(f"{a}_part[{slot}] = {a}")
                 post.append(f"{ref(out)} = " + {
                     Opcode.ADD_REDUCE: f"{a}_part.sum()", Opcode.MULTIPLY_REDUCE: f"{a}_part.prod()",
@@ -605,3 +625,117 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         iterations = -(-domain[0] // _CHUNK) if chunked else domain[outer]
     return KernelSource(source, tuple(args), tuple(domain), tuple(sorted(contracted)), tuple(block), signature,
                         tuple(randoms), iterations)
+
+
+# --------------------------------------------------------------------------- filters (issue 14; 002)
+# A block with a COMPRESS or a filter-fold loops over the filter's input domain
+# (``filters.loop_domains``). A filter sharing the block keeps each element and its mask
+# bit in locals; a filter-fold in the block folds the element under the mask bit (its
+# output contracted when nothing else uses it); a filter whose output is used elsewhere
+# writes it compacted at a running count, which makes the kernel serial. A filter-fold
+# whose filter ran in an earlier block reads the compacted output under ``flat < count``.
+
+
+@dataclass(frozen=True)
+class FilterPlan:
+    """How the filters of a block run in its loop (see the comment above)."""
+
+    domains: tuple[tuple[int, ...] | None, ...]
+    #: filter-fold -> its COMPRESS, for the COMPRESS instructions in the block
+    fused: tuple[tuple[int, int], ...]
+    #: filter-folds whose COMPRESS ran in an earlier block
+    guarded: tuple[int, ...]
+    #: filter outputs that are never allocated (created, only folded and freed here)
+    contracted: frozenset[str]
+    #: COMPRESS instructions whose output the kernel writes (compaction: a serial loop)
+    compacting: tuple[int, ...]
+
+    def domain_of(self, i: int) -> tuple[int, ...] | None:
+        """The loop domain of instruction ``i``."""
+        return self.domains[i]
+
+
+def filter_plan(program: Program, block: Sequence[int], compute: Sequence[int],
+                new: set[str], freed: set[str]) -> FilterPlan | None:
+    """The block's :class:`FilterPlan`; ``None`` when it has no filter and no filter-fold."""
+    folds = filter_folds(program)
+    filters = [i for i in compute if program[i].opcode in OpFamily.FILTER]
+    if not filters and not any(i in folds for i in compute):
+        return None
+    members = set(compute)
+    fused = tuple((r, c) for r, c in sorted(folds.items()) if r in members and c in members)
+    guarded = tuple(r for r in compute if r in folds and folds[r] not in members)
+    contracted, compacting = set(), []
+    for c in filters:
+        name = program[c].outputs[0].base.name
+        users = [j for j in compute if j != c and any(v.base.name == name for v in program[j].reads()
+                                                      + program[j].writes())]
+        only_folded = all(folds.get(j) == c for j in users)
+        if not only_folded:   # the WSP graph forbids this (Conflict.FILTER_OUTPUT)
+            raise Unsupported(f"{program[c].opcode.name} {name} is used in its own loop by another instruction "
+                              "than a reduction of all of it")
+        if name in new and name in freed:
+            contracted.add(name)
+        else:
+            compacting.append(c)
+    return FilterPlan(tuple(loop_domains(program)), fused, guarded, frozenset(contracted), tuple(compacting))
+
+
+def _filter_locals(c: int) -> tuple[str, str, str]:
+    """The locals of COMPRESS ``c``: its element, its mask bit, its running count (``acc``
+    names: no array is called that, ``_safe`` renames such arrays)."""
+    return f"acc{c + 1}_val", f"acc{c + 1}_keep", f"acc{c + 1}_count"
+
+
+@dataclass(frozen=True)
+class FilterLines:
+    """A COMPRESS's lines: before the loop, per chunk (opening, closing), in the body, after."""
+
+    pre: list[str]
+    opening: list[str]
+    body: list[str]
+    closing: list[str]
+    post: list[str]
+
+
+def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | None, comment: str,
+                 chunks: tuple[str, str, str] | None = None) -> FilterLines:
+    """The lines of COMPRESS ``c``: the element and mask bit as locals and, when its output
+    is written (``target``: the output's argument), the compaction. Serial: a running count.
+    With ``chunks`` (the chunk count, the chunk size and 1, unsigned; a parallel loop over
+    chunks), two passes: each chunk compacts into its own slice of a buffer and counts, then
+    the exclusive prefix sums of the counts place each chunk's run in the output."""
+    val, keep, count = _filter_locals(c)
+    out = ins.outputs[0]
+    expr = data if ins.views_in[0].dtype == out.dtype else f"{_np_type(out.dtype)}({data})"
+    body = [f"{val} = {expr}{comment}", f"{keep} = {mask}"]
+    if target is None:
+        return FilterLines([], [], body, [], [])
+    if chunks is None:
+        body.append(f"if {keep}: {target}[{count}] = {val}; {count} += 1  # compacted, in C order")
+        return FilterLines([f"{count} = 0"], [], body, [], [])
+    n, size, one = chunks
+    buf, counts, at, k, j = (f"acc{c + 1}_{x}" for x in ("buf", "counts", "at", "chunk", "j"))
+    body.append(f"if {keep}: {buf}[chunk * {size} + {count}] = {val}; {count} += {one}  # this chunk's run")
+    pre = [f"{buf} = np.empty({n} * {size}, dtype={_np_type(out.dtype)})",
+           f"{counts} = np.empty({n}, dtype=np.uint64)"]
+    post = [f"{at} = np.empty({n}, dtype=np.uint64)  # {c + 1}: where each chunk's run starts in {out.base.name}",
+            f"{count} = np.uint64(0)",
+            f"for {k} in range({n}):",
+            f"    {at}[{k}] = {count}",
+            f"    {count} += {counts}[{k}]",
+            f"for {k} in numba.prange({n}):",
+            f"    for {j} in range({counts}[{k}]):",
+            f"        {target}[{at}[{k}] + {j}] = {buf}[{k} * {size} + {j}]"]
+    return FilterLines(pre, [f"{count} = np.uint64(0)"], body, [f"{counts}[chunk] = {count}"], post)
+
+
+def fold_source(plan: FilterPlan, r: int, src_arg: str | None, flat: str) -> tuple[str, str]:
+    """A filter-fold's element and its guard: the filter's element under its mask bit when
+    the filter shares the block, else the compacted output at the flat loop index, below
+    its length."""
+    for rr, c in plan.fused:
+        if rr == r:
+            val, keep, _ = _filter_locals(c)
+            return val, f"if {keep}: "
+    return f"{src_arg}[{flat}]", f"if {flat} < np.uint64({src_arg}.shape[0]): "

@@ -31,7 +31,8 @@ from bisect import bisect_right
 import numpy as np
 
 from .budget import UNLIMITED, Budget
-from .bytecode import OpFamily, Program, View
+from .bytecode import Instruction, OpFamily, Program, View
+from .filters import filter_readers, loop_domains
 from .text import format_view
 
 __all__ = ["Conflict", "IllegalMerge", "Dependency", "WSPGraph", "PartitionState", "partition_problems"]
@@ -44,6 +45,8 @@ class Conflict(enum.Enum):
     SHAPE = "different iteration shapes"
     OPAQUE = "an opaque instruction runs alone"
     REDUCTION_RESULT = "reads the result of a reduction or scan that is not complete inside the kernel"
+    FILTER_OUTPUT = ("uses a filter's output, which the filter's loop writes compacted: only a reduction of "
+                     "the whole output fuses with its filter (filter-fold, 002)")
 
 
 class IllegalMerge(enum.Enum):
@@ -96,12 +99,14 @@ class WSPGraph:
         self.dependencies: dict[tuple[int, int], Dependency] = {}
         self._explicit: dict[tuple[int, int], tuple[Conflict, str]] = {}
         self.explicit_mask: list[int] = [0] * n
-        self.domain: list[tuple[int, ...] | None] = [ins.domain for ins in program]
+        # a filter-fold loops over its filter's input, not its output's recorded length
+        self.domain: list[tuple[int, ...] | None] = loop_domains(program)
         self.opaque: list[bool] = [ins.opcode in OpFamily.OPAQUE for ins in program]
         #: Data later phases derive from the program once per graph (the cost models'
         #: access summaries), by name.
         self.derived: dict[str, object] = {}
         self._build(UNLIMITED if budget is None else budget)
+        self._forbid_filter_readers()
 
     # -- construction -----------------------------------------------------------------
     def _build(self, budget: Budget) -> None:
@@ -148,6 +153,15 @@ class WSPGraph:
                     self._add_dependency(i, users[b], kind, name)
                 if forbid is not None:
                     self._forbid(i, users[b], forbid[0], forbid[1])
+
+    def _forbid_filter_readers(self) -> None:
+        """A filter's loop writes its output compacted (at a running count, not the loop
+        index): nothing but a filter-fold may use that output in the same loop."""
+        for c, users in filter_readers(self.program).items():
+            for j in users:
+                self._forbid(c, j, Conflict.FILTER_OUTPUT,
+                             f"{self.program[j].opcode.name} uses {self.program[c].outputs[0].base.name}, "
+                             f"the output of COMPRESS (instruction {c + 1})")
 
     def _add_dependency(self, i: int, j: int, kind: Access, base: str) -> None:
         if (i, j) not in self.dependencies:

@@ -23,7 +23,7 @@ from fusionlab.report import MIME_TYPE, validate_report
 
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-NAMES = ["01-wsp-paper-example", "02-cost-models", "03-benchmarks", "04-exercises", "07-sweeps"]
+NAMES = ["01-wsp-paper-example", "02-cost-models", "03-benchmarks", "04-exercises", "05-combinators", "07-sweeps"]
 # what the tests ask of the parameter cells (03 reads them; the others ignore them)
 ENV = {
     "FUSIONLAB_NOTEBOOK_PRESET": "tiny",
@@ -189,6 +189,21 @@ def test_04_solutions_pass_and_questions_wait(monkeypatch: pytest.MonkeyPatch) -
     hidden = [c for c in nb.cells[start:] if c.cell_type == "code"]
     assert all(c.metadata.get("jupyter", {}).get("source_hidden") for c in hidden)
 
+
+
+def test_05_normalize2_filter_fold(monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = _run("05-combinators", monkeypatch)
+    assert "opaque instructions: 0" in _text(_cell(nb, "print(program.to_text())"))
+    table = _text(_cell(nb, "print(f\"{'algorithm':<12}"))
+    rows = {line.split()[0]: line.split() for line in table.splitlines()[1:] if line.strip()}
+    # xs read twice (2n), nor1 and nor2 written (2n), sum1 and sum2 written and read (4), n = 200,000
+    assert rows["optimal"][1:3] == ["2", "800004"] and rows["ilp"][2] == "800004"
+    assert "contracted ['t0', 'ys']" in _text(_cell(nb, "get_kernel(program, block)"))
+    ilp = _text(_cell(nb, "printed = solve(slides_model())"))
+    assert "as printed:  objective 0.0" in ilp and "f consistent with the loops: False" in ilp
+    assert "completed:   objective 201.0" in ilp and "consistent: True" in ilp
+    same = _text(_cell(nb, "sol = robinson_ilp(program)"))
+    assert "-> 800004 elements" in same and "same loops: True" in same
 
 
 def test_07_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:

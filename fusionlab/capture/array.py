@@ -295,6 +295,9 @@ class Traced:
             if full_int:  # NumPy gives a scalar copy, not a view
                 return _copy_of(self._derive(lambda a: a[vkey]), scalar=True)
             return self._derive(lambda a: a[vkey])
+        got = compress(self._rec, self, key) if self.ndim else None
+        if got is not None:
+            return got
         return opaque(self._rec, "fancy indexing", lambda a, k: a[k], (self, key), {})
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -567,6 +570,32 @@ def emit_split(rec: Recorder, ins: Instruction) -> None:
     ins = Instruction(ins.opcode, ins.outputs, tuple(fixed), ins.attrs)
     rec.emit(ins)
     del keep
+
+
+def compress(rec: Recorder, data: Traced, mask: Any) -> Traced | None:
+    """``data[mask]`` for a bool mask of ``data``'s shape, recorded as COMPRESS (its output
+    sized by the count NumPy selects now); ``None`` when the key is something else (the
+    caller then records other fancy indexing as OPAQUE).
+
+    >>> from fusionlab.capture import capture
+    >>> c = capture("import numpy as np\\nx = np.arange(-2.0, 3.0)\\ns = x[x > 0].sum()\\n")
+    >>> [ins.opcode.name for ins in c.program if ins.opcode.name not in ("DEL", "SYNC")]
+    ['RANGE', 'GREATER', 'COMPRESS', 'ADD_REDUCE']
+    >>> float(c.namespace["s"])
+    3.0
+    """
+    if isinstance(mask, list):
+        mask = np.asarray(unwrap(mask))
+    if not (isinstance(mask, Traced) or type(mask) is np.ndarray) or mask.dtype != bool or \
+            tuple(mask.shape) != tuple(data.shape):
+        return None
+    mask = lift(rec, mask) if isinstance(mask, np.ndarray) else mask
+    if not isinstance(mask, Traced):
+        return None
+    real = data._real[mask._real]
+    out = Traced.fresh(rec, real)
+    emit_split(rec, Instruction(Opcode.COMPRESS, (out._v,), (data._v, mask._v)))
+    return out
 
 
 def _copy_of(x: Traced, dtype: Any = None, scalar: bool = False) -> Traced:

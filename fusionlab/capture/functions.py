@@ -13,7 +13,7 @@ import numpy as np
 
 from ..bytecode import Instruction, Literal, Opcode
 from .array import (
-    NUMERIC, Traced, emit_split, opaque, operand, plain_call, reload_all, as_view, lift, traceable, unwrap,
+    NUMERIC, Traced, compress, emit_split, opaque, operand, plain_call, reload_all, as_view, lift, traceable, unwrap,
 )
 from .recorder import NoticeKind, Recorder
 
@@ -104,6 +104,26 @@ def _where(rec: Recorder, cond: Any, x: Any = None, y: Any = None) -> Any:
     return out
 
 
+def _extract(rec: Recorder, condition: Any, arr: Any) -> Any:
+    """``np.extract``: the elements of ``arr`` (flattened) where ``condition`` (flattened,
+    of the same size) is nonzero, as COMPRESS after a cast to bool when needed."""
+    a, cond = lift(rec, np.asarray(arr) if isinstance(arr, list) else arr), \
+        lift(rec, np.asarray(condition) if isinstance(condition, list) else condition)
+    if not isinstance(a, Traced) or not isinstance(cond, Traced) or cond.size != a.size or a.size == 0:
+        return None
+    flat, mask = a.ravel(), cond.ravel()
+    if mask.dtype != bool:
+        mask = mask.astype(bool)
+    return compress(rec, flat, mask)
+
+
+def _compress(rec: Recorder, condition: Any, a: Any, axis: Any = None, out: Any = None) -> Any:
+    """``np.compress`` without an axis and with a condition for every element: ``np.extract``."""
+    if axis is not None or out is not None or np.ndim(unwrap(condition)) != 1:
+        return None
+    return _extract(rec, condition, a)
+
+
 def _copy(rec: Recorder, a: Any, order: str = "K", subok: bool = False) -> Any:
     return a.copy() if isinstance(a, Traced) else None
 
@@ -155,6 +175,8 @@ _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
     np.cumsum: _scan(np.add),
     np.cumprod: _scan(np.multiply),
     np.where: _where,
+    np.extract: _extract,
+    np.compress: _compress,
     np.copy: _copy,
     np.zeros_like: _like(0),
     np.ones_like: _like(1),

@@ -216,6 +216,8 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
             np.copyto(out, externals.arrays[key].reshape(out.shape), casting="unsafe")
         else:
             np.copyto(out, np.random.default_rng(ins.attr("seed", 0)).random(out.shape), casting="unsafe")
+    elif op in OpFamily.FILTER:
+        _compress(ins, out, args[0], args[1])
     elif op is Opcode.OPAQUE:
         key, name = ins.attr("key"), ins.attr("name")
         fn = externals.functions.get(key) if key is not None else OPAQUE_FUNCTIONS.get(name)
@@ -225,6 +227,19 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
         np.copyto(out, np.asarray(result).reshape(out.shape), casting="unsafe")
     else:  # pragma: no cover - every opcode family is handled above
         raise NotImplementedError(op)
+
+
+def _compress(ins: Instruction, out: np.ndarray, data: np.ndarray, mask: np.ndarray) -> None:
+    """COMPRESS: ``data[mask]`` in C order, into an output sized by the count recorded at
+    capture; a mask selecting another count is an error (the program is a trace of a run)."""
+    count = int(np.count_nonzero(mask))
+    if count != out.size:
+        raise ValueError(
+            f"{ins.opcode.name}: the mask selects {count} elements but the output "
+            f"{ins.outputs[0].base.name} holds {out.size}, the count recorded at capture; run the "
+            "program on the data it was captured from, or capture it again"
+        )
+    np.copyto(out, data[mask], casting="unsafe")
 
 
 def block_order(program: Program, blocks: Sequence[Sequence[int]]) -> list[int]:
