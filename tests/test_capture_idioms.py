@@ -318,3 +318,19 @@ def test_isinstance_sees_arrays_and_numpy_scalars():
         "    pass\n"
     )
     assert cap.namespace["checks"] == [True, True, True, False, True]
+
+
+@pytest.mark.parametrize("args", [
+    "0.05, 2.0, 40", "0.0, 1.0, 7", "-3.0, 3.0, 11, endpoint=False", "1.0, 1.0 + 1e-300, 5", "2, 2, 4",
+    "0.1, 0.7, 3",
+])
+def test_linspace_replays_bit_for_bit(args):
+    # NumPy sets linspace's last element to ``stop`` exactly: start + step * (num - 1) may
+    # differ from it by an ulp, and a product of values that reaches 0 there then does not
+    source = f"import numpy as np\nx = np.linspace({args})\ny = x * 1.0\n"
+    want = run_plain(source)[0]["x"]
+    _, cap, _ = run_captured(source)
+    for algorithm in (None, "greedy"):
+        parts = None if algorithm is None else {k: partition(b, algorithm).blocks for k, b in enumerate(cap.batches)}
+        got = cap.replay(parts)
+        np.testing.assert_array_equal(got["y"], want)
