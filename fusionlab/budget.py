@@ -33,12 +33,14 @@ inf
 from __future__ import annotations
 
 import math
+import signal
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
-__all__ = ["Budget", "BudgetExceeded", "UNLIMITED"]
+__all__ = ["Budget", "BudgetExceeded", "Interrupt", "UNLIMITED"]
 
 
 class BudgetExceeded(Exception):
@@ -51,6 +53,58 @@ class BudgetExceeded(Exception):
         super().__init__(f"{phase}: the time budget{limit} ran out")
 
 
+class Interrupt:
+    """Kernel -> Interrupt, remembered until the work has stopped for it.
+
+    Kernel -> Interrupt raises ``KeyboardInterrupt`` wherever the main thread is. Where
+    that is a finaliser (a generator closed by the garbage collector, a ``__del__``),
+    Python prints "Exception ignored" and the work runs on. While :meth:`armed`, the
+    interrupt is also recorded here, and every :class:`Budget` holding this object raises
+    ``KeyboardInterrupt`` again at its next :meth:`Budget.check` until
+    :meth:`acknowledge` says the interrupt was handled.
+
+    Examples
+    --------
+    >>> intr = Interrupt()
+    >>> budget = Budget(None, interrupt=intr)
+    >>> intr.pending = True          # what the armed handler does, besides raising
+    >>> try:
+    ...     budget.child(5.0).check("optimal: search")
+    ... except KeyboardInterrupt:
+    ...     print("stopped")
+    stopped
+    >>> intr.acknowledge(); budget.check("display")   # handled: the work may go on
+    """
+
+    def __init__(self) -> None:
+        self.pending = False
+
+    def acknowledge(self) -> None:
+        """The interrupt was handled (the work stopped and says so)."""
+        self.pending = False
+
+    @contextmanager
+    def armed(self) -> Iterator["Interrupt"]:
+        """Record SIGINT while the block runs (in the main thread; elsewhere Python
+        delivers no signal, and this does nothing)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        previous = signal.getsignal(signal.SIGINT)
+
+        def handler(signum: int, frame: Any) -> None:
+            self.pending = True
+            if callable(previous):
+                previous(signum, frame)
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGINT, handler)
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
 @dataclass
 class Budget:
     """A deadline, measured on ``time.perf_counter``.
@@ -61,11 +115,16 @@ class Budget:
         Time allowed from now; ``None`` or ``inf`` for no limit.
     on_phase
         Called with the name of each phase entered through :meth:`phase` (a progress line).
+    started
+        When the time started (``time.perf_counter``; default now).
+    interrupt
+        An :class:`Interrupt` to honour at each check (and pass to children).
     """
 
     seconds: float | None = None
     on_phase: Callable[[str], None] | None = None
     started: float = field(default_factory=time.perf_counter)
+    interrupt: Interrupt | None = None
     deadline: float = field(init=False)
 
     def __post_init__(self) -> None:
@@ -87,7 +146,10 @@ class Budget:
         return time.perf_counter() >= self.deadline
 
     def check(self, phase: str = "work") -> None:
-        """Raise :class:`BudgetExceeded` when the deadline has passed."""
+        """Raise :class:`BudgetExceeded` when the deadline has passed (``KeyboardInterrupt``
+        when an interrupt is pending)."""
+        if self.interrupt is not None and self.interrupt.pending:
+            raise KeyboardInterrupt
         if time.perf_counter() >= self.deadline:
             raise BudgetExceeded(phase, self.seconds)
 
@@ -98,7 +160,7 @@ class Budget:
 
     def child(self, seconds: float | None = None) -> "Budget":
         """A budget for one phase: at most ``seconds``, and never past this one's deadline."""
-        return Budget(self.limit(seconds), on_phase=self.on_phase)
+        return Budget(self.limit(seconds), on_phase=self.on_phase, interrupt=self.interrupt)
 
     @contextmanager
     def phase(self, name: str) -> Iterator["Budget"]:

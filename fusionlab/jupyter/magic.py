@@ -11,6 +11,7 @@ what is known. Options left out come from the session defaults that ``%fuse_conf
 from __future__ import annotations
 
 import ast
+import contextlib
 import linecache
 import sys
 import time
@@ -20,7 +21,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from ..budget import Budget
+from ..budget import Budget, Interrupt
 from ..capture import CaptureError, capture
 from ..capture.recorder import CELL_FILENAME
 from ..costs import MODEL_NAMES, NonMonotonicCostModel
@@ -169,7 +170,7 @@ class FuseMagics(Magics):
             print(f"fusionlab: {exc}", file=sys.stderr)
             return None
         # one budget for the cell: it started with the capture, which it does not cut
-        budget = Budget(opts["budget"], started=started)
+        budget = Budget(opts["budget"], started=started, interrupt=Interrupt())
         self.last = result
         ns[LAST_RESULT] = result
         if opts["name"]:
@@ -191,26 +192,16 @@ class FuseMagics(Magics):
         """Compute the partitions within ``budget``, showing ``view`` once the cheap ones
         are known and updating it as the rest finish. ``False`` when nothing can be shown
         (the selected cost model was refused)."""
-        self.current = result
         # the searches leave the end of the budget to the graph's layout of the fallback view
         searches = budget
         if view is not None and budget.seconds is not None:
             searches = Budget(max(budget.seconds - min(LAYOUT_RESERVE, 0.15 * budget.seconds), 0.0),
-                              started=budget.started)
-        try:
-            result.compute(searches, first_only=True, first_by=budget.started + FIRST_DISPLAY_SECONDS)
-            error = result.parts.entries.get(result.selected, {})
-            if error.get("status") == "error":
-                # the cell ran and its variables are kept; only the exploration is refused
-                print(f"fusionlab: {'; '.join(error['notes'])}", file=sys.stderr)
+                              started=budget.started, interrupt=budget.interrupt)
+        with contextlib.ExitStack() as armed:
+            if budget.interrupt is not None:
+                armed.enter_context(budget.interrupt.armed())
+            if not self._search(result, view, searches):
                 return False
-            if view is not None:
-                view.show()
-            result.compute(searches, on_update=view.throttled if view is not None else None)
-        except KeyboardInterrupt:  # outside a search (a display): the work is stopped the same way
-            result.mark_interrupted()
-        finally:
-            self.current = None
         if view is not None:
             # after an interrupt the user wants out: no graph layout then (one made before is kept)
             draw = not result.status["interrupted"]
@@ -224,6 +215,28 @@ class FuseMagics(Magics):
         if result.status["interrupted"]:
             print("fusionlab: interrupted; the display shows what was computed. The cell's variables are as plain "
                   "NumPy computed them.", file=sys.stderr)
+        return True
+
+    def _search(self, result: FuseResult, view: ExplorerView | None, searches: Budget) -> bool:
+        """The first display, then the rest of the partitions; ``False`` when the selected
+        cost model was refused. Kernel -> Interrupt stops the work and marks what is left."""
+        self.current = result
+        try:
+            result.compute(searches, first_only=True, first_by=searches.started + FIRST_DISPLAY_SECONDS)
+            error = result.parts.entries.get(result.selected, {})
+            if error.get("status") == "error":
+                # the cell ran and its variables are kept; only the exploration is refused
+                print(f"fusionlab: {'; '.join(error['notes'])}", file=sys.stderr)
+                return False
+            if view is not None:
+                view.show()
+            result.compute(searches, on_update=view.throttled if view is not None else None)
+        except KeyboardInterrupt:  # outside a search (a display): the work is stopped the same way
+            result.mark_interrupted()
+        finally:
+            self.current = None
+            if searches.interrupt is not None:
+                searches.interrupt.acknowledge()  # handled: the final display may check its budget
         return True
 
     def _options(self, line: str) -> dict[str, Any]:
