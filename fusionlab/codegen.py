@@ -257,6 +257,73 @@ def _base_coords(v: View, rank: int) -> tuple[tuple[int | None, int, int], ...] 
     return tuple(out)
 
 
+def _scan_dtype(ins: Instruction) -> np.dtype:
+    """The dtype a scan accumulates in: NumPy's ``ufunc.accumulate`` of its input's dtype
+    (int8 sums wrap in int8; ``logical_or`` of floats is a bool)."""
+    return ins.opcode.ufunc.accumulate(np.zeros(1, dtype=ins.views_in[0].dtype)).dtype
+
+
+def _scan_axis(program: Program, scans: Sequence[int], compute: Sequence[int]) -> int | None:
+    """The axis of the block's scans (one loop nest has one sequential axis), or None when
+    there are none; raises :class:`Unsupported` for what the WSP graph forbids."""
+    if not scans:
+        return None
+    axes = set()
+    for i in scans:
+        ins = program[i]
+        axis = ins.attr("axis")
+        axes.add(0 if axis is None else axis % ins.outputs[0].ndim)
+    if len(axes) > 1:
+        raise Unsupported("scans along different axes")
+    if any(program[i].opcode in OpFamily.REDUCTION for i in compute):
+        raise Unsupported("a scan and a reduction in one block")
+    return axes.pop()
+
+
+def _chunked_scan(program: Program, accs: Sequence[tuple[int, str, np.dtype]], body: Sequence[str],
+                  spans: dict[int, tuple[int, int]], stores: Sequence[str], n: str, parallel: bool,
+                  u: Any) -> list[str]:
+    """A one-dimensional scan block as 004's chunked scanomap: each chunk's total of the
+    scanned values (the maps producing them recomputed, nothing stored), an exclusive scan
+    of the totals (serial: one per chunk), then the whole body with each chunk's carry-in.
+    The last chunk's total is never needed, so the first pass skips it."""
+    loop = "numba.prange" if parallel else "range"
+    nch = f"(({n} + {u(_CHUNK - 1)}) // {u(_CHUNK)})"
+    rows = f"range(chunk * {u(_CHUNK)}, min({n}, (chunk + {u(1)}) * {u(_CHUNK)}))"
+    scans = {i for i, _, _ in accs}
+    last = max(scans)
+    needed = set(scans)
+    for i in sorted(spans, reverse=True):
+        if i in needed or i > last:
+            continue
+        outs = program[i].outputs
+        if any(o.overlaps(v) for k in needed if k > i for v in program[k].views_in for o in outs):
+            needed.add(i)
+    first = [line for i in sorted(needed) for line in
+             (body[spans[i][0]:spans[i][0] + 1] if i in scans else body[spans[i][0]:spans[i][1]])]
+    out = [f"    nch = {nch}"]
+    for k, a, dt in accs:
+        ident = _identity(program[k].opcode.combining, dt.name)
+        out.append(f"    {a}_tot = np.full(nch, {ident})")
+    out.append(f"    for chunk in {loop}(nch - {u(1)}):  # pass 1: each chunk's total")
+    out += [f"        {a} = {_identity(program[k].opcode.combining, dt.name)}" for k, a, dt in accs]
+    out.append(f"        for i0 in {rows}:")
+    out += [f"            {line}" for line in first]
+    out += [f"        {a}_tot[chunk] = {a}" for _, a, _ in accs]
+    for k, a, dt in accs:   # the carry into each chunk: an exclusive scan of the totals
+        op = program[k].opcode.combining
+        out.append(f"    {a} = {_identity(op, dt.name)}  # the carries: an exclusive scan of the totals")
+        out.append("    for chunk in range(nch):")
+        out.append(f"        {a}_t = {a}_tot[chunk]")
+        out.append(f"        {a}_tot[chunk] = {a}")
+        out.append(f"        {a} = {_np_type(dt.name)}(" + _COMBINE[op].format(a=a, b=f"{a}_t") + ")")
+    out.append(f"    for chunk in {loop}(nch):  # pass 2: the body, from each chunk's carry")
+    out += [f"        {a} = {a}_tot[chunk]" for _, a, _ in accs]
+    out.append(f"        for i0 in {rows}:")
+    out += [f"            {line}" for line in list(body) + list(stores)]
+    return out
+
+
 def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                access: tuple[Sequence[Any], frozenset[str]] | None = None) -> KernelSource:
     """The kernel of ``block`` (0-based instruction indices), or raise :class:`Unsupported`.
@@ -272,7 +339,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         raise Unsupported("no computing instruction")
     for i in compute:
         op = program[i].opcode
-        if op in OpFamily.OPAQUE | OpFamily.SCAN:
+        if op in OpFamily.OPAQUE:
             raise Unsupported(f"{op.name} runs with NumPy")
         if op is Opcode.RANDOM and program[i].attr("key") is None:
             raise Unsupported("RANDOM without recorded values runs with NumPy")
@@ -285,6 +352,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         raise Unsupported("an empty iteration space")
     if any(program[i].domain != domain for i in compute):
         raise Unsupported("instructions of different iteration shapes")
+    scans = [i for i in compute if program[i].opcode in OpFamily.SCAN]
+    scan_axis = _scan_axis(program, scans, compute)
     # a SYNC between two writes of its base inside the block cannot be honoured by a fused loop
     for pos, i in enumerate(block):
         if program[i].opcode is Opcode.SYNC:
@@ -298,7 +367,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         program[i].attr("axis") % rank for i in compute
         if program[i].opcode in OpFamily.REDUCTION and program[i].attr("axis") is not None and rank > 1
     }
-    outer = next((a for a in range(rank) if a not in reduced_axes), None)
+    outer = next((a for a in range(rank) if a not in reduced_axes and a != scan_axis), None)
+    if scans and rank == 1:
+        outer = 0   # a one-dimensional scan: chunks in parallel, two passes
     if outer is None and rank:
         raise Unsupported("every axis is reduced in this block")
     full_reductions = [
@@ -337,7 +408,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                 all_views[v.base.name].append(v)
     coords: dict[View, tuple[tuple[int | None, int, int], ...]] = {}
     for name, views in all_views.items():
-        got = {v: _base_coords(v, rank) for v in views}
+        got = {v: _base_coords(v, rank) if v.ndim <= rank else None for v in views}
         if name not in axis_outputs and all(c is not None for c in got.values()):
             coords.update(got)  # type: ignore[arg-type]
     args: list[View] = []
@@ -399,6 +470,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             return f"{name}[{', '.join(parts)}]"
         if v.ndim == 0:
             return f"{name}[0]"
+        if v.ndim > rank:   # a scan's n-d input read in flat C order (axis=None)
+            parts = [f"({idx[0]} // {u(math.prod(v.shape[j + 1:]))}) % {u(n)}" for j, n in enumerate(v.shape)]
+            return f"{name}[{', '.join(parts)}]"
         offset = rank - v.ndim
         parts = ["0" if (n == 1 and domain[offset + j] != 1) else idx[offset + j] for j, n in enumerate(v.shape)]
         if rows and offset == 0 and parts[0] == idx[0]:
@@ -430,7 +504,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         out = ins.outputs[0]
         if out.base.name in contracted or out.ndim == 0:
             continue
-        if out in seen_writes:
+        if out in seen_writes or scans:
+            # a scan kernel's first pass recomputes the scan's inputs without storing them:
+            # every result is a local, stored once at the body's end of the second pass
             promote.add(out)
         seen_writes.add(out)
 
@@ -453,7 +529,10 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     pre: list[str] = []
     post: list[str] = []
     body: list[str] = []
+    spans: dict[int, tuple[int, int]] = {}   # instruction -> its lines of ``body``
+    accs: list[tuple[int, str, np.dtype]] = []   # scans: instruction, accumulator, its dtype
     for i in block:
+        spans[i] = (len(body), len(body))
         ins = program[i]
         comment = f"  # {i + 1}: {format_instruction(ins)}"
         op = ins.opcode
@@ -505,6 +584,14 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             expr = f"{ops[0]} > 0"   # Numba's np.sign of an unsigned value reads it as signed
         elif op in OpFamily.UNARY | OpFamily.BINARY:
             expr = f"np.{op.value}({', '.join(ops)})"
+        elif op in OpFamily.SCAN:
+            a = f"acc{i + 1}"
+            dt = _scan_dtype(ins)
+            accs.append((i, a, dt))
+            src = ins.inputs[0]
+            body.append(f"{a} = {_np_type(dt.name)}(" + _COMBINE[op.combining].format(
+                a=a, b=_typed(operand(src), src, dt)) + ")" + comment)
+            expr = a
         elif op in OpFamily.REDUCTION and rank == 0:
             expr = ops[0]   # the reduction of one element is that element (typed as the output below)
         elif op in OpFamily.REDUCTION:
@@ -539,6 +626,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             expr = f"{_np_type(out.dtype)}({expr})"
         if out.base.name in contracted or out.ndim == 0 or out not in promote:
             body.append(f"{ref(out)} = {expr}{comment}")
+            spans[i] = (spans[i][0], len(body))
             continue
         if out not in written:
             name = arg_name[out]
@@ -548,11 +636,12 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             stores.append(f"{memory(out)} = {local}  # {format_view(out)} stored once")
             written[out] = local
         body.append(f"{written[out]} = {expr}{comment}")
+        spans[i] = (spans[i][0], len(body))
 
     params = [arg_name[v] for v in args] + [f"rnd{k}" for k in range(len(randoms))] + list(extents)
     # reassociation lets the accumulations vectorise; results differ from NumPy's pairwise
     # sums in the last bits (the tests compare with a tolerance)
-    fast = ", fastmath={'reassoc'}" if full_reductions or reduced_axes else ""
+    fast = ", fastmath={'reassoc'}" if (full_reductions or reduced_axes) and not scans else ""
     # NumPy's error model: division by zero gives inf, nan or 0 (integers), never raises
     lines.append(f"@numba.njit(parallel={parallel}{fast}, error_model='numpy', cache=True)")
     lines.append(f"def kernel({', '.join(params)}):")
@@ -573,14 +662,22 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         lines.append(f"{indent}    for {idx[0]} in range(chunk * {u(_CHUNK)}, min({extents[0]}, (chunk + {u(1)}) * {u(_CHUNK)})):")
         indent += "        "
         order = []
+    if scans and rank == 1:
+        lines += _chunked_scan(program, accs, body, spans, stores, extents[0], parallel, u)
+        order = []
+    elif scans:   # the scan axis innermost, its accumulators restarted for each line
+        order = [a for a in order if a != scan_axis] + [scan_axis]
     for depth, a in enumerate(order):
         loop = "numba.prange" if depth == 0 and parallel else "range"
+        if scans and depth == len(order) - 1:
+            lines += [f"{indent}{acc} = {_identity(program[k].opcode.combining, dt.name)}" for k, acc, dt in accs]
         lines.append(f"{indent}for {idx[a]} in {loop}({extents[a]}):")
         indent += "    "
         if depth == 0:
             lines += [f"{indent}{x}" for x in opening]
-    lines += [f"{indent}{b}" for b in body]
-    lines += [f"{indent}{x}" for x in stores]
+    if not (scans and rank == 1):
+        lines += [f"{indent}{b}" for b in body]
+        lines += [f"{indent}{x}" for x in stores]
     lines += [f"        {x}" for x in closing]
     lines += [f"    {p}" for p in post]
     if unsigned:
@@ -602,6 +699,6 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     signature = f"{canonical}\n#args={dtypes}"
     iterations = 0
     if parallel:
-        iterations = -(-domain[0] // _CHUNK) if chunked else domain[outer]
+        iterations = -(-domain[0] // _CHUNK) if chunked or scans and rank == 1 else domain[outer]
     return KernelSource(source, tuple(args), tuple(domain), tuple(sorted(contracted)), tuple(block), signature,
                         tuple(randoms), iterations)

@@ -42,6 +42,9 @@ class Conflict(enum.Enum):
     SHAPE = "different iteration shapes"
     OPAQUE = "an opaque instruction runs alone"
     REDUCTION_RESULT = "reads the result of a reduction or scan that is not complete inside the kernel"
+    SCAN_RESULT = "a scan depends on another scan's result (004 §4.2: a scanomap's carry is not known in its first pass)"
+    SCAN_AXES = "scans along different axes (one loop nest has one sequential axis)"
+    SCAN_REDUCTION = "a scan and a reduction do not share a loop nest (no scan-reduce kernel: 004 §4.3 leaves it open)"
 
 
 class IllegalMerge(enum.Enum):
@@ -100,6 +103,7 @@ class WSPGraph:
         #: access summaries), by name.
         self.derived: dict[str, object] = {}
         self._build(UNLIMITED if budget is None else budget)
+        self._scan_rules()
 
     # -- construction -----------------------------------------------------------------
     def _build(self, budget: Budget) -> None:
@@ -155,7 +159,8 @@ class WSPGraph:
                 if x != o and x.overlaps(o):
                     self._forbid(i, j, Conflict.OVERLAP, f"{format_view(x)} overlaps {format_view(o)}")
                     return
-                if fi.opcode in OpFamily.REDUCTION | OpFamily.SCAN and x.overlaps(o):
+                if fi.opcode in OpFamily.REDUCTION | OpFamily.SCAN and x.overlaps(o) \
+                        and not _scan_consumer(fi, fj, x, o):
                     self._forbid(i, j, Conflict.REDUCTION_RESULT,
                                  f"{fi.opcode.name} result {format_view(o)} is used again")
                     return
@@ -164,6 +169,40 @@ class WSPGraph:
                 if x != o and x.overlaps(o):
                     self._forbid(i, j, Conflict.OVERLAP, f"{format_view(o)} overlaps {format_view(x)}")
                     return
+
+    def _scan_rules(self) -> None:
+        """The fuse-preventing edges of scans that are not about one base (004 §4.2): a
+        scan with any reduction, with a scan along another axis, and with a later scan
+        its result flows into (through element-wise consumers, which may share its block).
+        Same-shape pairs only: other pairs are forbidden by shape already."""
+        scans = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.SCAN]
+        if not scans:
+            return
+        reductions = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.REDUCTION]
+        for s in scans:
+            fs = self.program[s]
+            for r in reductions:
+                if self.domain[r] == self.domain[s]:
+                    self._forbid(s, r, Conflict.SCAN_REDUCTION, f"{fs.opcode.name} with {self.program[r].opcode.name}")
+            for t in scans:
+                if t > s and self.domain[t] == self.domain[s] and _scan_axis(fs) != _scan_axis(self.program[t]):
+                    self._forbid(s, t, Conflict.SCAN_AXES, f"axis {_scan_axis(fs)} vs {_scan_axis(self.program[t])}")
+            for t in self._data_flow_from(s):
+                if self.program[t].opcode in OpFamily.SCAN and self.domain[t] == self.domain[s]:
+                    self._forbid(s, t, Conflict.SCAN_RESULT,
+                                 f"{self.program[t].opcode.name} {t + 1} reads what {fs.opcode.name} {s + 1} computed")
+
+    def _data_flow_from(self, s: int) -> set[int]:
+        """Instructions that read (through any chain of reads after writes) what ``s`` writes."""
+        reached, todo = set(), [s]
+        while todo:
+            i = todo.pop()
+            wi = list(self.program[i].writes())
+            for j in self.succ[i]:
+                if j not in reached and _meet(wi, list(self.program[j].reads())):
+                    reached.add(j)
+                    todo.append(j)
+        return reached
 
     def _forbid(self, i: int, j: int, reason: Conflict, detail: str) -> None:
         key = (min(i, j), max(i, j))
@@ -234,6 +273,20 @@ class WSPGraph:
         for u, v, reason, detail in self.forbidden_edges():
             G.add_edge(u, v, kind="forbidden", reason=reason.name, detail=detail)
         return G
+
+
+def _scan_consumer(fi: Instruction, fj: Instruction, x: View, o: View) -> bool:
+    """Whether ``fj`` may use the output ``o`` of ``fi`` in ``fi``'s block: ``fi`` is a scan
+    and ``fj`` an element-wise instruction accessing ``o`` at the same index (``x == o``):
+    the scan's value at an index is final once the kernel's pass reaches it (004 §4.2,
+    scanomap's map-out arrays)."""
+    return fi.opcode in OpFamily.SCAN and fj.opcode in OpFamily.ELEMENTWISE and x == o
+
+
+def _scan_axis(ins: Instruction) -> int | None:
+    """The axis a scan runs along, normalised (``None``: the flattened input)."""
+    axis = ins.attr("axis")
+    return None if axis is None else axis % max(ins.outputs[0].ndim, 1)
 
 
 def _meet(xs: list[View], ys: list[View]) -> bool:
