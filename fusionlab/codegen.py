@@ -74,20 +74,22 @@ _COMBINE = {
 
 
 _CHUNK = 4096
+#: ranges the first axis is split in when every axis is reduced (partial results per range)
+_SPLIT = 64
 
 #: dtypes Numba computes with as NumPy does (float16 and long double it does not)
 _NUMBA_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                            "float32", "float64", "complex64", "complex128"})
 
 _RESERVED = {"chunk", "np", "numba", "kernel", "range", "True", "False", "None", "fill", "sum", "prod", "max", "min",
-             "all", "any", "full"}
+             "all", "any", "full", "sp", "nsp", "nch"}
 
 
 def _safe(name: str) -> str:
     """A Python identifier for an array name that cannot clash with the kernel's own."""
     import keyword
 
-    if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "in" and name[1:].isdigit() \
+    if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "inj" and name[1:].isdigit() \
             or name.startswith(("acc", "rnd")) or re.search(r"_(row|w)\w*$", name) or re.fullmatch(r"u\d+", name) \
             or "_" in name and name.rsplit("_", 1)[1].isdigit():
         return f"{name}_"
@@ -257,6 +259,23 @@ def _base_coords(v: View, rank: int) -> tuple[tuple[int | None, int, int], ...] 
     return tuple(out)
 
 
+def _combine_parts(op: Opcode, a: str, out: str, extents: Sequence[str], parallel: bool, i: int) -> list[str]:
+    """Lines that reduce ``{a}_part`` (one partial result per range of axis 0, then the
+    output's axes) over its first axis into ``out``: in parallel over the output's first axis."""
+    js = [f"j{k + 1}" for k in range(len(extents))]
+    lines, pad = [], ""
+    for depth, (j, n) in enumerate(zip(js, extents)):
+        loop = "numba.prange" if depth == 0 and parallel else "range"
+        lines.append(f"{pad}for {j} in {loop}({n}):" + (f"  # {i + 1}: the partial results combined" if not depth else ""))
+        pad += "    "
+    at = ", ".join(js)
+    lines.append(f"{pad}{a}_v = {a}_part[0, {at}]")
+    lines.append(f"{pad}for sp in range(1, nsp):")
+    lines.append(f"{pad}    {a}_v = " + _COMBINE[op].format(a=f"{a}_v", b=f"{a}_part[sp, {at}]"))
+    lines.append(f"{pad}{out}[{at}] = {a}_v")
+    return lines
+
+
 def _scan_dtype(ins: Instruction) -> np.dtype:
     """The dtype a scan accumulates in: NumPy's ``ufunc.accumulate`` of its input's dtype
     (int8 sums wrap in int8; ``logical_or`` of floats is a bool)."""
@@ -368,16 +387,16 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         if program[i].opcode in OpFamily.REDUCTION and program[i].attr("axis") is not None and rank > 1
     }
     outer = next((a for a in range(rank) if a not in reduced_axes and a != scan_axis), None)
-    if scans and rank == 1:
-        outer = 0   # a one-dimensional scan: chunks in parallel, two passes
-    if outer is None and rank:
-        raise Unsupported("every axis is reduced in this block")
     full_reductions = [
         i for i in compute
         if program[i].opcode in OpFamily.REDUCTION and (program[i].attr("axis") is None or rank == 1) and rank
     ]
-    if full_reductions and outer != 0:
-        raise Unsupported("a full reduction together with an axis reduction over the first axis")
+    # sibling reductions (003 eq. 34) that leave no unreduced axis to run in parallel
+    # first, or a full one beside one over axis 0: the first axis is split in ranges, each
+    # with its own partial results, combined after the loop (one pass over the input)
+    split = rank >= 2 and 0 in reduced_axes and (bool(full_reductions) or outer is None)
+    if scans and rank == 1 or split:
+        outer = 0   # a one-dimensional scan: chunks in parallel, two passes
 
     # contraction: created and freed here, never synced, accessed only through one
     # view of the iteration space's shape
@@ -521,7 +540,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     # a one-dimensional space with a full reduction runs in chunks: a partial result per
     # chunk keeps the parallel reduction's memory small
     chunked = rank == 1 and bool(full_reductions)
-    rows = rank >= 2 and outer == 0
+    rows = rank >= 2 and outer == 0 and not split
     row_of: dict[tuple[str, str], str] = {}
     lines: list[str] = []
     opening: list[str] = []   # inside the parallel loop, before the inner loops
@@ -598,8 +617,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             (src,) = ops
             if ins.attr("axis") is None or rank == 1:
                 a = f"acc{i + 1}"
-                slot = "chunk" if chunked else idx[0]
-                size = f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)})" if chunked else extents[0]
+                slot = "chunk" if chunked else "sp" if split else idx[0]
+                size = f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)})" if chunked else \
+                    "nsp" if split else extents[0]
                 pre.append(f"{a}_part = np.empty({size}, dtype={_np_type(out.dtype)})")
                 # a scalar accumulator per outer iteration (or chunk) stays in a register
                 opening.append(f"{a} = {_identity(op, out.dtype)}")
@@ -610,6 +630,14 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                     Opcode.MAXIMUM_REDUCE: f"{a}_part.max()", Opcode.MINIMUM_REDUCE: f"{a}_part.min()",
                     Opcode.LOGICAL_AND_REDUCE: f"{a}_part.all()", Opcode.LOGICAL_OR_REDUCE: f"{a}_part.any()",
                 }[op] + f"  # {i + 1}: the partial results combined")
+            elif split and ins.attr("axis") % rank == 0:
+                a = f"acc{i + 1}"
+                keep = [idx[k] for k in range(1, rank)]
+                pre.append(f"{a}_part = np.empty((nsp, {', '.join(extents[1:])}), dtype={_np_type(out.dtype)})")
+                opening.append(f"{a}_part[sp].fill({_identity(op, out.dtype)})")
+                target = f"{a}_part[sp, {', '.join(keep)}]"
+                body.append(f"{target} = " + _COMBINE[op].format(a=target, b=src) + comment)
+                post += _combine_parts(op, a, arg_name[out], extents[1:], parallel, i)
             else:
                 axis = ins.attr("axis") % rank
                 keep = [idx[a] for a in range(rank) if a != axis]
@@ -655,6 +683,13 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     lines += [f"    {p}" for p in pre]
     indent = "    "
     order = [outer] + [a for a in range(rank) if a != outer] if rank else []
+    if split:   # ranges of the first axis in parallel, each with its partial results
+        lines.insert(constants_at, f"    nsp = min({extents[0]}, {u(_SPLIT)})  # ranges of axis 0")
+        lines.append(f"{indent}for sp in {'numba.prange' if parallel else 'range'}(nsp):")
+        lines += [f"{indent}    {x}" for x in opening]
+        lines.append(f"{indent}    for {idx[0]} in range(sp * {extents[0]} // nsp, (sp + {u(1)}) * {extents[0]} // nsp):")
+        indent += "        "
+        order = order[1:]
     if chunked:  # one partial result per chunk, not per element
         lines.append(f"{indent}for chunk in {'numba.prange' if parallel else 'range'}"
                      f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)}):")
@@ -668,12 +703,12 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     elif scans:   # the scan axis innermost, its accumulators restarted for each line
         order = [a for a in order if a != scan_axis] + [scan_axis]
     for depth, a in enumerate(order):
-        loop = "numba.prange" if depth == 0 and parallel else "range"
+        loop = "numba.prange" if depth == 0 and parallel and not split else "range"
         if scans and depth == len(order) - 1:
             lines += [f"{indent}{acc} = {_identity(program[k].opcode.combining, dt.name)}" for k, acc, dt in accs]
         lines.append(f"{indent}for {idx[a]} in {loop}({extents[a]}):")
         indent += "    "
-        if depth == 0:
+        if depth == 0 and not split:
             lines += [f"{indent}{x}" for x in opening]
     if not (scans and rank == 1):
         lines += [f"{indent}{b}" for b in body]
@@ -699,6 +734,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     signature = f"{canonical}\n#args={dtypes}"
     iterations = 0
     if parallel:
-        iterations = -(-domain[0] // _CHUNK) if chunked or scans and rank == 1 else domain[outer]
+        iterations = -(-domain[0] // _CHUNK) if chunked or scans and rank == 1 else \
+            min(domain[0], _SPLIT) if split else domain[outer]
     return KernelSource(source, tuple(args), tuple(domain), tuple(sorted(contracted)), tuple(block), signature,
                         tuple(randoms), iterations)
