@@ -29,7 +29,7 @@ import math
 from bisect import bisect_right
 
 from .budget import UNLIMITED, Budget
-from .bytecode import Instruction, OpFamily, Program, View
+from .bytecode import Instruction, Opcode, OpFamily, Program, View
 from .text import format_view
 
 __all__ = ["Conflict", "IllegalMerge", "Dependency", "WSPGraph", "PartitionState", "partition_problems"]
@@ -42,6 +42,7 @@ class Conflict(enum.Enum):
     SHAPE = "different iteration shapes"
     OPAQUE = "an opaque instruction runs alone"
     REDUCTION_RESULT = "reads the result of a reduction or scan that is not complete inside the kernel"
+    SYNC_THEN_WRITE = "a SYNC hands over the base's contents before a later write (a kernel's syncs follow it)"
     SCAN_RESULT = "a scan depends on another scan's result (004 §4.2: a scanomap's carry is not known in its first pass)"
     SCAN_AXES = "scans along different axes (one loop nest has one sequential axis)"
     SCAN_REDUCTION = "a scan and a reduction do not share a loop nest (no scan-reduce kernel: 004 §4.3 leaves it open)"
@@ -152,8 +153,12 @@ class WSPGraph:
 
     def _check_fusible(self, i: int, fi: Instruction, j: int, fj: Instruction, name: str) -> None:
         """Def. 12 on the accesses of one base, plus the reduction-result rule."""
+        if fi.opcode is Opcode.SYNC and any(v.base.name == name for v in fj.writes()) \
+                and fj.opcode not in OpFamily.SYSTEM:
+            self._forbid(i, j, Conflict.SYNC_THEN_WRITE, f"{name} is written after its SYNC")
+            return
         if fi.opcode in OpFamily.SYSTEM or fj.opcode in OpFamily.SYSTEM:
-            return  # DEL and SYNC fuse with anything
+            return  # DEL and SYNC fuse with anything else
         for o in (v for v in fi.writes() if v.base.name == name):
             for x in (v for v in fj.reads() + fj.writes() if v.base.name == name):
                 if x != o and x.overlaps(o):

@@ -19,7 +19,7 @@ from fusionlab.partition import partition
 CACHE = KernelCache()
 
 #: options keeping the searches short on the captured workloads
-OPTIONS: dict[str, dict[str, Any]] = {"optimal": {"max_nodes": 20_000}, "ilp": {"time_limit": 20}}
+OPTIONS: dict[str, dict[str, Any]] = {"optimal": {"max_nodes": 2_000}, "ilp": {"time_limit": 10}}
 
 
 def check_blocks_compile(program: Program, blocks: Iterable[Iterable[int]], algorithm: str) -> Any:
