@@ -9,7 +9,13 @@ A block of fused instructions becomes one ``@numba.njit(parallel=True)`` functio
   of the iteration space's shape is *contracted*: a scalar local, never allocated;
 - every other view is an argument, made by the caller from the program's storage;
 - a reduction over everything accumulates per outer index into a small partial array,
-  combined after the parallel loop; a reduction over one axis accumulates into its output.
+  combined after the parallel loop; a reduction over one axis accumulates into its output;
+  sibling reductions that leave no axis to run in parallel (row and column sums), or a full
+  one beside one over axis 0, split axis 0 in ranges with partial results per range;
+- a scan (004's scanomap) runs along its axis with the maps producing its input before it
+  and element-wise consumers of its output after it: one-dimensional, in chunks, in two
+  parallel passes (chunk totals; then the body from each chunk's carry); n-dimensional,
+  parallel over another axis with the scan axis innermost.
 
 :func:`get_kernel` returns the source as data (a :class:`KernelSource`), or the reason the
 block cannot be compiled; :mod:`fusionlab.execute.numba_backend` compiles and runs it.
