@@ -417,6 +417,15 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         if len(views_of.get(name, ())) == 1 and next(iter(views_of[name])).shape == domain
         and not any(program[i].opcode in OpFamily.REDUCTION and program[i].outputs[0].base.name == name for i in compute)
     }
+    # a reduction whose result the block frees is never read (a reader in the block is a
+    # REDUCTION_RESULT edge, one outside would make a cycle): dead, not computed, never
+    # allocated — as the cost models count it (contracted)
+    contracted |= {
+        program[i].outputs[0].base.name for i in compute
+        if program[i].opcode in OpFamily.REDUCTION and program[i].outputs[0].base.name in new & freed
+        and sum(1 for j in compute for v in program[j].reads() + program[j].writes()
+                if v.base.name == program[i].outputs[0].base.name) == 1
+    }
 
     # Arguments. A base all of whose views here are ranges of its axes is passed once, whole
     # (a C-contiguous array), and each view is indexed in the base's coordinates
@@ -617,6 +626,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             body.append(f"{a} = {_np_type(dt.name)}(" + _COMBINE[op.combining].format(
                 a=a, b=_typed(operand(src), src, dt)) + ")" + comment)
             expr = a
+        elif op in OpFamily.REDUCTION and out.base.name in contracted:
+            post.append(f"# {i + 1}: {format_instruction(ins)} (freed unread: not computed, never allocated)")
+            continue
         elif op in OpFamily.REDUCTION and rank == 0:
             expr = ops[0]   # the reduction of one element is that element (typed as the output below)
         elif op in OpFamily.REDUCTION:
@@ -672,6 +684,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         body.append(f"{written[out]} = {expr}{comment}")
         spans[i] = (spans[i][0], len(body))
 
+    body = body or ["pass"]   # every instruction dead
     params = [arg_name[v] for v in args] + [f"rnd{k}" for k in range(len(randoms))] + list(extents)
     # reassociation lets the accumulations vectorise; results differ from NumPy's pairwise
     # sums in the last bits (the tests compare with a tolerance)
