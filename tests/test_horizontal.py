@@ -110,3 +110,17 @@ def test_captured_mean_and_variance_and_row_column_sums_fuse_and_agree():
     # every reduction of x (and the square feeding one) in one block
     assert len(reductions) == 1
     check_agreement(cap.batches, ["greedy", "optimal", "singleton"], cap.inputs, cap.externals, atol=1e-10)
+
+
+@pytest.mark.parametrize("rows,split", [(300, True), (100, False)])
+def test_axis0_reductions_of_many_rows_walk_rows_not_columns(rows, split):
+    p = parse(f"ARRAY X float64[{rows}, 50]\nARRAY T float64[{rows}, 50]\nARRAY m float64[50]\nARRAY q float64[50]\n"
+              "ADD_REDUCE m, X, axis=0\nMULTIPLY T, X, X\nADD_REDUCE q, T, axis=0\nDEL T\nSYNC m\nSYNC q")
+    k = get_kernel(p, range(len(p)))
+    # enough rows for 64 ranges of at least 4: partial results per range, rows in memory order
+    assert ("for sp in numba.prange(nsp)" in k.source) is split
+    assert ("for i1 in numba.prange(n1)" in k.source) is not split
+    x = np.random.default_rng(rows).random((rows, 50))
+    out = run_plan(plan(p, [list(range(len(p)))], min_size=0), Storage({"X": x}), Externals(), CACHE)
+    np.testing.assert_allclose(out["m"], x.sum(0), rtol=0, atol=2 * rows * rows * 1.2e-16)
+    np.testing.assert_allclose(out["q"], (x * x).sum(0), rtol=0, atol=2 * rows * rows * 1.2e-16)
