@@ -58,18 +58,26 @@ from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache, Plan,
 from fusionlab.execute.reference import Storage
 from fusionlab.execute.runner import _parts, _plans, compare, run
 from fusionlab.partition import MergeCache
-from fusionlab.workloads import get_workload
+from fusionlab.workloads import get_workload as _registered_workload
 
 from _report import write_section
 from bench_backend_refs import CORPUS_NOT_ROWS, CORPUS_ROWS, REFS, ne, numba_refusal
+from bench_combinator_refs import COMBINATOR_REFS, COMBINATOR_WORKLOADS
+
+REFS = {**REFS, **COMBINATOR_REFS}   # issue 14's rows (scan, sibling reductions): --rows combinators
+
+
+def get_workload(name: str) -> Any:
+    """A row's program: a registered workload, or one of the combinator rows' programs."""
+    return COMBINATOR_WORKLOADS.get(name) or _registered_workload(name)
 
 HERE = Path(__file__).resolve().parent
 WORKLOAD_NAMES = ["black_scholes", "heat_equation", "leibnitz_pi", "rosenbrock", "monte_carlo_pi",
                   "shallow_water", "sor", "stencil_27pt"]
 #: ``--rows`` groups: the paper's workloads, and the realistic corpus's rows
-GROUPS = {"paper": WORKLOAD_NAMES, "corpus": CORPUS_ROWS}
-#: the rows of a run without ``--rows`` (``make bench``): every paper workload and corpus program
-DEFAULT_ROWS = "paper,corpus"
+GROUPS = {"paper": WORKLOAD_NAMES, "corpus": CORPUS_ROWS, "combinators": list(COMBINATOR_WORKLOADS)}
+#: the rows of a run without ``--rows`` (``make bench``): every paper workload, corpus program and combinator row
+DEFAULT_ROWS = "paper,corpus,combinators"
 #: rows whose fused kernels are limited by arithmetic (scalar exp/log/pow, divisions; the
 #: n-body pairs' `** -1.5`; covariance's matmul), not by memory traffic; the shared-machine
 #: target (2x NumPy with a competing process) is for the others, the memory-bound rows

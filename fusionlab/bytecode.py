@@ -124,6 +124,10 @@ class Opcode(enum.Enum):
     # scans: OP_ACCUMULATE out, in, axis=k
     ADD_ACCUMULATE = "add.accumulate"
     MULTIPLY_ACCUMULATE = "multiply.accumulate"
+    MAXIMUM_ACCUMULATE = "maximum.accumulate"
+    MINIMUM_ACCUMULATE = "minimum.accumulate"
+    LOGICAL_AND_ACCUMULATE = "logical_and.accumulate"
+    LOGICAL_OR_ACCUMULATE = "logical_or.accumulate"
     # generators: RANGE out, start=a, step=d (a + d * flat C-order index; a=0, d=1 by
     # default); RANDOM out, seed=s (uniform [0, 1)) or key=k (values recorded at capture)
     RANGE = "range"
@@ -141,6 +145,18 @@ class Opcode(enum.Enum):
     def ufunc(self) -> np.ufunc:
         """The NumPy ufunc behind an element-wise, reduction or scan opcode."""
         return getattr(np, self.value.split(".")[0])
+
+    @property
+    def combining(self) -> "Opcode":
+        """The reduction with a scan's operator (a scan's running value is that reduction
+        of the prefix: same identity, same combine); a reduction is its own.
+
+        >>> Opcode.MAXIMUM_ACCUMULATE.combining
+        <Opcode.MAXIMUM_REDUCE: 'maximum.reduce'>
+        """
+        if not self.name.endswith(("_ACCUMULATE", "_REDUCE")):
+            raise ValueError(f"{self.name} is neither a reduction nor a scan")
+        return Opcode[self.name.replace("_ACCUMULATE", "_REDUCE")]
 
 
 def _ufunc_arity(name: str) -> int:
@@ -188,6 +204,8 @@ ALIASES: dict[str, Opcode] = {
     "PROD": Opcode.MULTIPLY_REDUCE,
     "CUMSUM": Opcode.ADD_ACCUMULATE,
     "CUMPROD": Opcode.MULTIPLY_ACCUMULATE,
+    "CUMMAX": Opcode.MAXIMUM_ACCUMULATE,
+    "CUMMIN": Opcode.MINIMUM_ACCUMULATE,
     "ARANGE": Opcode.RANGE,
 }
 

@@ -9,7 +9,13 @@ A block of fused instructions becomes one ``@numba.njit(parallel=True)`` functio
   of the iteration space's shape is *contracted*: a scalar local, never allocated;
 - every other view is an argument, made by the caller from the program's storage;
 - a reduction over everything accumulates per outer index into a small partial array,
-  combined after the parallel loop; a reduction over one axis accumulates into its output.
+  combined after the parallel loop; a reduction over one axis accumulates into its output;
+  sibling reductions that leave no axis to run in parallel (row and column sums), or a full
+  one beside one over axis 0, split axis 0 in ranges with partial results per range;
+- a scan (004's scanomap) runs along its axis with the maps producing its input before it
+  and element-wise consumers of its output after it: one-dimensional, in chunks, in two
+  parallel passes (chunk totals; then the body from each chunk's carry); n-dimensional,
+  parallel over another axis with the scan axis innermost.
 
 :func:`get_kernel` returns the source as data (a :class:`KernelSource`), or the reason the
 block cannot be compiled; :mod:`fusionlab.execute.numba_backend` compiles and runs it.
@@ -75,20 +81,22 @@ _COMBINE = {
 
 
 _CHUNK = 4096
+#: ranges the first axis is split in when every axis is reduced (partial results per range)
+_SPLIT = 64
 
 #: dtypes Numba computes with as NumPy does (float16 and long double it does not)
 _NUMBA_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                            "float32", "float64", "complex64", "complex128"})
 
 _RESERVED = {"chunk", "np", "numba", "kernel", "range", "True", "False", "None", "fill", "sum", "prod", "max", "min",
-             "all", "any", "full"}
+             "all", "any", "full", "sp", "nsp", "nch"}
 
 
 def _safe(name: str) -> str:
     """A Python identifier for an array name that cannot clash with the kernel's own."""
     import keyword
 
-    if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "in" and name[1:].isdigit() \
+    if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "inj" and name[1:].isdigit() \
             or name.startswith(("acc", "rnd")) or re.search(r"_(row|w)\w*$", name) or re.fullmatch(r"u\d+", name) \
             or "_" in name and name.rsplit("_", 1)[1].isdigit():
         return f"{name}_"
@@ -258,6 +266,90 @@ def _base_coords(v: View, rank: int) -> tuple[tuple[int | None, int, int], ...] 
     return tuple(out)
 
 
+def _combine_parts(op: Opcode, a: str, out: str, extents: Sequence[str], parallel: bool, i: int) -> list[str]:
+    """Lines that reduce ``{a}_part`` (one partial result per range of axis 0, then the
+    output's axes) over its first axis into ``out``: in parallel over the output's first axis."""
+    js = [f"j{k + 1}" for k in range(len(extents))]
+    lines, pad = [], ""
+    for depth, (j, n) in enumerate(zip(js, extents)):
+        loop = "numba.prange" if depth == 0 and parallel else "range"
+        lines.append(f"{pad}for {j} in {loop}({n}):" + (f"  # {i + 1}: the partial results combined" if not depth else ""))
+        pad += "    "
+    at = ", ".join(js)
+    lines.append(f"{pad}{a}_v = {a}_part[0, {at}]")
+    lines.append(f"{pad}for sp in range(1, nsp):")
+    lines.append(f"{pad}    {a}_v = " + _COMBINE[op].format(a=f"{a}_v", b=f"{a}_part[sp, {at}]"))
+    lines.append(f"{pad}{out}[{at}] = {a}_v")
+    return lines
+
+
+def _scan_dtype(ins: Instruction) -> np.dtype:
+    """The dtype a scan accumulates in: NumPy's ``ufunc.accumulate`` of its input's dtype
+    (int8 sums wrap in int8; ``logical_or`` of floats is a bool)."""
+    return ins.opcode.ufunc.accumulate(np.zeros(1, dtype=ins.views_in[0].dtype)).dtype
+
+
+def _scan_axis(program: Program, scans: Sequence[int], compute: Sequence[int]) -> int | None:
+    """The axis of the block's scans (one loop nest has one sequential axis), or None when
+    there are none; raises :class:`Unsupported` for what the WSP graph forbids."""
+    if not scans:
+        return None
+    axes = set()
+    for i in scans:
+        ins = program[i]
+        axis = ins.attr("axis")
+        axes.add(0 if axis is None else axis % ins.outputs[0].ndim)
+    if len(axes) > 1:
+        raise Unsupported("scans along different axes")
+    if any(program[i].opcode in OpFamily.REDUCTION for i in compute):
+        raise Unsupported("a scan and a reduction in one block")
+    return axes.pop()
+
+
+def _chunked_scan(program: Program, accs: Sequence[tuple[int, str, np.dtype]], body: Sequence[str],
+                  spans: dict[int, tuple[int, int]], stores: Sequence[str], n: str, parallel: bool,
+                  u: Any) -> list[str]:
+    """A one-dimensional scan block as 004's chunked scanomap: each chunk's total of the
+    scanned values (the maps producing them recomputed, nothing stored), an exclusive scan
+    of the totals (serial: one per chunk), then the whole body with each chunk's carry-in.
+    The last chunk's total is never needed, so the first pass skips it."""
+    loop = "numba.prange" if parallel else "range"
+    nch = f"(({n} + {u(_CHUNK - 1)}) // {u(_CHUNK)})"
+    rows = f"range(chunk * {u(_CHUNK)}, min({n}, (chunk + {u(1)}) * {u(_CHUNK)}))"
+    scans = {i for i, _, _ in accs}
+    last = max(scans)
+    needed = set(scans)
+    for i in sorted(spans, reverse=True):
+        if i in needed or i > last:
+            continue
+        outs = program[i].outputs
+        if any(o.overlaps(v) for k in needed if k > i for v in program[k].views_in for o in outs):
+            needed.add(i)
+    first = [line for i in sorted(needed) for line in
+             (body[spans[i][0]:spans[i][0] + 1] if i in scans else body[spans[i][0]:spans[i][1]])]
+    out = [f"    nch = {nch}"]
+    for k, a, dt in accs:
+        ident = _identity(program[k].opcode.combining, dt.name)
+        out.append(f"    {a}_tot = np.full(nch, {ident})")
+    out.append(f"    for chunk in {loop}(nch - {u(1)}):  # pass 1: each chunk's total")
+    out += [f"        {a} = {_identity(program[k].opcode.combining, dt.name)}" for k, a, dt in accs]
+    out.append(f"        for i0 in {rows}:")
+    out += [f"            {line}" for line in first]
+    out += [f"        {a}_tot[chunk] = {a}" for _, a, _ in accs]
+    for k, a, dt in accs:   # the carry into each chunk: an exclusive scan of the totals
+        op = program[k].opcode.combining
+        out.append(f"    {a} = {_identity(op, dt.name)}  # the carries: an exclusive scan of the totals")
+        out.append("    for chunk in range(nch):")
+        out.append(f"        {a}_t = {a}_tot[chunk]")
+        out.append(f"        {a}_tot[chunk] = {a}")
+        out.append(f"        {a} = {_np_type(dt.name)}(" + _COMBINE[op].format(a=a, b=f"{a}_t") + ")")
+    out.append(f"    for chunk in {loop}(nch):  # pass 2: the body, from each chunk's carry")
+    out += [f"        {a} = {a}_tot[chunk]" for _, a, _ in accs]
+    out.append(f"        for i0 in {rows}:")
+    out += [f"            {line}" for line in list(body) + list(stores)]
+    return out
+
+
 def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                access: tuple[Sequence[Any], frozenset[str]] | None = None) -> KernelSource:
     """The kernel of ``block`` (0-based instruction indices), or raise :class:`Unsupported`.
@@ -273,7 +365,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         raise Unsupported("no computing instruction")
     for i in compute:
         op = program[i].opcode
-        if op in OpFamily.OPAQUE | OpFamily.SCAN:
+        if op in OpFamily.OPAQUE:
             raise Unsupported(f"{op.name} runs with NumPy")
         if op is Opcode.RANDOM and program[i].attr("key") is None:
             raise Unsupported("RANDOM without recorded values runs with NumPy")
@@ -290,6 +382,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         raise Unsupported("an empty iteration space")
     if any(loop_domain(i) != domain for i in compute):
         raise Unsupported("instructions of different iteration shapes")
+    scans = [i for i in compute if program[i].opcode in OpFamily.SCAN]
+    scan_axis = _scan_axis(program, scans, compute)
     # a SYNC between two writes of its base inside the block cannot be honoured by a fused loop
     for pos, i in enumerate(block):
         if program[i].opcode is Opcode.SYNC:
@@ -305,15 +399,20 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         program[i].attr("axis") % rank for i in compute
         if program[i].opcode in OpFamily.REDUCTION and program[i].attr("axis") is not None and rank > 1
     }
-    outer = next((a for a in range(rank) if a not in reduced_axes), None)
-    if outer is None and rank:
-        raise Unsupported("every axis is reduced in this block")
+    outer = next((a for a in range(rank) if a not in reduced_axes and a != scan_axis), None)
     full_reductions = [
         i for i in compute
         if program[i].opcode in OpFamily.REDUCTION and (program[i].attr("axis") is None or rank == 1) and rank
     ]
-    if full_reductions and outer != 0:
-        raise Unsupported("a full reduction together with an axis reduction over the first axis")
+    # sibling reductions (003 eq. 34) that leave no unreduced axis to run in parallel
+    # first, or a full one beside one over axis 0: the first axis is split in ranges, each
+    # with its own partial results, combined after the loop (one pass over the input). With
+    # enough rows (partial results at most a quarter of the input) an axis-0 reduction
+    # splits too: rows in memory order instead of a strided walk down each column (a
+    # 2000 x 2000 sum and sum of squares over axis 0: 30 ms split, 63 ms by columns, here)
+    split = rank >= 2 and 0 in reduced_axes and (bool(full_reductions) or outer is None or domain[0] >= 4 * _SPLIT)
+    if scans and rank == 1 or split:
+        outer = 0   # a one-dimensional scan: chunks in parallel, two passes
 
     # contraction: created and freed here, never synced, accessed only through one
     # view of the iteration space's shape
@@ -326,6 +425,15 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         if len(views_of.get(name, ())) == 1 and next(iter(views_of[name])).shape == domain
         and not any(program[i].opcode in OpFamily.REDUCTION and program[i].outputs[0].base.name == name for i in compute)
     } | (plan.contracted if plan is not None else set())
+    # a reduction whose result the block frees is never read (a reader in the block is a
+    # REDUCTION_RESULT edge, one outside would make a cycle): dead, not computed, never
+    # allocated — as the cost models count it (contracted)
+    contracted |= {
+        program[i].outputs[0].base.name for i in compute
+        if program[i].opcode in OpFamily.REDUCTION and program[i].outputs[0].base.name in new & freed
+        and sum(1 for j in compute for v in program[j].reads() + program[j].writes()
+                if v.base.name == program[i].outputs[0].base.name) == 1
+    }
 
     # Arguments. A base all of whose views here are ranges of its axes is passed once, whole
     # (a C-contiguous array), and each view is indexed in the base's coordinates
@@ -342,7 +450,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                 all_views[v.base.name].append(v)
     coords: dict[View, tuple[tuple[int | None, int, int], ...]] = {}
     for name, views in all_views.items():
-        got = {v: _base_coords(v, rank) for v in views}
+        got = {v: _base_coords(v, rank) if v.ndim <= rank else None for v in views}
         if name not in axis_outputs and all(c is not None for c in got.values()):
             coords.update(got)  # type: ignore[arg-type]
     args: list[View] = []
@@ -404,6 +512,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             return f"{name}[{', '.join(parts)}]"
         if v.ndim == 0:
             return f"{name}[0]"
+        if v.ndim > rank:   # a scan's n-d input read in flat C order (axis=None)
+            parts = [f"({idx[0]} // {u(math.prod(v.shape[j + 1:]))}) % {u(n)}" for j, n in enumerate(v.shape)]
+            return f"{name}[{', '.join(parts)}]"
         offset = rank - v.ndim
         parts = ["0" if (n == 1 and domain[offset + j] != 1) else idx[offset + j] for j, n in enumerate(v.shape)]
         if rows and offset == 0 and parts[0] == idx[0]:
@@ -435,7 +546,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         out = ins.outputs[0]
         if out.base.name in contracted or out.ndim == 0:
             continue
-        if out in seen_writes:
+        if out in seen_writes or scans:
+            # a scan kernel's first pass recomputes the scan's inputs without storing them:
+            # every result is a local, stored once at the body's end of the second pass
             promote.add(out)
         seen_writes.add(out)
 
@@ -450,7 +563,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     # a one-dimensional space with a full reduction runs in chunks: a partial result per
     # chunk keeps the parallel reduction's memory small
     chunked = rank == 1 and (bool(full_reductions) or two_pass)
-    rows = rank >= 2 and outer == 0
+    rows = rank >= 2 and outer == 0 and not split
     row_of: dict[tuple[str, str], str] = {}
     lines: list[str] = []
     opening: list[str] = []   # inside the parallel loop, before the inner loops
@@ -458,7 +571,10 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     pre: list[str] = []
     post: list[str] = []
     body: list[str] = []
+    spans: dict[int, tuple[int, int]] = {}   # instruction -> its lines of ``body``
+    accs: list[tuple[int, str, np.dtype]] = []   # scans: instruction, accumulator, its dtype
     for i in block:
+        spans[i] = (len(body), len(body))
         ins = program[i]
         comment = f"  # {i + 1}: {format_instruction(ins)}"
         op = ins.opcode
@@ -520,6 +636,17 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             closing += got.closing
             post += got.post
             continue
+        elif op in OpFamily.SCAN:
+            a = f"acc{i + 1}"
+            dt = _scan_dtype(ins)
+            accs.append((i, a, dt))
+            src = ins.inputs[0]
+            body.append(f"{a} = {_np_type(dt.name)}(" + _COMBINE[op.combining].format(
+                a=a, b=_typed(operand(src), src, dt)) + ")" + comment)
+            expr = a
+        elif op in OpFamily.REDUCTION and out.base.name in contracted:
+            post.append(f"# {i + 1}: {format_instruction(ins)} (freed unread: not computed, never allocated)")
+            continue
         elif op in OpFamily.REDUCTION and rank == 0:
             expr = ops[0]   # the reduction of one element is that element (typed as the output below)
         elif op in OpFamily.REDUCTION:
@@ -531,8 +658,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                     flat = " + ".join(f"{idx[k]}" + "".join(f" * {extents[b]}" for b in range(k + 1, rank))
                                       for k in range(rank))
                     src, guard = fold_source(plan, i, arg_name.get(ins.views_in[0]), f"({flat})")
-                slot = "chunk" if chunked else idx[0]
-                size = f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)})" if chunked else extents[0]
+                slot = "chunk" if chunked else "sp" if split else idx[0]
+                size = f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)})" if chunked else \
+                    "nsp" if split else extents[0]
                 pre.append(f"{a}_part = np.empty({size}, dtype={_np_type(out.dtype)})")
                 # a scalar accumulator per outer iteration (or chunk) stays in a register
                 opening.append(f"{a} = {_identity(op, out.dtype)}")
@@ -543,6 +671,14 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                     Opcode.MAXIMUM_REDUCE: f"{a}_part.max()", Opcode.MINIMUM_REDUCE: f"{a}_part.min()",
                     Opcode.LOGICAL_AND_REDUCE: f"{a}_part.all()", Opcode.LOGICAL_OR_REDUCE: f"{a}_part.any()",
                 }[op] + f"  # {i + 1}: the partial results combined")
+            elif split and ins.attr("axis") % rank == 0:
+                a = f"acc{i + 1}"
+                keep = [idx[k] for k in range(1, rank)]
+                pre.append(f"{a}_part = np.empty((nsp, {', '.join(extents[1:])}), dtype={_np_type(out.dtype)})")
+                opening.append(f"{a}_part[sp].fill({_identity(op, out.dtype)})")
+                target = f"{a}_part[sp, {', '.join(keep)}]"
+                body.append(f"{target} = " + _COMBINE[op].format(a=target, b=src) + comment)
+                post += _combine_parts(op, a, arg_name[out], extents[1:], parallel, i)
             else:
                 axis = ins.attr("axis") % rank
                 keep = [idx[a] for a in range(rank) if a != axis]
@@ -559,6 +695,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             expr = f"{_np_type(out.dtype)}({expr})"
         if out.base.name in contracted or out.ndim == 0 or out not in promote:
             body.append(f"{ref(out)} = {expr}{comment}")
+            spans[i] = (spans[i][0], len(body))
             continue
         if out not in written:
             name = arg_name[out]
@@ -568,11 +705,13 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             stores.append(f"{memory(out)} = {local}  # {format_view(out)} stored once")
             written[out] = local
         body.append(f"{written[out]} = {expr}{comment}")
+        spans[i] = (spans[i][0], len(body))
 
+    body = body or ["pass"]   # every instruction dead
     params = [arg_name[v] for v in args] + [f"rnd{k}" for k in range(len(randoms))] + list(extents)
     # reassociation lets the accumulations vectorise; results differ from NumPy's pairwise
     # sums in the last bits (the tests compare with a tolerance)
-    fast = ", fastmath={'reassoc'}" if full_reductions or reduced_axes else ""
+    fast = ", fastmath={'reassoc'}" if (full_reductions or reduced_axes) and not scans else ""
     # NumPy's error model: division by zero gives inf, nan or 0 (integers), never raises
     lines.append(f"@numba.njit(parallel={parallel}{fast}, error_model='numpy', cache=True)")
     lines.append(f"def kernel({', '.join(params)}):")
@@ -586,6 +725,13 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     lines += [f"    {p}" for p in pre]
     indent = "    "
     order = [outer] + [a for a in range(rank) if a != outer] if rank else []
+    if split:   # ranges of the first axis in parallel, each with its partial results
+        lines.insert(constants_at, f"    nsp = min({extents[0]}, {u(_SPLIT)})  # ranges of axis 0")
+        lines.append(f"{indent}for sp in {'numba.prange' if parallel else 'range'}(nsp):")
+        lines += [f"{indent}    {x}" for x in opening]
+        lines.append(f"{indent}    for {idx[0]} in range(sp * {extents[0]} // nsp, (sp + {u(1)}) * {extents[0]} // nsp):")
+        indent += "        "
+        order = order[1:]
     if chunked:  # one partial result per chunk, not per element
         lines.append(f"{indent}for chunk in {'numba.prange' if parallel else 'range'}"
                      f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)}):")
@@ -593,14 +739,22 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         lines.append(f"{indent}    for {idx[0]} in range(chunk * {u(_CHUNK)}, min({extents[0]}, (chunk + {u(1)}) * {u(_CHUNK)})):")
         indent += "        "
         order = []
+    if scans and rank == 1:
+        lines += _chunked_scan(program, accs, body, spans, stores, extents[0], parallel, u)
+        order = []
+    elif scans:   # the scan axis innermost, its accumulators restarted for each line
+        order = [a for a in order if a != scan_axis] + [scan_axis]
     for depth, a in enumerate(order):
-        loop = "numba.prange" if depth == 0 and parallel else "range"
+        loop = "numba.prange" if depth == 0 and parallel and not split else "range"
+        if scans and depth == len(order) - 1:
+            lines += [f"{indent}{acc} = {_identity(program[k].opcode.combining, dt.name)}" for k, acc, dt in accs]
         lines.append(f"{indent}for {idx[a]} in {loop}({extents[a]}):")
         indent += "    "
-        if depth == 0:
+        if depth == 0 and not split:
             lines += [f"{indent}{x}" for x in opening]
-    lines += [f"{indent}{b}" for b in body]
-    lines += [f"{indent}{x}" for x in stores]
+    if not (scans and rank == 1):
+        lines += [f"{indent}{b}" for b in body]
+        lines += [f"{indent}{x}" for x in stores]
     lines += [f"        {x}" for x in closing]
     lines += [f"    {p}" for p in post]
     if unsigned:
@@ -622,7 +776,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     signature = f"{canonical}\n#args={dtypes}"
     iterations = 0
     if parallel:
-        iterations = -(-domain[0] // _CHUNK) if chunked else domain[outer]
+        iterations = -(-domain[0] // _CHUNK) if chunked or scans and rank == 1 else \
+            min(domain[0], _SPLIT) if split else domain[outer]
     return KernelSource(source, tuple(args), tuple(domain), tuple(sorted(contracted)), tuple(block), signature,
                         tuple(randoms), iterations)
 

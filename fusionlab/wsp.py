@@ -31,7 +31,7 @@ from bisect import bisect_right
 import numpy as np
 
 from .budget import UNLIMITED, Budget
-from .bytecode import Instruction, OpFamily, Program, View
+from .bytecode import Instruction, Opcode, OpFamily, Program, View
 from .filters import filter_readers, loop_domains
 from .text import format_view
 
@@ -47,6 +47,11 @@ class Conflict(enum.Enum):
     REDUCTION_RESULT = "reads the result of a reduction or scan that is not complete inside the kernel"
     FILTER_OUTPUT = ("uses a filter's output, which the filter's loop writes compacted: only a reduction of "
                      "the whole output fuses with its filter (filter-fold, 002)")
+    SYNC_THEN_WRITE = "a SYNC hands over the base's contents before a later write (a kernel's syncs follow it)"
+    SCAN_RESULT = "a scan depends on another scan's result (004 §4.2: a scanomap's carry is not known in its first pass)"
+    SCAN_AXES = "scans along different axes (one loop nest has one sequential axis)"
+    SCAN_FILTER = "a scan and a filter do not share a loop nest (each runs its own chunked passes)"
+    SCAN_REDUCTION = "a scan and a reduction do not share a loop nest (no scan-reduce kernel: 004 §4.3 leaves it open)"
 
 
 class IllegalMerge(enum.Enum):
@@ -107,6 +112,7 @@ class WSPGraph:
         self.derived: dict[str, object] = {}
         self._build(UNLIMITED if budget is None else budget)
         self._forbid_filter_readers()
+        self._scan_rules()
 
     # -- construction -----------------------------------------------------------------
     def _build(self, budget: Budget) -> None:
@@ -168,6 +174,44 @@ class WSPGraph:
             self.dependencies[(i, j)] = Dependency(i, j, kind, base)
             self.succ[i].add(j)
             self.pred[j].add(i)
+
+    def _scan_rules(self) -> None:
+        """The fuse-preventing edges of scans that are not about one base (004 §4.2): a
+        scan with any reduction or filter, with a scan along another axis, and with a later scan
+        its result flows into (through element-wise consumers, which may share its block).
+        Same-shape pairs only: other pairs are forbidden by shape already."""
+        scans = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.SCAN]
+        if not scans:
+            return
+        reductions = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.REDUCTION]
+        filters = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.FILTER]
+        for s in scans:
+            fs = self.program[s]
+            for f in filters:
+                if self.domain[f] == self.domain[s]:
+                    self._forbid(s, f, Conflict.SCAN_FILTER, f"{fs.opcode.name} with COMPRESS {f + 1}")
+            for r in reductions:
+                if self.domain[r] == self.domain[s]:
+                    self._forbid(s, r, Conflict.SCAN_REDUCTION, f"{fs.opcode.name} with {self.program[r].opcode.name}")
+            for t in scans:
+                if t > s and self.domain[t] == self.domain[s] and _scan_axis(fs) != _scan_axis(self.program[t]):
+                    self._forbid(s, t, Conflict.SCAN_AXES, f"axis {_scan_axis(fs)} vs {_scan_axis(self.program[t])}")
+            for t in self._data_flow_from(s):
+                if self.program[t].opcode in OpFamily.SCAN and self.domain[t] == self.domain[s]:
+                    self._forbid(s, t, Conflict.SCAN_RESULT,
+                                 f"{self.program[t].opcode.name} {t + 1} reads what {fs.opcode.name} {s + 1} computed")
+
+    def _data_flow_from(self, s: int) -> set[int]:
+        """Instructions that read (through any chain of reads after writes) what ``s`` writes."""
+        reached, todo = set(), [s]
+        while todo:
+            i = todo.pop()
+            wi = list(self.program[i].writes())
+            for j in self.succ[i]:
+                if j not in reached and _meet(wi, list(self.program[j].reads())):
+                    reached.add(j)
+                    todo.append(j)
+        return reached
 
     def _forbid(self, i: int, j: int, reason: Conflict, detail: str) -> None:
         key = (min(i, j), max(i, j))
@@ -240,12 +284,32 @@ class WSPGraph:
         return G
 
 
+def _scan_axis(ins: Instruction) -> int | None:
+    """The axis a scan runs along, normalised (``None``: the flattened input)."""
+    axis = ins.attr("axis")
+    return None if axis is None else axis % max(ins.outputs[0].ndim, 1)
+
+
+def _meet(xs: list[View], ys: list[View]) -> bool:
+    return any(x.overlaps(y) for x in xs for y in ys)
+
+
 def _shape(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 # instructions whose result is complete only at the end of their kernel
 _REDUCING = OpFamily.REDUCTION | OpFamily.SCAN
+_SYSTEM_ROLES = ("sync", "system")
+
+
+def _role(ins: Instruction) -> str:
+    """What the fusion rules of one base ask of an instruction beyond its views."""
+    if ins.opcode is Opcode.SYNC:
+        return "sync"
+    if ins.opcode in OpFamily.SYSTEM:
+        return "system"
+    return "elementwise" if ins.opcode in OpFamily.ELEMENTWISE else ""
 # users of one base above which candidate pairs are found with NumPy, not a Python loop
 _VECTOR_USERS = 48
 
@@ -259,7 +323,8 @@ class _AccessTable:
         view_ids: dict[View, int] = {}
         patterns: dict[tuple[object, ...], int] = {}
         self.views: list[View] = []
-        self.kinds: list[tuple[tuple[int, ...], tuple[int, ...], bool, str | None]] = []
+        self.name = name
+        self.kinds: list[tuple[tuple[int, ...], tuple[int, ...], str, str | None, bool]] = []
         self.pattern: list[int] = []
         lo: list[int] = []
         hi: list[int] = []
@@ -268,7 +333,8 @@ class _AccessTable:
             ins = program[i]
             ws = tuple(self._intern(v, view_ids) for v in ins.writes() if v.base.name == name)
             rs = tuple(self._intern(v, view_ids) for v in ins.reads() if v.base.name == name)
-            key = (ws, rs, ins.opcode in OpFamily.SYSTEM, ins.opcode.name if ins.opcode in _REDUCING else None)
+            key = (ws, rs, _role(ins), ins.opcode.name if ins.opcode in _REDUCING else None,
+                   ins.opcode in OpFamily.SCAN)
             p = patterns.get(key)
             if p is None:
                 p = patterns[key] = len(self.kinds)
@@ -328,26 +394,33 @@ class _AccessTable:
     def effect(self, pa: int, pb: int) -> tuple[Access | None, tuple[Conflict, str] | None]:
         """What an earlier user of pattern ``pa`` and a later one of pattern ``pb`` make:
         the dependency's kind (RAW before WAW before WAR) and the fuse-preventing edge
-        (Def. 12 on this base's accesses, and the reduction-result rule), each or ``None``."""
-        wi, ri, sys_i, red_i = self.kinds[pa]
-        wj, rj, sys_j, _ = self.kinds[pb]
+        (Def. 12 on this base's accesses, the reduction-result rule, and a SYNC before a
+        write of what it hands over), each or ``None``."""
+        wi, ri, role_i, red_i, scan_i = self.kinds[pa]
+        wj, rj, role_j, _, _ = self.kinds[pb]
         kind = (
             Access.RAW if self._meets(wi, rj)
             else Access.WAW if self._meets(wi, wj)
             else Access.WAR if self._meets(ri, wj)
             else None
         )
-        if sys_i or sys_j:
-            return kind, None  # DEL and SYNC fuse with anything
-        return kind, self._conflict(wi, ri, red_i, wj, rj)
+        if role_i == "sync" and role_j not in _SYSTEM_ROLES and self._meets(ri, wj):
+            # a kernel hands its SYNCs over when it ends, after the later write
+            return kind, (Conflict.SYNC_THEN_WRITE, f"{self.name} is written after its SYNC")
+        if role_i in _SYSTEM_ROLES or role_j in _SYSTEM_ROLES:
+            return kind, None  # DEL and SYNC fuse with anything else
+        # a scan's value at an index is final once the kernel's pass reaches it: an
+        # element-wise use at the same index may share its block (004 §4.2, scanomap)
+        same_index_ok = scan_i and role_j == "elementwise"
+        return kind, self._conflict(wi, ri, red_i, wj, rj, same_index_ok)
 
     def _conflict(self, wi: tuple[int, ...], ri: tuple[int, ...], red_i: str | None, wj: tuple[int, ...],
-                  rj: tuple[int, ...]) -> tuple[Conflict, str] | None:
+                  rj: tuple[int, ...], same_index_ok: bool) -> tuple[Conflict, str] | None:
         for o in wi:
             for x in rj + wj:
                 if x != o and self._overlaps(x, o):
                     return Conflict.OVERLAP, f"{self._format(x)} overlaps {self._format(o)}"
-                if red_i is not None and self._overlaps(x, o):
+                if red_i is not None and self._overlaps(x, o) and not (same_index_ok and x == o):
                     return Conflict.REDUCTION_RESULT, f"{red_i} result {self._format(o)} is used again"
         for o in wj:
             for x in ri:

@@ -26,7 +26,9 @@ from .recorder import Handle, NoticeKind, Recorder
 _REDUCE = {"add": Opcode.ADD_REDUCE, "multiply": Opcode.MULTIPLY_REDUCE, "maximum": Opcode.MAXIMUM_REDUCE,
            "minimum": Opcode.MINIMUM_REDUCE, "logical_and": Opcode.LOGICAL_AND_REDUCE,
            "logical_or": Opcode.LOGICAL_OR_REDUCE}
-_SCAN = {"add": Opcode.ADD_ACCUMULATE, "multiply": Opcode.MULTIPLY_ACCUMULATE}
+_SCAN = {"add": Opcode.ADD_ACCUMULATE, "multiply": Opcode.MULTIPLY_ACCUMULATE, "maximum": Opcode.MAXIMUM_ACCUMULATE,
+         "minimum": Opcode.MINIMUM_ACCUMULATE, "logical_and": Opcode.LOGICAL_AND_ACCUMULATE,
+         "logical_or": Opcode.LOGICAL_OR_ACCUMULATE}
 _UFUNCS = {op.value: op for op in OpFamily.UNARY | OpFamily.BINARY}
 _UFUNCS["true_divide"] = Opcode.DIVIDE
 _UFUNCS["abs"] = Opcode.ABSOLUTE

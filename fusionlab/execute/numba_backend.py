@@ -6,7 +6,7 @@ process skip compilation; in-process, blocks with the same canonical signature s
 compiled kernel. A block with fewer than ``min_size`` elements gets a serial kernel (waking
 the thread pool costs more than such a block's work), or runs with NumPy when it is a single
 instruction (no temporary to contract, nothing to gain from a compilation). A block that
-cannot be compiled — unsupported (scans, opaque NumPy calls, random values not recorded) or
+cannot be compiled — unsupported (opaque NumPy calls, random values not recorded) or
 rejected by Numba — runs instruction by instruction with NumPy; a Numba failure also warns,
 naming the block and Numba's message.
 """

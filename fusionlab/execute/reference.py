@@ -97,12 +97,17 @@ class Storage:
         # too (as malloc does for NumPy)
         self.pool = pool if pool is not None else Pool()
         self._keys: dict[str, tuple[str, int]] = {}
+        #: every base that ever had memory here (allocated, reused from the pool, or
+        #: borrowed): what a run really allocated, checked against what the cost models
+        #: count as contracted
+        self.allocated: set[str] = set()
 
     def ensure(self, base: Base, zero: bool = True) -> np.ndarray:
         """The base's memory, allocated on first use: zeros (or, with ``zero=False``, whatever
         a reused buffer held — for a base whose first use writes all of it), or the input."""
         got = self.flat.get(base.name)
         if got is None:
+            self.allocated.add(base.name)
             key = (base.dtype, max(base.size, 1))
             got = self.pool.take(key)
             if got is not None:
@@ -135,6 +140,7 @@ class Storage:
                 or base.size == 0:
             return False
         self.release(base.name)
+        self.allocated.add(base.name)
         self.flat[base.name] = array.reshape(-1)
         self.borrowed.add(base.name)
         return True

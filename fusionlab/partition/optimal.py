@@ -130,8 +130,9 @@ class _Search:
                     a, b = list(first_dom.values())[:2]
                     return [(a, b)], "different iteration shapes"
             opq = [k for k in members if self.opaque[k]]
-            if opq and len(compute) > 1:
-                other = next(k for k in compute if k != opq[0])
+            # an opaque unit has no domain: it is never among ``compute``
+            if opq and (compute or len(opq) > 1):
+                other = compute[0] if compute else opq[1]
                 return [(opq[0], other)], "an opaque instruction runs alone"
             mask = sum(self.masks[k] for k in members)
             for k in members:
