@@ -75,11 +75,11 @@ def test_every_corpus_program_is_a_row() -> None:
     assert set(refs_module.CORPUS_ROWS) <= set(REFS)
 
 
-def test_default_rows_are_the_paper_and_the_corpus() -> None:
+def test_default_rows_are_the_paper_the_corpus_and_the_combinators() -> None:
     import bench_backend  # the script's helpers only; nothing runs on import
 
     rows = bench_backend._row_names(bench_backend.DEFAULT_ROWS)
-    assert rows == [*bench_backend.WORKLOAD_NAMES, *refs_module.CORPUS_ROWS]
+    assert rows == [*bench_backend.WORKLOAD_NAMES, *refs_module.CORPUS_ROWS, *bench_backend.GROUPS["combinators"]]
     make = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
     assert "\t$(PY) benchmarks/bench_backend.py\n" in make  # `make bench`: the default rows
 
