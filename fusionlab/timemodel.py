@@ -495,8 +495,10 @@ class TimeModel(AdditiveCostModel):
             for fam in instruction_family(ins):
                 p, s = self._op[fam, dt]
                 par, ser = par + elements * p, ser + elements * s
-            if ins.opcode in OpFamily.OPAQUE | OpFamily.SCAN:
+            if ins.opcode in OpFamily.OPAQUE:
                 par = ser   # NumPy runs it, on one core
+            elif ins.opcode in OpFamily.SCAN:
+                par *= 2    # a compiled scan runs in two parallel passes (chunk totals, then values)
         alloc = 0.0
         for name in a.new & ctx["synced"]:   # a synced array gets new memory every run
             base = next(v.base for v in a.writes if v.base.name == name)
