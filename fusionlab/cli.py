@@ -463,7 +463,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal")
     r = python_command("run", "run a Python file or workload with fused Numba kernels", _cmd_run)
     partition_choice(r)
-    r.add_argument("--check", action="store_true", help="compare with the reference executor")
+    r.add_argument("--check", action="store_true",
+                   help="compare the values with plain NumPy run on the same inputs (and with the reference executor)")
     r.add_argument("--min-size", type=int, default=DEFAULT_MIN_SIZE, help=min_size_help)
     r.add_argument("--repeat", type=int, default=0, help="run N more times and report the median and minimum")
     r.add_argument("--driver", choices=list(DRIVER_MODES), default="python", help=driver_help)
