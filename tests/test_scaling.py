@@ -425,3 +425,38 @@ def test_the_optimal_search_set_up_prices_only_related_blocks():
     assert r.legal and r.trace is not None
     # weight edges join related blocks only: a few per block, not every pair
     assert len(r.trace.edges) <= 4 * len(r.trace.start_blocks)
+
+
+# -- formatting: the fast ``View.is_full`` ----------------------------------------------------
+
+
+@st.composite
+def _views(draw):
+    from fusionlab.bytecode import Base, ProgramError, View
+
+    shape = tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=3)))
+    base = Base("B", "float64", shape)
+    full = base.view()
+    kind = draw(st.sampled_from(["full", "slice", "raw"]))
+    if kind == "full":
+        return full
+    if kind == "slice":
+        index = tuple(slice(draw(st.integers(0, n)), None, draw(st.sampled_from([1, 2]))) for n in shape)
+        return full[index] if index else full
+    # raw: the base's own geometry with strides of extent-1 axes or the offset disturbed, or a reshape
+    strides = tuple(draw(st.integers(-2, 5)) if n <= 1 else s for n, s in zip(shape, full.strides))
+    raw_shape = draw(st.sampled_from([shape, (base.size,), shape[::-1]]))
+    if raw_shape != shape:
+        strides = tuple(draw(st.integers(0, 3)) for _ in raw_shape)
+    try:
+        return View(base, raw_shape, strides, draw(st.integers(0, 1)))
+    except ProgramError:
+        return full
+
+
+@settings(max_examples=300, deadline=None)
+@given(_views())
+def test_is_full_equals_comparing_with_the_bases_view(v):
+    """``View.is_full`` (the listing asks it of every operand) answers without building the
+    base's view, as ``v == v.base.view()`` does."""
+    assert v.is_full() == (v == v.base.view())
