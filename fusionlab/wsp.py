@@ -457,6 +457,25 @@ class PartitionState:
             return self.forbidden_between(b1, b2) is None
         return True
 
+    def first_compatible(self, b: int, blocks: list[int], start: int, skip: set[int]) -> int | None:
+        """The first index ``j >= start`` of ``blocks`` whose block is :meth:`compatible`
+        with ``b`` and not in ``skip``, or ``None`` (a scan's inner loop, the tests inlined)."""
+        d1, e1, o1 = self.domain[b], self.explicit[b], self.opaque[b]
+        domain, explicit, opaque, members = self.domain, self.explicit, self.opaque, self.members
+        for j in range(start, len(blocks)):
+            x = blocks[j]
+            if x in skip:
+                continue
+            d2 = domain[x]
+            if d1 is not None and d2 is not None and d1 != d2:
+                continue
+            if e1 & members[x]:
+                continue
+            if (o1 or opaque[x]) and self.forbidden_between(b, x) is not None:
+                continue
+            return j
+        return None
+
     def forbidden_between(self, b1: int, b2: int) -> tuple[Conflict, str] | None:
         """A fuse-preventing edge between the two blocks, with its reason, or ``None``."""
         d1, d2 = self.domain[b1], self.domain[b2]

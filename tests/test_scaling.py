@@ -291,6 +291,12 @@ def _check_legality(state) -> None:
             assert state.reaches(b, x) == bool(_closure(state, b) & state.members[x])
             plain = state.compatible(b, x) and not _reaches(state, b, x) and not _reaches(state, x, b)
             assert state.can_merge(b, x) == plain
+        # the scan's inner loop (Robinson's greedy) against compatible() pair by pair
+        skip = set(ids[::3])
+        for start in (0, len(ids) // 2):
+            want = next((j for j in range(start, len(ids)) if ids[j] != b and ids[j] not in skip
+                         and state.compatible(b, ids[j])), None)
+            assert state.first_compatible(b, ids, start, skip | {b}) == want
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -460,3 +466,18 @@ def test_is_full_equals_comparing_with_the_bases_view(v):
     """``View.is_full`` (the listing asks it of every operand) answers without building the
     base's view, as ``v == v.base.view()`` does."""
     assert v.is_full() == (v == v.base.view())
+
+
+def test_first_compatible_with_opaque_instructions():
+    # an opaque instruction runs alone, but fuses with DEL and SYNC: the scan's inner loop
+    # must ask about either side being opaque, as compatible() does
+    p = parse('ARRAY a float64[4]\nARRAY b float64[4]\nARRAY c float64[5]\nCOPY a, 1\nOPAQUE b, a, name="sort"\n'
+              'SYNC a\nADD a, a, b\nCOPY c, 2\nDEL b\nOPAQUE c, c, name="sort"')
+    state = PartitionState(WSPGraph(p))
+    ids = sorted(state.members)
+    assert any(state.opaque.values())
+    for b in ids:
+        for start in range(len(ids)):
+            want = next((j for j in range(start, len(ids)) if ids[j] != b and state.compatible(b, ids[j])), None)
+            assert state.first_compatible(b, ids, start, {b}) == want
+    assert [state.first_compatible(b, ids, 0, {b}) for b in ids] != [None] * len(ids)

@@ -292,12 +292,10 @@ class _BonusGreedy:
         row, col = self.cursor
         for k in range(row, len(order)):
             b = order[k]
-            dropped = self.dropped[b]
-            for j in range(max(col, k + 1), len(order)):
-                x = order[j]
-                if x not in dropped and state.compatible(b, x):
-                    self.cursor = (k, j)
-                    return b, x
+            j = state.first_compatible(b, order, max(col, k + 1), self.dropped[b])
+            if j is not None:
+                self.cursor = (k, j)
+                return b, order[j]
             col = 0
         self.cursor = (len(order), 0)
         return None
