@@ -248,8 +248,9 @@ class _BonusGreedy:
             self.dropped[x].add(b)
             return
         s = self.ev.saving(state.members[b], state.members[x])
-        f1, f2 = sorted((state.first[b], state.first[x]))
-        heapq.heappush(self.heap, (-s, f1, f2, b, x))
+        if s > self.ev.merge_bonus + _EPS:  # the heap serves only edges above the bonus
+            f1, f2 = sorted((state.first[b], state.first[x]))
+            heapq.heappush(self.heap, (-s, f1, f2, b, x))
 
     def run(self, gas: int | None) -> list[tuple[int, int]]:
         state, budget = self.state, self.budget
