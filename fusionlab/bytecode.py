@@ -371,7 +371,12 @@ class View:
 
     def is_full(self) -> bool:
         """True when the view is the whole base in C order."""
-        return self == self.base.view()
+        # ``self == self.base.view()`` without building (and checking) that view
+        base = self.base
+        if self.offset != 0 or self.shape != base.shape:
+            return False
+        return 0 in self.shape or self.strides == tuple(
+            0 if n == 1 else s for n, s in zip(self.shape, base.strides))
 
     @cached_property
     def covers_base(self) -> bool:

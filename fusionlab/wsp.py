@@ -488,6 +488,8 @@ class PartitionState:
         for b, mask in self.members.items():
             self._summarise(b, mask)
         self.rank: dict[int, float] | None = _topological_ranks(self.succ)
+        # reach[b]: the instructions of the blocks a path from b reaches (built on first use)
+        self._reach: dict[int, int] | None = None
 
     def _summarise(self, b: int, mask: int) -> None:
         g = self.graph
@@ -522,6 +524,7 @@ class PartitionState:
         for name in ("domain", "opaque", "explicit", "first", "last"):
             setattr(other, name, dict(getattr(self, name)))
         other.rank = None if self.rank is None else dict(self.rank)
+        other._reach = None if self._reach is None else dict(self._reach)
         return other
 
     def neighbours(self, b: int) -> set[int]:
@@ -540,6 +543,25 @@ class PartitionState:
         if self.opaque[b1] or self.opaque[b2]:
             return self.forbidden_between(b1, b2) is None
         return True
+
+    def first_compatible(self, b: int, blocks: list[int], start: int, skip: set[int]) -> int | None:
+        """The first index ``j >= start`` of ``blocks`` whose block is :meth:`compatible`
+        with ``b`` and not in ``skip``, or ``None`` (a scan's inner loop, the tests inlined)."""
+        d1, e1, o1 = self.domain[b], self.explicit[b], self.opaque[b]
+        domain, explicit, opaque, members = self.domain, self.explicit, self.opaque, self.members
+        for j in range(start, len(blocks)):
+            x = blocks[j]
+            if x in skip:
+                continue
+            d2 = domain[x]
+            if d1 is not None and d2 is not None and d1 != d2:
+                continue
+            if e1 & members[x]:
+                continue
+            if (o1 or opaque[x]) and self.forbidden_between(b, x) is not None:
+                continue
+            return j
+        return None
 
     def forbidden_between(self, b1: int, b2: int) -> tuple[Conflict, str] | None:
         """A fuse-preventing edge between the two blocks, with its reason, or ``None``."""
@@ -616,7 +638,69 @@ class PartitionState:
 
     def reaches(self, b1: int, b2: int) -> bool:
         """Whether a dependency path leads from block ``b1`` to block ``b2``."""
+        reach = self.reach_masks()
+        if reach is not None:
+            return bool(reach[b1] & self.members[b2])
         return b2 in self.succ[b1] or self.long_path(b1, b2) is not None
+
+    def has_long_path(self, b1: int, b2: int) -> bool:
+        """Whether :meth:`long_path` finds a path, answered from :meth:`reach_masks`: a
+        big-integer test, and a look at ``b1``'s successors (or ``b2``'s predecessors,
+        whichever are fewer) when ``b2`` is one of them."""
+        reach = self.reach_masks()
+        if reach is None:
+            return self.long_path(b1, b2) is not None
+        target = self.members[b2]
+        if not reach[b1] & target:
+            return False
+        if b2 not in self.succ[b1]:
+            return True  # reached, and not by the edge alone
+        # the edge b1 -> b2 is there: is some other successor of b1 an ancestor of b2?
+        if len(self.succ[b1]) <= len(self.pred[b2]):
+            return any(x != b2 and reach[x] & target for x in self.succ[b1])
+        source = reach[b1]
+        return any(x != b1 and source & self.members[x] for x in self.pred[b2])
+
+    def reach_masks(self) -> dict[int, int] | None:
+        """Per block, the bit mask of the instructions of every block a dependency path
+        from it reaches (its transitive closure), or ``None`` when the blocks make a cycle.
+
+        Built on first use in reverse topological order, then kept through merges
+        (:meth:`_grow_reach`); masks of instructions, not of block ids, stay valid when
+        blocks merge.
+        """
+        if self._reach is None and self.rank is not None:
+            reach: dict[int, int] = {}
+            members = self.members
+            for b in sorted(self.members, key=self.rank.__getitem__, reverse=True):
+                mask = 0
+                for y in self.succ[b]:
+                    mask |= members[y] | reach[y]
+                reach[b] = mask
+            self._reach = reach
+        return self._reach
+
+    def _grow_reach(self, b1: int, b2: int, z: int) -> None:
+        """Keep :meth:`reach_masks` exact after an acyclic merge of ``b1`` and ``b2`` into ``z``.
+
+        Every new path goes through ``z``, so ``z`` reaches what either block reached, and
+        a block that reached either now reaches ``z`` and all it reaches. Those blocks are
+        ``z``'s ancestors; the walk up from ``z`` stops at a block that already reaches all
+        of it, since everything above such a block does too (the masks are closed).
+        """
+        reach = self._reach
+        assert reach is not None
+        members = self.members
+        mask = (reach.pop(b1) | reach.pop(b2)) & ~members[z]
+        reach[z] = mask
+        gain = mask | members[z]
+        stack = list(self.pred[z])
+        while stack:
+            p = stack.pop()
+            old = reach[p]
+            if old | gain != old:
+                reach[p] = old | gain
+                stack.extend(self.pred[p])
 
     def pendant_on(self, b: int) -> int | None:
         """The only neighbour of ``b`` in the transitive reduction of the partition graph,
@@ -637,8 +721,8 @@ class PartitionState:
         return (
             b1 != b2
             and self.compatible(b1, b2)
-            and self.long_path(b1, b2) is None
-            and self.long_path(b2, b1) is None
+            and not self.has_long_path(b1, b2)
+            and not self.has_long_path(b2, b1)
         )
 
     def merge_problem(self, b1: int, b2: int) -> tuple[IllegalMerge, str] | None:
@@ -703,6 +787,10 @@ class PartitionState:
         self.last[z] = max(self.last.pop(b1), self.last.pop(b2))
         if self.rank is not None:
             self._rerank(b1, b2, z)
+        if self.rank is None:
+            self._reach = None  # a cycle: no closure to keep (long_path searches instead)
+        elif self._reach is not None:
+            self._grow_reach(b1, b2, z)
         return z
 
     def _rerank(self, b1: int, b2: int, z: int) -> None:
@@ -726,7 +814,7 @@ class PartitionState:
         while stack:
             x = stack.pop()
             for y in self.succ[x]:
-                if rank[y] < top and y not in forward:
+                if rank[y] <= top and y not in forward:
                     forward.add(y)
                     stack.append(y)
         backward, stack = set(late), list(late)

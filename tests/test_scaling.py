@@ -22,6 +22,7 @@ from fusionlab.costs import Evaluator, access_info, get_cost_model
 from fusionlab.examples import fig3, random_program
 from fusionlab.partition import partition
 from fusionlab.partition.greedy import greedy_merge
+from fusionlab.workloads import ALL_WORKLOADS
 from fusionlab.wsp import PartitionState, WSPGraph
 
 from strategies import programs
@@ -231,11 +232,12 @@ def test_merge_reusing_an_id_equals_a_fresh_state(p, rnd):
 
 
 def _reaches(state, b1, b2) -> bool:
-    """A path of length >= 2 from ``b1`` to ``b2``, by plain search."""
+    """A path of length >= 2 from ``b1`` to ``b2``, by plain search (a path, not a walk
+    back through ``b1``, when the blocks make a cycle)."""
     seen, stack = set(), [x for x in state.succ[b1] if x != b2]
     while stack:
         x = stack.pop()
-        if x in seen:
+        if x in seen or x == b1:
             continue
         seen.add(x)
         if b2 in state.succ[x]:
@@ -261,6 +263,131 @@ def test_ranks_stay_topological_and_cycle_tests_stay_exact(p, rnd):
             state.merge(b, x, reuse=rnd.random() < 0.5)
             assert state.rank is not None
             assert all(state.rank[u] < state.rank[v] for u in state.succ for v in state.succ[u])
+
+
+def _closure(state, b) -> int:
+    """The instructions of every block a path from ``b`` reaches, by plain search."""
+    seen, stack, mask = set(), list(state.succ[b]), 0
+    while stack:
+        x = stack.pop()
+        if x not in seen:
+            seen.add(x)
+            mask |= state.members[x]
+            stack.extend(state.succ[x])
+    return mask
+
+
+def _check_legality(state) -> None:
+    """Every legality answer of ``state`` against the plain definitions."""
+    ids = sorted(state.members)
+    reach = state.reach_masks()
+    if reach is not None:
+        assert reach == {b: _closure(state, b) for b in ids}
+    for b in ids:
+        for x in ids:
+            if b == x:
+                continue
+            assert state.has_long_path(b, x) == _reaches(state, b, x)
+            assert state.reaches(b, x) == bool(_closure(state, b) & state.members[x])
+            plain = state.compatible(b, x) and not _reaches(state, b, x) and not _reaches(state, x, b)
+            assert state.can_merge(b, x) == plain
+        # the scan's inner loop (Robinson's greedy) against compatible() pair by pair
+        skip = set(ids[::3])
+        for start in (0, len(ids) // 2):
+            want = next((j for j in range(start, len(ids)) if ids[j] != b and ids[j] not in skip
+                         and state.compatible(b, ids[j])), None)
+            assert state.first_compatible(b, ids, start, skip | {b}) == want
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs(min_size=2, max_size=12), st.randoms(use_true_random=False))
+def test_fast_legality_equals_the_plain_definition_through_merges(p, rnd):
+    """``can_merge``, ``has_long_path`` and ``reaches`` answer from the kept transitive
+    closure (``reach_masks``); after random merge sequences (reusing ids or not, on copies,
+    some making a cycle) every answer equals a plain search for a path through another block."""
+    state = PartitionState(WSPGraph(p))
+    if rnd.random() < 0.5:
+        state.reach_masks()  # built at the start, else on the first query after some merges
+    for _ in range(2 * len(p)):
+        ids = sorted(state.members)
+        if len(ids) < 2:
+            break
+        b, x = rnd.sample(ids, 2)
+        if rnd.random() < 0.7:
+            _check_legality(state)
+        if rnd.random() < 0.2:
+            state = state.copy()
+        legal = state.can_merge(b, x)
+        if legal or rnd.random() < 0.1:  # now and then an illegal merge: a cycle or a forbidden pair
+            state.merge(b, x, reuse=rnd.random() < 0.5)
+    _check_legality(state)
+
+
+@settings(max_examples=80, deadline=None)
+@given(programs(min_size=3, max_size=12), st.randoms(use_true_random=False))
+def test_a_cycle_stays_until_one_of_its_blocks_changes(p, rnd):
+    """What greedy's dropped pairs rest on: a pair of blocks joined by a path through
+    another block stays so while only other blocks merge (legally); the path contracts
+    but still passes through a block that is neither end."""
+    state = PartitionState(WSPGraph(p))
+    for _ in range(2 * len(p)):
+        ids = sorted(state.members)
+        cycles = [(b, x) for b in ids for x in ids if b != x and _reaches(state, b, x)]
+        others = [(b, x) for b in ids for x in ids if b < x and state.can_merge(b, x)]
+        if not others:
+            break
+        b, x = rnd.choice(others)
+        z = state.merge(b, x, reuse=rnd.random() < 0.5)
+        for u, v in cycles:
+            if {u, v} & {b, x}:
+                continue
+            assert u != z and v != z and state.has_long_path(u, v) and _reaches(state, u, v)
+
+
+def test_a_merge_that_makes_a_cycle_drops_the_ranks_and_the_closure():
+    # 1 -> 2 -> 3: merging 1 and 3 makes a cycle with 2; the ranks once stayed (and then
+    # pruned the cycle search wrongly), now no order and no closure is kept
+    p = parse("ARRAY a float64[4]\nARRAY b float64[4]\nARRAY c float64[4]\nCOPY a, 1\nCOPY b, a\nCOPY c, b")
+    state = PartitionState(WSPGraph(p))
+    assert state.has_long_path(0, 2) and not state.can_merge(0, 2)
+    z = state.merge(0, 2)
+    assert state.rank is None and state.reach_masks() is None
+    assert state.reaches(z, 1) and state.reaches(1, z)
+
+
+class SearchLegality(PartitionState):
+    """A state without the closure: legality by ``long_path``'s search between ranks."""
+
+    def reach_masks(self):
+        return None
+
+
+class PlainLegality(SearchLegality):
+    """A state whose legality test is the plain definition (a path searched block by block)."""
+
+    def has_long_path(self, b1, b2):
+        return _reaches(self, b1, b2)
+
+
+def _greedy_blocks(graph, model, state_class):
+    state = state_class(graph)
+    greedy_merge(state, Evaluator(get_cost_model(model), graph))
+    return tuple(sorted(state.blocks()))
+
+
+@pytest.mark.parametrize("name", sorted(ALL_WORKLOADS) + ["random 0", "random 1", "random 2"])
+def test_greedy_with_the_fast_legality_equals_the_plain_one(name):
+    """Greedy's partition is the same with the closure-based legality test as with a plain
+    path search, under every model, on every workload (tiny preset) and random programs."""
+    if name.startswith("random"):
+        program = random_program(60, seed=int(name.split()[1]))
+    else:
+        program = max(capture(ALL_WORKLOADS[name].script("tiny")).batches, key=len)
+    g = WSPGraph(program)
+    # the plain search is slow on lattice Boltzmann (1,227 instructions): the ranked one there
+    oracle = PlainLegality if len(program) < 1000 else SearchLegality
+    for model in SPARSE_MODELS + ["robinson"]:
+        assert _greedy_blocks(g, model, PartitionState) == _greedy_blocks(g, model, oracle), model
 
 
 # -- long programs: structure and counts ------------------------------------------------------
@@ -304,3 +431,53 @@ def test_the_optimal_search_set_up_prices_only_related_blocks():
     assert r.legal and r.trace is not None
     # weight edges join related blocks only: a few per block, not every pair
     assert len(r.trace.edges) <= 4 * len(r.trace.start_blocks)
+
+
+# -- formatting: the fast ``View.is_full`` ----------------------------------------------------
+
+
+@st.composite
+def _views(draw):
+    from fusionlab.bytecode import Base, ProgramError, View
+
+    shape = tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=3)))
+    base = Base("B", "float64", shape)
+    full = base.view()
+    kind = draw(st.sampled_from(["full", "slice", "raw"]))
+    if kind == "full":
+        return full
+    if kind == "slice":
+        index = tuple(slice(draw(st.integers(0, n)), None, draw(st.sampled_from([1, 2]))) for n in shape)
+        return full[index] if index else full
+    # raw: the base's own geometry with strides of extent-1 axes or the offset disturbed, or a reshape
+    strides = tuple(draw(st.integers(-2, 5)) if n <= 1 else s for n, s in zip(shape, full.strides))
+    raw_shape = draw(st.sampled_from([shape, (base.size,), shape[::-1]]))
+    if raw_shape != shape:
+        strides = tuple(draw(st.integers(0, 3)) for _ in raw_shape)
+    try:
+        return View(base, raw_shape, strides, draw(st.integers(0, 1)))
+    except ProgramError:
+        return full
+
+
+@settings(max_examples=300, deadline=None)
+@given(_views())
+def test_is_full_equals_comparing_with_the_bases_view(v):
+    """``View.is_full`` (the listing asks it of every operand) answers without building the
+    base's view, as ``v == v.base.view()`` does."""
+    assert v.is_full() == (v == v.base.view())
+
+
+def test_first_compatible_with_opaque_instructions():
+    # an opaque instruction runs alone, but fuses with DEL and SYNC: the scan's inner loop
+    # must ask about either side being opaque, as compatible() does
+    p = parse('ARRAY a float64[4]\nARRAY b float64[4]\nARRAY c float64[5]\nCOPY a, 1\nOPAQUE b, a, name="sort"\n'
+              'SYNC a\nADD a, a, b\nCOPY c, 2\nDEL b\nOPAQUE c, c, name="sort"')
+    state = PartitionState(WSPGraph(p))
+    ids = sorted(state.members)
+    assert any(state.opaque.values())
+    for b in ids:
+        for start in range(len(ids)):
+            want = next((j for j in range(start, len(ids)) if ids[j] != b and state.compatible(b, ids[j])), None)
+            assert state.first_compatible(b, ids, start, {b}) == want
+    assert [state.first_compatible(b, ids, 0, {b}) for b in ids] != [None] * len(ids)

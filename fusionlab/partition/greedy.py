@@ -20,6 +20,14 @@ Robinson's model (a merge bonus: every pair of blocks saves at least 1, so every
 weight edge) prices only the related pairs too (:class:`_BonusGreedy`): an unrelated pair
 saves exactly the bonus, so once no related pair saves more, the next edge is the first
 compatible pair in program order, found by a scan instead of a heap of all pairs.
+
+Both price a pair only when it may merge now: a pair joined by a path through another
+block (a cycle if merged) stays so while only other blocks merge, since a contraction
+shortens the path but keeps a block that is neither end on it (tests/test_scaling.py), so
+it is kept aside unpriced and pushed again when one of its blocks changes. The legality
+test itself answers from the transitive closure the state keeps through merges
+(:meth:`~fusionlab.wsp.PartitionState.reach_masks`): a stencil whose iterations all read
+the same views has thousands of such far-apart related pairs.
 """
 
 from __future__ import annotations
@@ -144,6 +152,12 @@ class _SparseGreedy:
     def push(self, b: int, y: int) -> None:
         if not self.state.compatible(b, y):
             return  # a forbidden pair can never merge
+        if not self.state.can_merge(b, y):
+            # a cycle stays until one of the two blocks changes (merging others only
+            # contracts the path), and then the pair is pushed again: no need to price it
+            self.dropped[b].add(y)
+            self.dropped[y].add(b)
+            return
         k = self.key(b, y)
         if k is not None:
             heapq.heappush(self.heap, (*k, b, y, self.version[b], self.version[y]))
@@ -228,9 +242,15 @@ class _BonusGreedy:
         state = self.state
         if not state.compatible(b, x):
             return  # a forbidden pair can never merge
+        if not state.can_merge(b, x):
+            # illegal until one of the blocks changes, and then it is pushed again (a new id)
+            self.dropped[b].add(x)
+            self.dropped[x].add(b)
+            return
         s = self.ev.saving(state.members[b], state.members[x])
-        f1, f2 = sorted((state.first[b], state.first[x]))
-        heapq.heappush(self.heap, (-s, f1, f2, b, x))
+        if s > self.ev.merge_bonus + _EPS:  # the heap serves only edges above the bonus
+            f1, f2 = sorted((state.first[b], state.first[x]))
+            heapq.heappush(self.heap, (-s, f1, f2, b, x))
 
     def run(self, gas: int | None) -> list[tuple[int, int]]:
         state, budget = self.state, self.budget
@@ -273,12 +293,10 @@ class _BonusGreedy:
         row, col = self.cursor
         for k in range(row, len(order)):
             b = order[k]
-            dropped = self.dropped[b]
-            for j in range(max(col, k + 1), len(order)):
-                x = order[j]
-                if x not in dropped and state.compatible(b, x):
-                    self.cursor = (k, j)
-                    return b, x
+            j = state.first_compatible(b, order, max(col, k + 1), self.dropped[b])
+            if j is not None:
+                self.cursor = (k, j)
+                return b, order[j]
             col = 0
         self.cursor = (len(order), 0)
         return None
