@@ -606,23 +606,23 @@ class MaxLocality(AdditiveCostModel):
 
     def combine(self, ctx: Any, a: Any, b: Any) -> Any:
         small, big = (a, b) if len(a[1]) <= len(b[1]) else (b, a)
+        cross = self._cross(ctx, small[1], big[0])
+        return (a[0] | b[0], (*a[1], *b[1]), a[2] + b[2], a[3] + b[3] + cross)
+
+    @staticmethod
+    def _cross(ctx: Any, members: Any, mask: int) -> int:
+        """The weight of the edges between ``members`` and the instructions in ``mask``."""
         cross = 0
-        mask = big[0]
-        for f in small[1]:
+        for f in members:
             for g, x in ctx["sym"][f].items():
                 if mask >> g & 1:
                     cross += x
-        return (a[0] | b[0], (*a[1], *b[1]), a[2] + b[2], a[3] + b[3] + cross)
+        return cross
 
     def absorb(self, ctx: Any, big: Any, small: Any) -> Any:
         if len(small[1]) > len(big[1]):
             return self.combine(ctx, big, small)
-        cross = 0
-        mask = big[0]
-        for f in small[1]:
-            for g, x in ctx["sym"][f].items():
-                if mask >> g & 1:
-                    cross += x
+        cross = self._cross(ctx, small[1], big[0])
         members = big[1] if isinstance(big[1], list) else list(big[1])
         members.extend(small[1])
         return (big[0] | small[0], members, big[2] + small[2], big[3] + small[3] + cross)
