@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from fusionlab.bytecode import Opcode
 from fusionlab.capture import CaptureError, NoticeKind, capture
+from fusionlab.execute.check import lookup
 from fusionlab.partition import partition
 
 
@@ -85,8 +86,7 @@ def assert_like_numpy(source: str, replay: bool = True):
                 warnings.simplefilter("ignore")
                 replayed = cap.replay(parts)
             for label, value in replayed.items():
-                name, _, index = label.partition("[")
-                expect = want[name] if not index else want[name][int(index[:-1])]
+                expect = lookup(want, label)
                 tol = 1e-5 if np.asarray(expect).dtype in (np.float32, np.complex64) else 1e-12
                 np.testing.assert_allclose(value, expect, rtol=tol, atol=tol, err_msg=label)
     return cap
@@ -297,8 +297,7 @@ def test_vocabulary_on_the_users_arrays(body):
             warnings.simplefilter("ignore")
             replayed = cap.replay()
         for label, value in replayed.items():
-            name, _, index = label.partition("[")
-            expect = want[name] if not index else want[name][int(index[:-1])]
+            expect = lookup(want, label)
             tol = 1e-5 if np.asarray(expect).dtype in (np.float32, np.complex64) else 1e-12
             np.testing.assert_allclose(value, expect, rtol=tol, atol=tol, err_msg=label)
 

@@ -175,3 +175,27 @@ def test_run_check_passes_against_plain_numpy(tmp_path, capsys):
 def test_plain_namespace_runs_the_source_plainly():
     ns = plain_namespace("import numpy as np\nprint('hi')\nz = np.ones(2) * 3\n")
     assert isinstance(ns["z"], np.ndarray) and ns["z"].tolist() == [3.0, 3.0]
+
+
+def test_a_scalar_summary_is_compared_at_the_scale_of_the_programs_arrays():
+    # a residual max|A x - b| is rounding noise: 4.4e-16 against 1.1e-15 is a relative
+    # difference of 0.4, but an absolute one far below what x's rounding allows
+    want = {"x": np.array([2.0, -7.5, 1.0]), "residual": 1.1e-15}
+    got = {"x": want["x"] * (1 + 1e-16), "residual": 4.4e-16}
+    assert check_namespace(got, want).ok
+    alone = check_namespace({"residual": 4.4e-16}, {"residual": 1.1e-15})
+    assert not alone.ok            # no arrays: the scalar's own magnitude is the scale
+    wrong = check_namespace({**got, "residual": 1e-9}, want)
+    assert [m.path for m in wrong.mismatches] == ["residual"]
+    # an array keeps its own magnitude: a small array beside a big one is still checked
+    small = check_namespace({"big": np.array([1e9]), "v": np.array([1e-3 + 1e-12])},
+                            {"big": np.array([1e9]), "v": np.array([1e-3])})
+    assert [m.path for m in small.mismatches] == ["v"]
+
+
+def test_nested_labels_name_items_of_containers():
+    ns = {"result": ([np.zeros(2), np.ones(2)], {"u": np.arange(3)}, 1.5)}
+    assert lookup(ns, "result[0][1]") is ns["result"][0][1]
+    assert lookup(ns, "result[1]['u']") is ns["result"][1]["u"]
+    with pytest.raises(KeyError):
+        lookup(ns, "other[0]")

@@ -86,7 +86,8 @@ def assert_identical(got: Any, want: Any, where: str = "result") -> None:
 
 def assert_close(got: Any, want: Any, where: str) -> None:
     """An array computed by replay or kernels against NumPy's (tolerance: the module doc)."""
-    assert isinstance(got, (np.ndarray, np.generic)), f"{where}: {type(got).__name__}"
+    assert isinstance(got, (np.ndarray, np.generic, float, complex)), f"{where}: {type(got).__name__}"
+    assert type(got) is type(want) or not isinstance(want, (float, complex)), f"{where}: {type(got).__name__}"
     want = np.asarray(want)
     got = np.asarray(got)
     assert got.dtype == want.dtype and got.shape == want.shape, \

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from fusionlab.capture import NoticeKind, capture
+from fusionlab.execute.check import lookup
 from fusionlab.partition import MergeCache, partition
 from fusionlab.wsp import WSPGraph, partition_problems
 from fusionlab.workloads import PAPER_WORKLOADS, WORKLOADS
@@ -37,16 +38,11 @@ def test_workload_capture_matches_plain_numpy(name):
     cache = MergeCache()
     parts = {k: partition(batch, "greedy", cache=cache).blocks for k, batch in enumerate(cap.batches)}
     replayed = cap.replay(parts)
-    if isinstance(plain["result"], tuple):
-        pairs = [(replayed.get(f"result[{i}]"), x) for i, x in enumerate(plain["result"])]
-    else:
-        pairs = [(replayed.get("result"), plain["result"])]
     checked = 0
-    for a, b in pairs:
-        if a is not None:  # arrays the program computed (Python floats are not replayed)
-            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
-            checked += 1
-    assert checked == sum(isinstance(x, (np.ndarray, np.generic)) for x in _flat(plain["result"]))
+    for label, a in replayed.items():   # every value the program hands back, nested or a float it let out
+        np.testing.assert_allclose(a, lookup(plain, label), rtol=1e-10, atol=1e-12, err_msg=label)
+        checked += label.startswith("result")
+    assert checked >= sum(isinstance(x, (np.ndarray, np.generic)) for x in _flat(plain["result"]))
     assert cache.hits >= len(cap.batches) - len({b.signature() for b in cap.batches})
     opaque = [n for n in cap.notices if n.kind is NoticeKind.OPAQUE]
     assert not opaque   # Normalize2's filter too is bytecode (COMPRESS), since issue 14

@@ -78,7 +78,9 @@ class Capture:
     inputs: dict[str, np.ndarray]
     seconds: float
     source: str = ""
-    outputs: dict[str, tuple[View, bool]] = field(default_factory=dict)
+    #: what the user keeps, by label: the view and how it is handed back (``False``: an
+    #: array; ``True``: a NumPy scalar; ``float`` or ``complex``: a Python number)
+    outputs: dict[str, tuple[View, Any]] = field(default_factory=dict)
 
     @property
     def program(self) -> Program:
@@ -115,7 +117,7 @@ class Capture:
             value = np.lib.stride_tricks.as_strided(
                 flat[view.offset:], view.shape, tuple(s * flat.itemsize for s in view.strides)
             ).copy()
-            out[name] = value[()] if scalar else value
+            out[name] = value if scalar is False else value[()] if scalar is True else scalar(value[()])
         return out
 
 
@@ -253,31 +255,64 @@ def _root(a: np.ndarray) -> np.ndarray:
     return root
 
 
-def _sync_outputs(rec: Recorder, ns: dict[str, Any]) -> dict[str, tuple[View, bool]]:
-    """SYNC what the user keeps: every traced array bound to a name (or in a list or tuple
-    bound to one), except the user's own arrays the cell did not change."""
-    outputs: dict[str, tuple[View, bool]] = {}
+#: how deep into containers, and over how many of their items, the arrays a user keeps
+#: are looked for (past that, a container's arrays are the user's NumPy values but not
+#: part of the program's outputs: nothing replays or checks them)
+_OUTPUT_DEPTH = 4
+_OUTPUT_ITEMS = 10_000
+
+
+def _kept_arrays(ns: dict[str, Any], left: Mapping[int, Any]) -> list[tuple[str, Any]]:
+    """Every traced array the user keeps, with its label: bound to a name (``x``), or an
+    item of a list, tuple or dict bound to one, nested (``result[0][1]``, ``state['u']``);
+    and every float the program handed to Python (its id in ``left``) kept the same way."""
+    found: list[tuple[str, Any]] = []
+    budget = _OUTPUT_ITEMS
+    stack: list[tuple[str, Any, int]] = [(k, v, 0) for k, v in reversed(list(ns.items())) if not k.startswith("_")]
+    while stack and budget > 0:
+        label, v, depth = stack.pop()
+        budget -= 1
+        if isinstance(v, Traced) or type(v) in (float, complex) and id(v) in left:
+            found.append((label, v))
+            continue
+        if depth >= _OUTPUT_DEPTH:
+            continue
+        if isinstance(v, (list, tuple)):
+            items = list(enumerate(v))
+        elif isinstance(v, dict):
+            items = [(key, x) for key, x in v.items() if isinstance(key, int) or (
+                isinstance(key, str) and key.isprintable() and not set(key) & set("[]'\\"))]
+        else:
+            continue
+        stack.extend((f"{label}[{key!r}]", x, depth + 1) for key, x in reversed(items))
+    return found
+
+
+def _sync_outputs(rec: Recorder, ns: dict[str, Any]) -> dict[str, tuple[View, Any]]:
+    """SYNC what the user keeps (:func:`_kept_arrays`), except the user's own arrays the
+    cell did not change."""
+    outputs: dict[str, tuple[View, Any]] = {}
     synced: set[str] = set()
     for k, v in ns.items():
-        if k.startswith("_"):
-            continue
-        if isinstance(v, Traced):
+        if isinstance(v, Traced) and not k.startswith("_"):
             rec.name_base(v._h.base.name, k)
-        items = [(k, v)] if isinstance(v, Traced) else (
-            [(f"{k}[{i}]", x) for i, x in enumerate(v) if isinstance(x, Traced)] if isinstance(v, (tuple, list)) else []
-        )
-        for label, t in items:
-            name = t._h.base.name
-            if t._h.keep and t._h.escaped and not t._h.lazy:
-                t._h.touch()  # changed through a plain alias since its last use: reloaded, so written
-            if t._h.keep and name not in rec.written:
-                continue  # the user's array, unchanged by the program: nothing to hand back
-            if name not in synced:
-                if t._h.watched:
-                    t._h.touch()
-                rec.emit(Instruction(Opcode.SYNC, (), (t._h.full,)), checked=True)
-                synced.add(name)
-            outputs[label] = (t._v, t._scalar)
+    for label, t in _kept_arrays(ns, rec.left):
+        if not isinstance(t, Traced):
+            value, view, writes = rec.left[id(t)]
+            if value is t and rec.write_counts[view.base.name] == writes:
+                outputs[label] = (view, type(t))  # synced when it left, unchanged since
+            continue
+        name = t._h.base.name
+        if t._h.keep and t._h.escaped and not t._h.lazy:
+            t._h.touch()  # changed through a plain alias since its last use: reloaded, so written
+        if t._h.keep and name not in rec.written:
+            continue  # the user's array, unchanged by the program: nothing to hand back
+        if name not in synced:
+            if t._h.watched:
+                t._h.touch()
+            rec.emit(Instruction(Opcode.SYNC, (), (t._h.full,)), checked=True)
+            synced.add(name)
+        outputs[label] = (t._v, t._scalar)
     return outputs
 
 

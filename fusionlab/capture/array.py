@@ -21,6 +21,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..bytecode import Instruction, Literal, Opcode, OpFamily, ProgramError, View, check_instruction
+from .masked import Expansion, expand_selection
 from .recorder import Handle, NoticeKind, Recorder
 
 _REDUCE = {"add": Opcode.ADD_REDUCE, "multiply": Opcode.MULTIPLY_REDUCE, "maximum": Opcode.MAXIMUM_REDUCE,
@@ -224,7 +225,7 @@ class Traced:
         return bool(self._leave("bool()"))
 
     def __float__(self) -> float:
-        return float(self._leave("float()"))
+        return self._rec.left_value(float(self._leave("float()")), self._v)
 
     def __int__(self) -> int:
         return int(self._leave("int()"))
@@ -233,7 +234,7 @@ class Traced:
         return operator.index(self._leave("index"))
 
     def __complex__(self) -> complex:
-        return complex(self._leave("complex()"))
+        return self._rec.left_value(complex(self._leave("complex()")), self._v)
 
     def __round__(self, ndigits: Any = None) -> Any:
         return round(self._leave("round()"), ndigits) if ndigits is not None else round(self._leave("round()"))
@@ -247,7 +248,8 @@ class Traced:
         return bool(np.any(self == value))
 
     def item(self, *args: Any) -> Any:
-        return np.asarray(self._leave("item()")).item(*args)
+        value = np.asarray(self._leave("item()")).item(*args)
+        return self._rec.left_value(value, self._v) if not args and self.size == 1 else value
 
     def tolist(self) -> Any:
         return np.asarray(self._leave("tolist()")).tolist()
@@ -316,6 +318,9 @@ class Traced:
             target = self._derive(lambda a: a[vkey])
             target._real[...] = unwrap(value)
             emit_split(rec, Instruction(Opcode.COPY, (target._v,), (operand(value),)))
+            return
+        if isinstance(key, Traced) and key.dtype == bool and key.shape == self.shape and \
+                isinstance(value, Traced) and assign_selected(rec, self, key, value):
             return
         if isinstance(key, Traced) and key.dtype == bool and key.shape == self.shape and \
                 _broadcasts(np.shape(unwrap(value)), self.shape):
@@ -598,6 +603,43 @@ def compress(rec: Recorder, data: Traced, mask: Any) -> Traced | None:
     out = Traced.fresh(rec, real)
     emit_split(rec, Instruction(Opcode.COMPRESS, (out._v,), (data._v, mask._v)))
     return out
+
+
+def assign_selected(rec: Recorder, target: Traced, mask: Traced, value: Traced) -> bool:
+    """``target[mask] = value`` where ``value`` was computed by maps from selections
+    ``b[mask]``: recorded as those maps on whole arrays and one WHERE (see
+    :mod:`.masked`), so it fuses; ``False`` (nothing done) for any other value.
+
+    >>> from fusionlab.capture import capture
+    >>> c = capture("import numpy as np\\nx = np.arange(-2.0, 3.0)\\nlow = x < 0\\nx[low] = -x[low]\\n")
+    >>> [ins.opcode.name for ins in c.program if ins.opcode.name not in ("DEL", "SYNC")]
+    ['RANGE', 'LESS', 'NEGATIVE', 'WHERE']
+    >>> c.namespace["x"].tolist()
+    [2.0, 1.0, 0.0, 1.0, 2.0]
+    """
+    unsafe = frozenset(name for name, h in list(rec.handles.items()) if h.escaped)
+    got = expand_selection(rec.current, value._v, mask._v, unsafe)
+    if got is None:
+        return False
+    expression, dead = got
+    target._real[mask._real] = value._real  # NumPy's own assignment: its errors are the user's
+    superseded = [rec.current[j] for j in dead]
+    keep: list[Traced] = []  # the whole-array maps live until the WHERE has read them
+    whole = _emit_expansion(rec, expression, keep)
+    emit_split(rec, Instruction(Opcode.WHERE, (target._v,), (mask._v, whole, target._v)))
+    rec.supersede(superseded)
+    del keep
+    return True
+
+
+def _emit_expansion(rec: Recorder, node: "Expansion | View", keep: list[Traced]) -> View:
+    if isinstance(node, View):
+        return node
+    inputs = tuple(x if isinstance(x, Literal) else _emit_expansion(rec, x, keep) for x in node.inputs)
+    out = Traced.fresh(rec, np.empty(node.shape, dtype=node.dtype))
+    keep.append(out)
+    emit_split(rec, Instruction(node.opcode, (out._v,), inputs, node.attrs))
+    return out._v
 
 
 def _copy_of(x: Traced, dtype: Any = None, scalar: bool = False) -> Traced:

@@ -23,10 +23,13 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 
+from typing import Any, Sequence
+
 import numpy as np
 
 from ..bytecode import Base, Instruction, Opcode, OpFamily, Program, ProgramError, View, check_instruction
 from ..execute.reference import Externals
+from .masked import drop_superseded
 
 CELL_FILENAME = "<fusionlab-capture>"
 
@@ -158,6 +161,15 @@ class Recorder:
     full_views: dict[str, View] = field(default_factory=dict)
     scalar_lines: Counter[int] = field(default_factory=Counter)
     plain_lines: set[int] = field(default_factory=set)
+    #: instructions (by ``id``) a rewrite made redundant: dropped at :meth:`finish` when
+    #: nothing reads their output (see :func:`.masked.drop_superseded`)
+    superseded: set[int] = field(default_factory=set)
+    #: how many instructions wrote each base so far
+    write_counts: Counter[str] = field(default_factory=Counter)
+    #: Python floats and complexes that left the program (``float(total)``), by ``id``:
+    #: the value (kept alive, so the id stays its own), the view it came from and that
+    #: base's write count then; a user variable holding one is an output to replay
+    left: dict[int, tuple[Any, View, int]] = field(default_factory=dict)
     #: each line of the cell inside a loop -> the loop's first line (see :func:`loop_lines`)
     loop_lines: dict[int, int] = field(default_factory=dict)
     _unnamed: dict[str, int] = field(default_factory=dict)
@@ -279,20 +291,21 @@ class Recorder:
         for v in ins.outputs:
             name = v.base.name
             self.written.add(name)
+            self.write_counts[name] += 1
             h = self.handles.get(name)
             if h is not None and h.escaped:
                 # memory visiting each element once holds what the program wrote; other memory
                 # (a view that overlaps itself) may not: reload it at the next use
                 contiguous = h.real is not None and (h.real.flags.c_contiguous or h.real.flags.f_contiguous)
                 h.belief = np.array(h.real, copy=True) if contiguous else None
-            if v.size <= 1:
+            if v.size <= 1 and ins.domain is not None and np.prod(ins.domain) <= 1:
                 self._count_scalar()
 
-    def _count_scalar(self) -> None:
+    def _count_scalar(self, n: int = 1) -> None:
         line = self._loop_line()
         if line is None:
             return
-        self.scalar_lines[line] += 1
+        self.scalar_lines[line] += n
         if self.scalar_lines[line] == SCALAR_LOOP_THRESHOLD:
             self.plain_lines.add(line)
             self.notice(
@@ -331,6 +344,23 @@ class Recorder:
         self.notice(NoticeKind.SYNC, why)
         self.flush()
 
+    def supersede(self, dead: Sequence[Instruction]) -> None:
+        """Mark instructions of the open batch as made redundant by a rewrite (dropped at
+        :meth:`finish` if nothing reads them); their one-element ones no longer count as
+        a Python loop over elements."""
+        self.superseded |= {id(ins) for ins in dead}
+        self._count_scalar(-sum(1 for ins in dead if ins.outputs and ins.outputs[0].size <= 1
+                                and ins.domain is not None and np.prod(ins.domain) <= 1))
+
+    def left_value(self, value: Any, view: View) -> Any:
+        """``value``, which ``view`` handed to Python (``float()``), remembered so that a
+        variable holding it can be checked against the program's replay."""
+        # a Python number holds a float64 exactly; one from float32 would be checked at
+        # float64's precision, so it is not remembered
+        if self.active and type(value) in (float, complex) and view.dtype in ("float64", "complex128"):
+            self.left[id(value)] = (value, view, self.write_counts[view.base.name])
+        return value
+
     def flush(self) -> None:
         """Close the open batch (if it has instructions)."""
         if not self.current:
@@ -343,6 +373,7 @@ class Recorder:
         in order of first appearance) and build the batches; returns the renaming."""
         self.flush()
         self.active = False
+        self.raw = [drop_superseded(body, self.superseded) for body in self.raw]
         rename = self._final_names()
         # views by identity: a traced array's view object is reused by every instruction
         # using it, so most lookups skip hashing and each view is rebuilt once

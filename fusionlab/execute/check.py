@@ -46,10 +46,12 @@ True
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 import inspect
 import io
+import re
 import types
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -148,7 +150,7 @@ def _is_numeric(x: Any) -> bool:
     return isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)) and not isinstance(x, np.void)
 
 
-def _compare_arrays(got: Any, want: Any, path: str, terms: int, report: CheckReport) -> None:
+def _compare_arrays(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport) -> None:
     x, y = np.asarray(got), np.asarray(want)
     if x.shape != y.shape:
         report.mismatches.append(Mismatch(path, f"shape {x.shape} where NumPy gives {y.shape}"))
@@ -187,6 +189,10 @@ def _compare_arrays(got: Any, want: Any, path: str, terms: int, report: CheckRep
         return
     a, b = xc[finite], yc[finite]
     magnitude = float(np.max(np.abs(b))) if b.size else 0.0
+    if y.ndim == 0:
+        # a scalar summarises the program's arrays (a residual, an energy): its rounding
+        # error is at their scale, however much cancellation made it small
+        magnitude = max(magnitude, scale)
     tol = tolerance(dt if dt.kind in "fc" else np.float64, terms, magnitude)
     diff = np.abs(a - b)
     err = float(diff.max())
@@ -206,7 +212,7 @@ def _state(x: Any) -> Any:
     return x.get_state(legacy=False)   # RandomState
 
 
-def _compare(got: Any, want: Any, path: str, terms: int, report: CheckReport, depth: int) -> None:
+def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport, depth: int) -> None:
     if depth > 50:
         report.skipped.append(Skipped(path, "nested more than 50 levels deep"))
         return
@@ -218,13 +224,13 @@ def _compare(got: Any, want: Any, path: str, terms: int, report: CheckReport, de
         if type(got) is not type(want):
             report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
             return
-        _compare(_state(got), _state(want), f"{path}.state", terms, report, depth + 1)
+        _compare(_state(got), _state(want), f"{path}.state", terms, scale, report, depth + 1)
         return
     if _is_numeric(want):
         if not _is_numeric(got):
             report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
             return
-        _compare_arrays(got, want, path, terms, report)
+        _compare_arrays(got, want, path, terms, scale, report)
         return
     if isinstance(want, Mapping):
         if not isinstance(got, Mapping) or type(got) is not type(want):
@@ -235,7 +241,7 @@ def _compare(got: Any, want: Any, path: str, terms: int, report: CheckReport, de
                                               f"{sorted(map(repr, want))}"))
             return
         for k in want:
-            _compare(got[k], want[k], f"{path}[{k!r}]", terms, report, depth + 1)
+            _compare(got[k], want[k], f"{path}[{k!r}]", terms, scale, report, depth + 1)
         return
     if isinstance(want, (list, tuple)):
         if type(got) is not type(want) or len(got) != len(want):
@@ -243,19 +249,19 @@ def _compare(got: Any, want: Any, path: str, terms: int, report: CheckReport, de
             report.mismatches.append(Mismatch(path, f"a {what} where NumPy gives a {type(want).__name__} of {len(want)}"))
             return
         for i, (a, b) in enumerate(zip(got, want)):
-            _compare(a, b, f"{path}[{i}]", terms, report, depth + 1)
+            _compare(a, b, f"{path}[{i}]", terms, scale, report, depth + 1)
         return
     if dataclasses.is_dataclass(want) and not isinstance(want, type):
         if type(got) is not type(want):
             report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
             return
         for f in dataclasses.fields(want):
-            _compare(getattr(got, f.name), getattr(want, f.name), f"{path}.{f.name}", terms, report, depth + 1)
+            _compare(getattr(got, f.name), getattr(want, f.name), f"{path}.{f.name}", terms, scale, report, depth + 1)
         return
-    _compare_object(got, want, path, terms, report, depth)
+    _compare_object(got, want, path, terms, scale, report, depth)
 
 
-def _compare_object(got: Any, want: Any, path: str, terms: int, report: CheckReport, depth: int) -> None:
+def _compare_object(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport, depth: int) -> None:
     if type(got) is not type(want):
         report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
         return
@@ -272,17 +278,38 @@ def _compare_object(got: Any, want: Any, path: str, terms: int, report: CheckRep
         return
     attrs = getattr(want, "__dict__", None)
     if isinstance(attrs, dict) and attrs and isinstance(getattr(got, "__dict__", None), dict):
-        _compare(dict(vars(got)), dict(attrs), f"{path}.__dict__", terms, report, depth + 1)
+        _compare(dict(vars(got)), dict(attrs), f"{path}.__dict__", terms, scale, report, depth + 1)
         return
     report.skipped.append(Skipped(path, f"a {type(want).__name__} compares by identity only"))
 
 
-def compare_values(got: Any, want: Any, path: str = "value", terms: int = 1) -> CheckReport:
+def compare_values(got: Any, want: Any, path: str = "value", terms: int = 1, scale: float = 0.0) -> CheckReport:
     """Compare ``got`` (fusionlab's) with ``want`` (plain NumPy's) structurally; ``terms``
-    is the largest number of terms a reduction of the program sums (see :func:`tolerance`)."""
+    is the largest number of terms a reduction of the program sums (see :func:`tolerance`),
+    ``scale`` the largest magnitude among the program's arrays: a scalar's tolerance is
+    scaled by it (see :func:`array_scale`)."""
     report = CheckReport()
-    _compare(got, want, path, terms, report, 0)
+    _compare(got, want, path, terms, scale, report, 0)
     return report
+
+
+def array_scale(values: Iterable[Any], depth: int = 4) -> float:
+    """The largest finite magnitude among the floating arrays in ``values`` (through
+    lists, tuples and dicts, ``depth`` levels deep).
+
+    >>> array_scale([np.array([1.0, -3.0]), {"u": [np.array([np.inf, 2.0])]}, 1e9])
+    3.0
+    """
+    best = 0.0
+    for v in values:
+        if isinstance(v, np.ndarray) and v.ndim and v.dtype.kind in "fc" and v.size:
+            finite = np.abs(v[np.isfinite(v)])
+            best = max(best, float(finite.max()) if finite.size else 0.0)
+        elif depth and isinstance(v, (list, tuple)):
+            best = max(best, array_scale(v, depth - 1))
+        elif depth and isinstance(v, dict):
+            best = max(best, array_scale(v.values(), depth - 1))
+    return best
 
 
 def check_namespace(got: Mapping[str, Any], want: Mapping[str, Any], names: Iterable[str] | None = None,
@@ -290,26 +317,42 @@ def check_namespace(got: Mapping[str, Any], want: Mapping[str, Any], names: Iter
     """Compare the variables ``names`` (default: every variable of ``got``; labels such as
     ``pairs[0]`` name an element of a list or tuple) with plain NumPy's namespace ``want``."""
     report = CheckReport()
-    for name in (list(got) if names is None else names):
-        if name.startswith("__"):
-            continue
+    chosen = [n for n in (list(got) if names is None else names) if not n.startswith("__")]
+    scale = array_scale(_found(want, n) for n in chosen)
+    for name in chosen:
         try:
             expected = lookup(want, name)
         except (KeyError, IndexError, TypeError):
             report.mismatches.append(Mismatch(name, "plain NumPy has no such variable"))
             continue
-        report.merge(compare_values(lookup(got, name), expected, name, terms))
+        report.merge(compare_values(lookup(got, name), expected, name, terms, scale))
     return report
 
 
+def _found(namespace: Mapping[str, Any], label: str) -> Any:
+    try:
+        return lookup(namespace, label)
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
 def lookup(namespace: Mapping[str, Any], label: str) -> Any:
-    """A variable by its label: ``x``, or ``pairs[0]`` (an element of a list or tuple)."""
+    """A variable by its label: ``x``, or an item of a list, tuple or dict in one,
+    nested: ``pairs[0]``, ``result[0][1]``, ``state['u']``.
+
+    >>> lookup({"r": ([1, 2], {"u": 3})}, "r[1]['u']"), lookup({"r": ([1, 2], 0)}, "r[0][1]")
+    (3, 2)
+    """
     if label in namespace:
         return namespace[label]
-    if label.endswith("]") and "[" in label:
-        name, index = label[:-1].split("[", 1)
-        return lookup(namespace, name)[int(index)]
+    m = _ITEM.fullmatch(label)
+    if m is not None:
+        return lookup(namespace, m.group(1))[ast.literal_eval(m.group(2))]
     raise KeyError(label)
+
+
+# a label's last item: an integer or a quoted key without brackets or quotes
+_ITEM = re.compile(r"(.+)\[(-?\d+|'[^'\[\]\\]*')\]")
 
 
 def plain_namespace(source: str, filename: str = "<numpy>") -> dict[str, Any]:
