@@ -333,3 +333,17 @@ def test_linspace_replays_bit_for_bit(args):
         parts = None if algorithm is None else {k: partition(b, algorithm).blocks for k, b in enumerate(cap.batches)}
         got = cap.replay(parts)
         np.testing.assert_array_equal(got["y"], want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["float64", "float32"]), st.sampled_from([(7,), (5, 6), (3, 4, 5)]),
+       st.sampled_from([None, 0, 1, -1]), st.integers(0, 2), st.booleans(), st.sampled_from(["var", "std"]))
+def test_var_and_std_are_recorded_and_give_numpys_bits(dtype, shape, axis, ddof, keepdims, fn):
+    if axis is not None and axis >= len(shape):
+        axis = None
+    source = (f"import numpy as np\nrng = np.random.default_rng(3)\n"
+              f"x = (rng.normal(size={shape}) * 10 + 3).astype(np.{dtype})\n"
+              f"s = np.{fn}(x, axis={axis}, ddof={ddof}, keepdims={keepdims})\nt = x.{fn}()\n")
+    cap = assert_like_numpy(source)
+    ops = [i.opcode for i in cap.program]
+    assert Opcode.OPAQUE not in ops and ops.count(Opcode.ADD_REDUCE) == 4, ops

@@ -58,6 +58,7 @@ REWRITTEN = {
     "a mask from a view": ("v = x[:2500]\nn = v > 0\nv[n] = v[n] ** 2\n", ["GREATER", "POWER", "WHERE"]),
     "2-d": ("a = x.reshape(50, 100)\nb = a > 0\na[b] = np.log(a[b])\n", ["GREATER", "LOG", "WHERE"]),
     "a broadcast scalar": ("s = y.sum()\nx[m] = x[m] * s\n", ["ADD_REDUCE", "MULTIPLY", "WHERE"]),
+    "a mask computed twice": ("a = x.copy()\na[a > 0] = np.sqrt(a[a > 0])\n", ["COPY", "GREATER", "SQRT", "WHERE"]),
     "a constant array": ("x[m] = np.zeros(int(m.sum()))\n", ["COPY", "WHERE"]),
 }
 

@@ -342,6 +342,8 @@ class Traced:
     def max(self, axis: Any = None, **kw: Any) -> Any: return np.max(self, axis=axis, **kw)
     def min(self, axis: Any = None, **kw: Any) -> Any: return np.min(self, axis=axis, **kw)
     def mean(self, axis: Any = None, **kw: Any) -> Any: return np.mean(self, axis=axis, **kw)
+    def var(self, axis: Any = None, **kw: Any) -> Any: return np.var(self, axis=axis, **kw)
+    def std(self, axis: Any = None, **kw: Any) -> Any: return np.std(self, axis=axis, **kw)
     def all(self, axis: Any = None, **kw: Any) -> Any: return np.all(self, axis=axis, **kw)
     def any(self, axis: Any = None, **kw: Any) -> Any: return np.any(self, axis=axis, **kw)
     def cumsum(self, axis: Any = None, **kw: Any) -> Any: return np.cumsum(self, axis=axis, **kw)

@@ -75,6 +75,38 @@ def _mean(rec: Recorder, a: Any, axis: Any = None, dtype: Any = None, out: Any =
     return _keepdims(np.true_divide(np.add.reduce(src, axis=axis), count), a, axis, keepdims)
 
 
+def _var(rec: Recorder, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0,
+         keepdims: bool = False, **kw: Any) -> Any:
+    """``np.var`` as NumPy computes it (``numpy/_core/_methods.py``): the mean kept as a
+    broadcastable array, the squared deviations, their sum over ``count - ddof``: the same
+    operations, so the same bits. float32 and float64 only: NumPy sums integers in float64
+    through a cast buffer, whose pairwise blocks a cast array would not reproduce."""
+    if out is not None or kw or dtype is not None or isinstance(axis, tuple) or a.size == 0 or \
+            a.dtype not in (np.float32, np.float64) or not isinstance(ddof, (int, np.integer)):
+        return None
+    count = a.size if axis is None else a.shape[int(axis) % a.ndim]
+    src = a
+    mean = np.true_divide(_keepdims(np.add.reduce(src, axis=axis), src, axis, True), count)
+    deviation = src - mean
+    squares = deviation * deviation
+    return _keepdims(np.true_divide(np.add.reduce(squares, axis=axis), max(count - int(ddof), 0)), a, axis, keepdims)
+
+
+def _std(rec: Recorder, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0,
+         keepdims: bool = False, **kw: Any) -> Any:
+    """``np.std``: the square root of :func:`_var`.
+
+    >>> from fusionlab.capture import capture
+    >>> c = capture("import numpy as np\\nx = np.arange(6.0).reshape(2, 3)\\ns = x.std(axis=1, ddof=1)\\n")
+    >>> [i.opcode.name for i in c.program if i.opcode.name not in ("DEL", "SYNC", "RANGE")]
+    ['ADD_REDUCE', 'DIVIDE', 'SUBTRACT', 'MULTIPLY', 'ADD_REDUCE', 'DIVIDE', 'SQRT']
+    >>> c.namespace["s"].tolist()
+    [1.0, 1.0]
+    """
+    got = _var(rec, a, axis, dtype, out, ddof, keepdims, **kw)
+    return None if got is None else np.sqrt(got)
+
+
 def _scan(ufunc: np.ufunc) -> Callable[..., Any]:
     def f(rec: Recorder, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, **kw: Any) -> Any:
         if out is not None or kw or dtype is not None:
@@ -172,6 +204,8 @@ _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
     np.all: _logical(np.logical_and),
     np.any: _logical(np.logical_or),
     np.mean: _mean,
+    np.var: _var,
+    np.std: _std,
     np.cumsum: _scan(np.add),
     np.cumprod: _scan(np.multiply),
     np.where: _where,

@@ -60,10 +60,33 @@ class _Search:
                 return None if ins.opcode is Opcode.DEL else j
         return None
 
-    def unchanged(self, base: str, after: int) -> bool:
-        """Whether nothing writes or frees ``base`` after position ``after``."""
+    def unchanged(self, base: str, after: int, until: int | None = None) -> bool:
+        """Whether nothing writes or frees ``base`` after position ``after`` (and before
+        ``until``, the end of the batch by default)."""
         return base not in self.unsafe and not any(
-            v.base.name == base for ins in self.batch[after + 1:] for v in ins.outputs)
+            v.base.name == base for ins in self.batch[after + 1:until] for v in ins.outputs)
+
+    def same_mask(self, mask: View, at: int) -> bool:
+        """Whether ``mask`` as it was before position ``at`` holds what the assignment's
+        mask holds at the end: the same view unchanged since, or two masks computed alike
+        (``a[a > 0] = np.sqrt(a[a > 0])`` computes ``a > 0`` twice) from operands that did
+        not change between the two."""
+        if mask == self.mask:
+            return self.unchanged(mask.base.name, at - 1)
+        a = self.last_writer(mask.base.name, at)
+        b = self.last_writer(self.mask.base.name, len(self.batch))
+        if a is None or b is None or not self.unchanged(self.mask.base.name, b):
+            return False
+        first, second = self.batch[a], self.batch[b]
+        lo, hi = min(a, b), max(a, b)
+        alike = (first.opcode is second.opcode and first.opcode in OpFamily.ELEMENTWISE
+                and first.attrs == second.attrs and first.inputs == second.inputs
+                and first.outputs == (mask,) and mask == _full(mask)
+                and second.outputs == (self.mask,) and self.mask == _full(self.mask)
+                and all(self.unchanged(x.base.name, lo, hi + 1) for x in first.views_in))
+        if alike and self.replaced is not None:
+            self.replaced.append(a)  # the selection's own mask: dead too, unless read elsewhere
+        return alike
 
     def spend(self) -> bool:
         self.nodes += 1
@@ -109,8 +132,8 @@ def _selected(s: _Search, view: View, at: int) -> "Expansion | View | None":
         return None
     if ins.opcode is Opcode.COMPRESS:
         data, mask = ins.inputs
-        if mask != s.mask or not isinstance(data, View) or data.shape != s.mask.shape or \
-                not s.unchanged(mask.base.name, j):
+        if not isinstance(data, View) or data.shape != s.mask.shape or not isinstance(mask, View) or \
+                not s.same_mask(mask, j):
             return None
         got = _whole(s, data, j)
         if got is not None and s.replaced is not None:
