@@ -25,6 +25,7 @@ from ..costs import Evaluator
 from ..wsp import PartitionState, _bits, _find_cycle, reachability
 from ._common import BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, dense, finish, setup, sparse
 from .greedy import greedy_merge
+from .linear import LinearCut, linear_merge
 from .result import NodeOutcome, PartitionResult, SearchTrace, TraceNode, WeightEdge
 from .unintrusive import unintrusive_merge
 
@@ -295,6 +296,18 @@ class _Run:
     def prepare(self, seed_greedy: bool) -> None:
         """Unintrusive merges, the weight edges and the greedy seed (each checks the budget)."""
         ctx, ev, state = self.ctx, self.ctx.evaluator, self.ctx.state
+        if seed_greedy:
+            # linear from the program's own blocks: greedy can be a third worse (a map of
+            # the next time step merged into this one's block, its output then written),
+            # and a better first bound prunes more of the search
+            lined = state.copy()
+            try:
+                linear_merge(lined, self.budget, phase="optimal: linear seed")
+            except LinearCut:
+                pass   # the merges made so far are legal
+            l_cost = ev.cost(lined.blocks())
+            self.seeds.append(("linear", l_cost))
+            self.offer(lined.blocks(), l_cost)
         if ev.pairwise and ev.additive:
             try:
                 unintrusive_merge(state, ev, budget=self.budget, phase="optimal: unintrusive")
