@@ -727,7 +727,7 @@ def check_instruction(ins: Instruction) -> None:
     keys = {k for k, _ in ins.attrs}
     allowed = {"axis"} if op in OpFamily.REDUCTION | OpFamily.SCAN else set()
     allowed |= {"seed", "key", "name"} if op is Opcode.RANDOM else set()
-    allowed |= {"start", "step"} if op is Opcode.RANGE else set()
+    allowed |= {"start", "step", "stop"} if op is Opcode.RANGE else set()
     allowed |= {"name", "key"} if op is Opcode.OPAQUE else set()
     if keys - allowed:
         raise ProgramError(f"{name} does not take {', '.join(sorted(keys - allowed))}=")

@@ -607,6 +607,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             )
             start, step = ins.attr("start", 0), ins.attr("step", 1)
             expr = f"({flat})" if (start, step) == (0, 1) else f"{start!r} + {step!r} * ({flat})"
+            if ins.attr("stop") is not None:   # linspace's last element is ``stop`` exactly
+                last = " * ".join(str(extents[a]) for a in range(rank)) or "1"
+                expr = f"({ins.attr('stop')!r} if ({flat}) == {last} - 1 else {expr})"
         elif op is Opcode.RANDOM:
             randoms.append(ins.attr("key"))
             name = f"rnd{len(randoms) - 1}"

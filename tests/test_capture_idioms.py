@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from fusionlab.bytecode import Opcode
 from fusionlab.capture import CaptureError, NoticeKind, capture
 from fusionlab.execute.check import lookup
+from fusionlab.execute import run
 from fusionlab.partition import partition
 
 
@@ -333,6 +334,19 @@ def test_linspace_replays_bit_for_bit(args):
         parts = None if algorithm is None else {k: partition(b, algorithm).blocks for k, b in enumerate(cap.batches)}
         got = cap.replay(parts)
         np.testing.assert_array_equal(got["y"], want)
+    fused = run(cap, min_size=0).values   # the kernels' RANGE too
+    np.testing.assert_array_equal(fused["y"], want)
+    ranges = [i for i in cap.program if i.opcode is Opcode.RANGE]
+    if len(ranges) == 1:    # one instruction, the last element exact as its ``stop``
+        assert [i.opcode for i in cap.program].count(Opcode.COPY) == 0
+
+
+def test_linspace_with_an_inexact_last_step_is_one_range():
+    source = "import numpy as np\nx = np.linspace(0.0, 1.0, 500)\n"
+    _, cap, _ = run_captured(source)
+    (ins,) = [i for i in cap.program if i.opcode not in (Opcode.DEL, Opcode.SYNC)]
+    assert ins.opcode is Opcode.RANGE and ins.attr("stop") == 1.0
+    assert cap.batches[0].to_text().count("stop=1.0") == 1
 
 
 @settings(max_examples=40, deadline=None)

@@ -331,15 +331,16 @@ def make_numpy(rec: Recorder) -> Proxy:
             return _lift_result(rec, real) if not retstep else real
         step = (float(stop) - float(start)) / ((num - 1) if endpoint else num)
         # RANGE computes start + step * i; NumPy's linspace does that too but then sets the
-        # last element to ``stop`` exactly (and divides differently when the step underflows):
-        # record RANGE only for the elements it reproduces bit for bit
+        # last element to ``stop`` exactly (RANGE's ``stop``), and divides differently when
+        # the step underflows: record RANGE only when it reproduces every element bit for bit
         ranged = float(start) + step * np.arange(real.size)
         if real.dtype != np.float64 or not np.array_equal(ranged[:-1], real[:-1]):
             return _lift_result(rec, real)
         out = Traced.fresh(rec, real)
-        rec.emit(Instruction(Opcode.RANGE, (out._v,), (), {"start": float(start), "step": step}))
+        attrs = {"start": float(start), "step": step}
         if ranged[-1] != real[-1]:
-            out[-1] = real[-1].item()
+            attrs["stop"] = real[-1].item()
+        rec.emit(Instruction(Opcode.RANGE, (out._v,), (), attrs))
         return out
 
     def array(obj: Any, dtype: Any = None, *args: Any, copy: Any = True, **kw: Any) -> Any:

@@ -214,6 +214,8 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
         idx = np.arange(n).reshape(out.shape)
         start, step = ins.attr("start", 0), ins.attr("step", 1)
         np.copyto(out, idx if (start, step) == (0, 1) else start + idx * step, casting="unsafe")
+        if ins.attr("stop") is not None and n:   # linspace's last element: ``stop`` exactly
+            out.reshape(-1)[-1] = ins.attr("stop")
     elif op is Opcode.RANDOM:
         key = ins.attr("key")
         if key is not None:
