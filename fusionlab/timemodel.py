@@ -54,7 +54,7 @@ import platform
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .bytecode import Literal, Opcode, OpFamily, Program, View
 from .costs import AdditiveCostModel
@@ -413,9 +413,13 @@ class TimeModel(AdditiveCostModel):
     pairwise = False
     merge_bonus: float = 0
 
-    def __init__(self, figures: MachineFigures | None = None, min_size: int = MIN_SIZE) -> None:
+    def __init__(self, figures: MachineFigures | None = None, min_size: int = MIN_SIZE,
+                 opaque_seconds: Mapping[int, float] | None = None) -> None:
         self.figures = figures if figures is not None else load_figures()
         self.min_size = int(min_size)
+        # an OPAQUE call's own seconds, measured when capture ran it (``Externals.seconds``,
+        # by its ``key``): a matrix product or a sort is not element-wise work over its output
+        self.opaque_seconds = dict(opaque_seconds or {})
         f = self.figures
         # parallel never slower than serial: a merge that turns a block parallel must not
         # make any of its work dearer (the monotonicity proof needs it)
@@ -438,7 +442,8 @@ class TimeModel(AdditiveCostModel):
         return f"time: predicted seconds, a roofline per block; {self.figures.label}"
 
     def cache_key(self) -> tuple[Any, ...]:
-        return (self.name, self.unit, self.min_size, json.dumps(self.figures.to_dict(), sort_keys=True))
+        return (self.name, self.unit, self.min_size, json.dumps(self.figures.to_dict(), sort_keys=True),
+                tuple(sorted(self.opaque_seconds.items())))
 
     def __repr__(self) -> str:
         return f"TimeModel({self.figures.source!r}, min_size={self.min_size})"
@@ -496,7 +501,8 @@ class TimeModel(AdditiveCostModel):
                 p, s = self._op[fam, dt]
                 par, ser = par + elements * p, ser + elements * s
             if ins.opcode in OpFamily.OPAQUE:
-                par = ser   # NumPy runs it, on one core
+                measured = self.opaque_seconds.get(ins.attr("key"))
+                par = ser = measured if measured is not None else ser   # NumPy runs it, on one core
             elif ins.opcode in OpFamily.SCAN:
                 par *= 2    # a compiled scan runs in two parallel passes (chunk totals, then values)
         alloc = 0.0

@@ -162,3 +162,20 @@ def test_costs_are_seconds_of_a_sane_size() -> None:
     s = predict_seconds(fig3(), [[i] for i in range(17)], default_figures())
     assert 1e-6 < s < 1e-4
     assert math.isfinite(s)
+
+
+def test_an_opaque_call_is_priced_by_the_seconds_it_took_at_capture():
+    from fusionlab.capture import capture
+    from fusionlab.timemodel import TimeModel, explain
+
+    p = parse('ARRAY A float64[1000]\nARRAY B float64[1000]\nOPAQUE B, A, key=7, name="np.sort"\nSYNC B\n')
+    formula = TimeModel(default_figures())
+    measured = TimeModel(default_figures(), opaque_seconds={7: 0.25, 8: 9.0})
+    (plain,), (timed,) = explain(p, [[0, 1]], formula), explain(p, [[0, 1]], measured)
+    assert timed.compute == 0.25 and plain.compute < 1e-3
+    assert timed.seconds == pytest.approx(timed.launch + timed.allocation + 0.25)
+    assert formula.cache_key() != measured.cache_key()   # merge caches never mix the two
+    # capture records each opaque call's seconds under its key
+    cap = capture("import numpy as np\na = np.arange(100.0)[::-1].copy()\nb = np.sort(a)\n")
+    (ins,) = [i for i in cap.program if i.opcode.name == "OPAQUE"]
+    assert set(cap.externals.seconds) == {ins.attr("key")} and cap.externals.seconds[ins.attr("key")] > 0

@@ -16,6 +16,7 @@ NumPy computed.
 from __future__ import annotations
 
 import operator
+import time
 from typing import Any, Callable
 
 import numpy as np
@@ -813,7 +814,13 @@ def opaque(
     in place (it returned ``None``, or they were its ``out=``) are reloaded."""
     args, kwargs = _lift_deep(rec, args), _lift_deep(rec, kwargs)
     traced = [a for a in _flatten((args, kwargs)) if isinstance(a, Traced)]
-    real = precomputed if precomputed is not None else fn(*unwrap(args), **unwrap(kwargs))
+    took = None
+    if precomputed is None:
+        started = time.perf_counter()
+        real = fn(*unwrap(args), **unwrap(kwargs))
+        took = time.perf_counter() - started
+    else:
+        real = precomputed
     written = [t for t in _flatten(kwargs.get("out", ())) if isinstance(t, Traced)]
     if out_view is None:
         if isinstance(real, np.ndarray) and any(real is t._r for t in written):
@@ -845,6 +852,8 @@ def opaque(
         return fn(*a, **k)
 
     rec.externals.functions[key] = replay
+    if took is not None:
+        rec.externals.seconds[key] = took
     if out_view is not None:
         if precomputed is not None:
             out_view._real[...] = real

@@ -49,6 +49,8 @@ class Externals:
 
     arrays: dict[int, np.ndarray] = field(default_factory=dict)
     functions: dict[int, Callable[..., Any]] = field(default_factory=dict)
+    #: seconds each OPAQUE call took when capture ran it (the time model's price for it)
+    seconds: dict[int, float] = field(default_factory=dict)
 
 
 class Pool:

@@ -135,7 +135,7 @@ class FuseResult:
         self.capture = capture
         self.name = name
         self.algorithms = list(algorithms)
-        self.models = [get_cost_model(m) for m in cost_models]
+        self.models = [_cost_model(m, capture) for m in cost_models]
         self.options = ReportOptions() if options is None else dict(options)
         self.cache = MergeCache()
         self.batch = self._default_batch()
@@ -583,7 +583,7 @@ class FuseResult:
 
         target = self.capture if self.capture is not None else self.program
         algorithm = self.selected[0] if self.selected[0] != "manual" else "greedy"
-        models = [get_cost_model(m) for m in cost_models] if cost_models else list(self.models)
+        models = [_cost_model(m, self.capture) for m in cost_models] if cost_models else list(self.models)
         before = _cpu_snapshot()
         records = compare(target, [algorithm], models, repeat=repeat, baseline=self._baseline(),
                           progress=progress)
@@ -786,3 +786,12 @@ def normalise_timings(records: Sequence[Mapping[str, Any]], repeat: int, others:
             r["busy"] = True
     return {"repeat": repeat, "records": out, "threads": threads, "busy": busy or any(r["busy"] for r in out),
             "others_cores": None if others is None else round(others, 3), "warnings": warnings}
+
+
+def _cost_model(model: Any, capture: Any) -> Any:
+    """A cost model by name; ``time`` prices the cell's opaque calls by the seconds they
+    took when the cell ran (``Externals.seconds``)."""
+    seconds = getattr(getattr(capture, "externals", None), "seconds", None)
+    if isinstance(model, str) and model.lower() == "time" and seconds:
+        return get_cost_model(model, opaque_seconds=seconds)
+    return get_cost_model(model)
