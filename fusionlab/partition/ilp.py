@@ -17,7 +17,7 @@ order variables per node, a constraint per edge kind):
 ``s`` is only forced one way, so a solution can pay for a saving it could have had; the
 minimum never does, and equals the cheapest legal partition.
 
-Time: before the model, the unintrusive and greedy partitions are computed (the answer
+Time: before the model, the linear, unintrusive and greedy partitions are computed (the answer
 when the model is not solved, and a check on an unproven solution). Building the model
 checks the budget and stops as soon as it exceeds ``max_variables``. HiGHS runs in C,
 where neither ``KeyboardInterrupt`` nor (in a long presolve) its own time limit always
@@ -42,6 +42,7 @@ from ..wsp import _bits, reachability
 from . import _highs_worker
 from ._common import Context, ProgramOrState, announce, cut_note, finish, setup
 from .greedy import greedy_merge
+from .linear import LinearCut, linear_merge
 from .result import PartitionResult
 from .unintrusive import unintrusive_merge
 
@@ -157,7 +158,7 @@ def ilp(
         deadline), or ``"auto"``: a process above ``INLINE_VARIABLES`` variables.
 
     When the model is not solved (too large, the time ran out first, HiGHS found no
-    solution in time) the cheaper of the unintrusive and greedy partitions is returned,
+    solution in time) the cheapest of the linear, unintrusive and greedy partitions is returned,
     not proven optimal; when HiGHS stops at its limit with a solution, the cheaper of that
     and the seeds. ``bound`` is HiGHS's proven lower bound when it has one.
 
@@ -198,7 +199,7 @@ def ilp(
 
 
 class _Seed:
-    """The unintrusive and greedy partitions: the answer when the model is not solved."""
+    """The linear, unintrusive and greedy partitions: the answer when the model is not solved."""
 
     def __init__(self, ctx: Context, budget: Budget) -> None:
         self.ctx, self.budget = ctx, budget
@@ -213,6 +214,12 @@ class _Seed:
 
     def compute(self) -> None:
         ev, state = self.ctx.evaluator, self.ctx.state.copy()
+        lined = state.copy()
+        try:
+            linear_merge(lined, self.budget, phase="ilp: seed")
+        except LinearCut:
+            pass   # the merges made so far are legal
+        self.offer(lined.blocks(), "the linear partition")
         try:
             unintrusive_merge(state, ev, budget=self.budget, phase="ilp: seed")
         finally:
@@ -223,7 +230,7 @@ class _Seed:
             self.offer(state.blocks(), "the greedy partition")
 
     def describe(self) -> str:
-        return f"the best of the unintrusive and greedy partitions ({self.which})"
+        return f"the best of the linear, unintrusive and greedy partitions ({self.which})"
 
     def finish(self, notes: list[str], cut: str = "", bound: float | None = None) -> PartitionResult:
         return finish(self.ctx, "ilp", self.blocks, proven_optimal=False, notes=notes, bound=bound, budget_cut=cut)

@@ -1,4 +1,4 @@
-"""Optimal partition by branch and bound (Fig. 11), seeded by unintrusive and greedy.
+"""Optimal partition by branch and bound (Fig. 11), seeded by linear, unintrusive and greedy.
 
 The search starts from the unintrusive partition ``U`` and a list of weight edges between
 its blocks. A node of the search tree is a set of *cut* edges (plus edges decided to stay);
