@@ -9,7 +9,8 @@ A block of fused instructions becomes one ``@numba.njit(parallel=True)`` functio
   of the iteration space's shape is *contracted*: a scalar local, never allocated;
 - every other view is an argument, made by the caller from the program's storage;
 - a reduction over everything accumulates per outer index into a small partial array,
-  combined after the parallel loop; a reduction over one axis accumulates into its output;
+  combined after the parallel loop; a reduction over one axis accumulates into its output,
+  or, over the innermost loop's axis, into a scalar stored once after that loop;
   sibling reductions that leave no axis to run in parallel (row and column sums), or a full
   one beside one over axis 0, split axis 0 in ranges with partial results per range;
 - a scan (004's scanomap) runs along its axis with the maps producing its input before it
@@ -281,6 +282,24 @@ def _combine_parts(op: Opcode, a: str, out: str, extents: Sequence[str], paralle
     lines.append(f"{pad}    {a}_v = " + _COMBINE[op].format(a=f"{a}_v", b=f"{a}_part[sp, {at}]"))
     lines.append(f"{pad}{out}[{at}] = {a}_v")
     return lines
+
+
+def _inner_reduction(i: int, ins: Instruction, src: str, target: str) -> tuple[str, str, str]:
+    """A reduction over the innermost loop's axis: its accumulator's start (before that
+    loop), its step (the body) and the store of its output element (after the loop).
+
+    A scalar accumulator, not ``out[i0] = out[i0] + x[i0, i1]``: a store to an argument
+    inside the loop makes Numba reload every operand (any argument may alias it) and keeps
+    LLVM from vectorising the sum. Each output element is one run of the innermost loop
+    (every other axis is an outer loop), so it is written once. A narrower output type is
+    applied at every step, as NumPy's loop stores it (integer sums wrap alike)."""
+    op, dtype = ins.opcode, ins.outputs[0].dtype
+    a = f"acc{i + 1}"
+    step = _COMBINE[op].format(a=a, b=src)
+    if dtype != "float64":
+        step = f"{_np_type(dtype)}({step})"
+    return (f"{a} = {_identity(op, dtype)}", f"{a} = {step}",
+            f"{target} = {a}  # {i + 1}: stored once, after its loop")
 
 
 def _scan_dtype(ins: Instruction) -> np.dtype:
@@ -568,6 +587,11 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     lines: list[str] = []
     opening: list[str] = []   # inside the parallel loop, before the inner loops
     closing: list[str] = []   # inside the parallel loop, after them
+    # the innermost loop's axis (the loop order below): a reduction over it accumulates in
+    # a scalar, its output element stored once after that loop (see _inner_reduction)
+    innermost = ([outer] + [a for a in range(rank) if a != outer])[-1] if rank >= 2 and not scans else None
+    inner_open: list[str] = []    # before the innermost loop
+    inner_close: list[str] = []   # after it
     pre: list[str] = []
     post: list[str] = []
     body: list[str] = []
@@ -679,6 +703,11 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                 target = f"{a}_part[sp, {', '.join(keep)}]"
                 body.append(f"{target} = " + _COMBINE[op].format(a=target, b=src) + comment)
                 post += _combine_parts(op, a, arg_name[out], extents[1:], parallel, i)
+            elif ins.attr("axis") % rank == innermost:
+                got = _inner_reduction(i, ins, src, f"{arg_name[out]}[{', '.join(idx[:innermost] + idx[innermost + 1:])}]")
+                inner_open.append(got[0])
+                body.append(got[1] + comment)
+                inner_close.append(got[2])
             else:
                 axis = ins.attr("axis") % rank
                 keep = [idx[a] for a in range(rank) if a != axis]
@@ -748,6 +777,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         loop = "numba.prange" if depth == 0 and parallel and not split else "range"
         if scans and depth == len(order) - 1:
             lines += [f"{indent}{acc} = {_identity(program[k].opcode.combining, dt.name)}" for k, acc, dt in accs]
+        if depth == len(order) - 1:
+            lines += [f"{indent}{x}" for x in inner_open]
         lines.append(f"{indent}for {idx[a]} in {loop}({extents[a]}):")
         indent += "    "
         if depth == 0 and not split:
@@ -755,6 +786,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     if not (scans and rank == 1):
         lines += [f"{indent}{b}" for b in body]
         lines += [f"{indent}{x}" for x in stores]
+        lines += [f"{indent[:-4]}{x}" for x in inner_close]
     lines += [f"        {x}" for x in closing]
     lines += [f"    {p}" for p in post]
     if unsigned:
