@@ -341,11 +341,13 @@ def _scan_feeders(program: Program, scans: set[int], spans: dict[int, tuple[int,
 
 
 def _stored_scans(program: Program, accs: Sequence[tuple[int, str, np.dtype]], spans: dict[int, tuple[int, int]],
-                  needed: set[int], memory: dict[int, str], contracted: set[str]) -> bool:
+                  needed: set[int], memory: dict[int, str], contracted: set[str], store_of: dict[int, int]) -> bool:
     """Whether the first pass can store each chunk's local scan in the scan's output, so
     that the second pass adds the carry to it instead of recomputing the maps feeding the
     scan: every scan's output is in memory in the dtype it accumulates in (``memory``), and
-    the feeding maps' results are contracted and read by nothing the second pass runs."""
+    each feeding map's result is contracted and read by nothing the second pass runs, or
+    stored (by the first pass then: ``store_of``, its line of the stores) and used by
+    nothing else in the block."""
     scans = {i for i, _, _ in accs}
     if set(memory) != scans:
         return False
@@ -356,8 +358,14 @@ def _stored_scans(program: Program, accs: Sequence[tuple[int, str, np.dtype]], s
     if any(program[j].opcode not in OpFamily.SYSTEM and j < i and program[i].outputs[0].overlaps(v)
            for i in scans for j in later for v in program[j].views_in):
         return False
-    return all(program[i].outputs[0].base.name in contracted
-               and not any(program[i].outputs[0].overlaps(v) for j in later for v in program[j].views_in)
+    def alone(i: int) -> bool:   # a stored feeder's base: no other instruction of the block uses it
+        name = program[i].outputs[0].base.name
+        return i in store_of and not any(
+            v.base.name == name for j in spans if j != i and program[j].opcode not in OpFamily.SYSTEM
+            for v in program[j].outputs + (program[j].views_in if j not in needed else ()))
+
+    return all(alone(i) if program[i].outputs[0].base.name not in contracted else
+               not any(program[i].outputs[0].overlaps(v) for j in later for v in program[j].views_in)
                for i in feeders)
 
 
@@ -377,7 +385,7 @@ def _carries(program: Program, accs: Sequence[tuple[int, str, np.dtype]]) -> lis
 
 def _chunked_scan(program: Program, accs: Sequence[tuple[int, str, np.dtype]], body: Sequence[str],
                   spans: dict[int, tuple[int, int]], stores: Sequence[str], n: str, parallel: bool,
-                  u: Any, memory: dict[int, str], contracted: set[str]) -> list[str]:
+                  u: Any, memory: dict[int, str], contracted: set[str], store_of: dict[int, int]) -> list[str]:
     """A one-dimensional scan block as 004's chunked scanomap, in two parallel passes over
     chunks with an exclusive scan of the chunk totals between them (serial: one per chunk).
 
@@ -393,11 +401,13 @@ def _chunked_scan(program: Program, accs: Sequence[tuple[int, str, np.dtype]], b
     rows = f"range(chunk * {u(_CHUNK)}, min({n}, (chunk + {u(1)}) * {u(_CHUNK)}))"
     scans = {i for i, _, _ in accs}
     needed = _scan_feeders(program, scans, spans)
-    stored = _stored_scans(program, accs, spans, needed, memory, contracted)
+    stored = _stored_scans(program, accs, spans, needed, memory, contracted, store_of)
+    early = {store_of[i] for i in needed - scans if i in store_of} if stored else set()   # stores pass 1 makes
     first = [line for i in sorted(needed) for line in
              (body[spans[i][0]:spans[i][0] + 1] if i in scans else body[spans[i][0]:spans[i][1]])]
     acc_of = {i: (a, dt) for i, a, dt in accs}
     if stored:   # the local scan stored; the second pass adds the carry to it
+        first += [stores[k] for k in sorted(early)]
         first += [f"{memory[i]} = {a}  # {i + 1}: the chunk's local scan" for i, a, _ in accs]
         second = []
         for i in sorted(spans):
@@ -423,7 +433,8 @@ def _chunked_scan(program: Program, accs: Sequence[tuple[int, str, np.dtype]], b
                                                             else "the body, from each chunk's carry"))
     out += [f"        {a}{'_c' if stored else ''} = {a}_tot[chunk]" for _, a, _ in accs]
     out.append(f"        for i0 in {rows}:")
-    out += [f"            {line}" for line in (second if stored else list(body)) + list(stores)]
+    out += [f"            {line}" for line in (second if stored else list(body))
+            + [line for k, line in enumerate(stores) if k not in early]]
     return out
 
 
@@ -611,6 +622,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     # view through another, overlapping view (Def. 12), so the local is always current.
     written: dict[View, str] = {}   # view -> its local, once the body has written it
     stores: list[str] = []
+    store_of: dict[int, int] = {}   # instruction -> its line of ``stores``
     promote: set[View] = set()      # views written twice, or read after a write
     seen_writes: set[View] = set()
     for i in compute:
@@ -789,6 +801,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             k = sum(1 for w in written if arg_name[w] == name)
             local = f"{name}_w{k or ''}"
             local_of[local] = (name, local[len(name):])
+            store_of[i] = len(stores)
             stores.append(f"{memory(out)} = {local}  # {format_view(out)} stored once")
             written[out] = local
         body.append(f"{written[out]} = {expr}{comment}")
@@ -829,7 +842,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     if scans and rank == 1:
         scan_memory = {i: memory(program[i].outputs[0]) for i, _, dt in accs
                        if program[i].outputs[0].base.name not in contracted and program[i].outputs[0].dtype == dt.name}
-        lines += _chunked_scan(program, accs, body, spans, stores, extents[0], parallel, u, scan_memory, contracted)
+        lines += _chunked_scan(program, accs, body, spans, stores, extents[0], parallel, u, scan_memory, contracted,
+                               store_of)
         order = []
     elif scans:   # the scan axis innermost, its accumulators restarted for each line
         order = [a for a in order if a != scan_axis] + [scan_axis]

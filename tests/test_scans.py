@@ -259,3 +259,20 @@ def test_an_in_place_scan_beside_a_map_of_its_old_input_recomputes_in_pass_two()
     out = run_plan(plan(p, [block], min_size=0), Storage({"X": x.copy()}), Externals(), CACHE)
     np.testing.assert_array_equal(out["E"], 3 * x)
     assert np.all(np.abs(out["X"] - np.cumsum(-x)) <= _sum_bound(-x))
+
+
+@pytest.mark.parametrize("consumer,stored", [("MULTIPLY D, C, 3", True), ("MULTIPLY D, C, X", False)],
+                         ids=["feeder-unused-after", "feeder-read-after"])
+def test_a_stored_feeding_map_is_written_by_pass_one(consumer, stored):
+    # X = sin(X) in place feeds the scan: pass 1 computes and stores it once, pass 2 never
+    # reads X again — unless a consumer after the scan reads X (then everything recomputes)
+    p = parse("ARRAY X float64[10000]\nARRAY T float64[10000]\nARRAY C float64[10000]\nARRAY D float64[10000]\n"
+              f"SIN X, X\nMULTIPLY T, X, 2\nADD_ACCUMULATE C, T, axis=0\n{consumer}\nDEL T\nSYNC X\nSYNC C\nSYNC D")
+    block = list(range(len(p)))
+    first, second = get_kernel(p, block).source.split("pass 1")[1].split("pass 2")
+    assert ("X[i0] = X_w" in first) is stored and ("np.sin" in second) is not stored
+    x = np.random.default_rng(5).random(10000)
+    out = run_plan(plan(p, [block], min_size=0), Storage({"X": x.copy()}), Externals(), CACHE)
+    np.testing.assert_array_equal(out["X"], np.sin(x))
+    assert np.all(np.abs(out["C"] - np.cumsum(2 * np.sin(x))) <= _sum_bound(2 * np.sin(x)))
+    np.testing.assert_array_equal(out["D"], out["C"] * (3 if stored else np.sin(x)))
