@@ -170,7 +170,6 @@ def normalize2_numpy(xs):  # type: ignore[no-untyped-def]
     sum1 = np.sum(xs)
     gts = xs[xs > 0]
     sum2 = np.sum(gts)
-    del gts   # only folded (as in 002's program): the filter's output need not exist
     nor1 = xs / sum1
     nor2 = xs / sum2
     return nor1[-1] + nor2[-1]
