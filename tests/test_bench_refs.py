@@ -151,3 +151,25 @@ def test_a_row_over_the_plan_budget_says_how_far_fusionlab_got(monkeypatch: pyte
     monkeypatch.setitem(bench_backend.PLAN_BUDGET, "seconds", 2.0)
     row = bench_backend.measure("lu_rows", "tiny", 3, bench_backend.KernelCache())  # reported, not raised
     assert row["error"].startswith("PlanBudgetExceeded: fusionlab's greedy partition did not finish")
+
+
+import bench_combinator_refs as combinator_refs  # noqa: E402  (the same script directory)
+
+
+@pytest.mark.parametrize("name", list(combinator_refs.COMBINATOR_REFS))
+def test_combinator_rows_numpy_numba_and_loop_agree(name: str) -> None:
+    """Each combinator row (issue 14): the NumPy reference is the workload's own value; the
+    hand-written loop and Numba on the NumPy code give it too (or Numba refuses with a
+    reason); none modifies its arguments."""
+    workload, refs = combinator_refs.COMBINATOR_WORKLOADS[name], combinator_refs.COMBINATOR_REFS[name]
+    args = refs.args(workload.kwargs("tiny"))
+    kept = tuple(a.copy() for a in args)
+    want = float(refs.numpy(*args))
+    assert want == pytest.approx(workload.run("tiny"), rel=1e-12)
+    assert float(refs.loop(*args)) == pytest.approx(want, rel=1e-9), "hand-written loop"
+    try:
+        assert float(refs.numba(*args)) == pytest.approx(want, rel=1e-9), "Numba on the NumPy code"
+    except (numba.core.errors.NumbaError, NotImplementedError) as exc:
+        reason = refs_module.numba_refusal(exc)
+        assert name == "softmax_rows" and reason.startswith("no implementation of npy_max"), reason
+    assert _same(kept, args)

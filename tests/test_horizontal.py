@@ -124,3 +124,53 @@ def test_axis0_reductions_of_many_rows_walk_rows_not_columns(rows, split):
     out = run_plan(plan(p, [list(range(len(p)))], min_size=0), Storage({"X": x}), Externals(), CACHE)
     np.testing.assert_allclose(out["m"], x.sum(0), rtol=0, atol=2 * rows * rows * 1.2e-16)
     np.testing.assert_allclose(out["q"], (x * x).sum(0), rtol=0, atol=2 * rows * rows * 1.2e-16)
+
+
+def _loop_body(source: str, header: str) -> tuple[list[str], list[str]]:
+    """The lines inside the loop opened by the line containing ``header``, and the lines
+    after it (Python indentation)."""
+    lines = source.splitlines()
+    at = next(k for k, line in enumerate(lines) if header in line)
+    depth = len(lines[at]) - len(lines[at].lstrip())
+    end = next((k for k in range(at + 1, len(lines)) if len(lines[k]) - len(lines[k].lstrip()) <= depth), len(lines))
+    return lines[at + 1:end], lines[end:]
+
+
+INNER = [
+    # (shape, reduced axis, the innermost loop's header): row sums beside column sums (split
+    # axis 0), a row sum alone (rows in parallel), an axis-0 sum of few rows (columns in
+    # parallel: axis 0 innermost), the last axis of three
+    ("ARRAY X {t}[300, 200]\nARRAY R {t}[300]\nARRAY C {t}[200]\nADD_REDUCE R, X, axis=1\nADD_REDUCE C, X, axis=0\n"
+     "SYNC R\nSYNC C", "R", "for i1 in range(n1)", "R[i0] = acc1"),
+    ("ARRAY X {t}[30, 200]\nARRAY R {t}[30]\nARRAY T {t}[30, 200]\nMULTIPLY T, X, X\nADD_REDUCE R, T, axis=1\n"
+     "DEL T\nSYNC R", "R", "for i1 in range(n1)", "R[i0] = acc2"),
+    ("ARRAY X {t}[30, 200]\nARRAY C {t}[200]\nADD_REDUCE C, X, axis=0\nSYNC C", "C", "for i0 in range(n0)",
+     "C[i1] = acc1"),
+    ("ARRAY X {t}[6, 7, 300]\nARRAY R {t}[6, 7]\nADD_REDUCE R, X, axis=2\nSYNC R", "R", "for i2 in range(n2)",
+     "R[i0, i1] = acc1"),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int8"])
+@pytest.mark.parametrize("text,out,header,store", INNER, ids=["row-col", "row-of-map", "few-rows", "rank3"])
+def test_a_reduction_over_the_innermost_axis_accumulates_in_a_scalar_stored_after_its_loop(
+        text, out, header, store, dtype):
+    p = parse(text.format(t=dtype))
+    k = get_kernel(p, range(len(p)))
+    inside, after = _loop_body(k.source, header)
+    # no load or store of the output in the innermost loop (a store there makes Numba
+    # reload every operand and keeps the sum from vectorising): one store, after the loop
+    assert not any(f"{out}[" in line for line in inside), k.source
+    assert sum(line.strip().startswith(store) for line in after) == 1, k.source
+    rng = np.random.default_rng(1)
+    x = rng.integers(-128, 128, p.base("X").shape).astype(dtype) if dtype == "int8" \
+        else rng.random(p.base("X").shape)
+    got = run_plan(plan(p, [list(range(len(p)))], min_size=0), Storage({"X": x}), Externals(), CACHE)
+    t = x * x if "MULTIPLY" in text else x
+    axis = {"R": -1, "C": 0}[out]
+    # int8 sums into an int8 output wrap at every step as NumPy's loop does (exact)
+    want = np.add.reduce(t, axis=axis, dtype=dtype)
+    if dtype == "int8":
+        np.testing.assert_array_equal(got[out], want)
+    else:
+        np.testing.assert_allclose(got[out], want, rtol=0, atol=2 * 300 * 300 * 1.2e-16 * 4)

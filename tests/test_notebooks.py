@@ -206,6 +206,28 @@ def test_05_normalize2_filter_fold(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "-> 800004 elements" in same and "same loops: True" in same
 
 
+def test_05_scanomap_and_sibling_reductions(monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = _run("05-combinators", monkeypatch)
+    scan = _text(_cell(nb, "scan_program = sc.program"))
+    assert "the block with the scan: {1,2,3,4,5,6,7,8,9} ['SIN', 'MULTIPLY', 'ADD_ACCUMULATE', 'MULTIPLY', 'ADD']" in scan
+    rows = {line.split()[0]: line.split() for line in scan.split("algorithm")[1].splitlines()[1:] if line.strip()}
+    # x read and y written (2 x 200,000); singleton also moves every temporary
+    assert rows["optimal"][2] == rows["greedy"][2] == "400000" and rows["singleton"][2] == "2000000"
+    kernel = _text(_cell(nb, "k = get_kernel(scan_program, scan_block)"))
+    assert "contracted: ['c', 't0', 't1', 't2']" in kernel and kernel.count("np.sin(x[i0])") == 2
+    assert "np.sin in pass 2: False" in _text(_cell(nb, "kept_source = get_kernel(kept, kept_block)"))
+    edges = _text(_cell(nb, "edges.graph.drawn_conflicts()"))
+    assert " 1 -- 2  REDUCTION_RESULT" in edges and " 1 -- 4  SCAN_RESULT" in edges and " 2 -- 4  SCAN_REDUCTION" in edges
+    horizontal = _text(_cell(nb, "hp = hz.program"))
+    assert "reductions: [1, 2, 3, 7] | in one block: True" in horizontal
+    kernel = _text(_cell(nb, "k = get_kernel(hp, hz_block)"))
+    assert "for sp in numba.prange(nsp)" in kernel and "r[i0] = acc1  # 1: stored once, after its loop" in kernel
+    # three reads of a 400 x 300 input saved (003 eq. 34 under Bohrium)
+    assert "saved by the merge: 360000 elements = 3.0 x 120000" in _text(_cell(nb, "saved = evaluate(hp, apart"))
+    solutions = [c for c in nb.cells if "Solution." in c.source or "sc_kept" in c.source or "apart" in c.source]
+    assert len(solutions) == 5 and all(c.metadata.get("jupyter", {}).get("source_hidden") for c in solutions)
+
+
 def test_07_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
     """The sweep notebook resumes (a second run computes nothing), queries the store and
     draws its figures."""

@@ -204,3 +204,75 @@ def test_captured_cumsum_of_a_map_followed_by_a_map_is_one_kernel():
     np.testing.assert_allclose(r.values["y"], np.cumsum(np.sin(x) * 2.0) / 3.0, rtol=1e-12, atol=4e-8)
     np.testing.assert_array_equal(r.values["z"], np.maximum.accumulate(np.abs(x)))
     np.testing.assert_array_equal(r.values["w"], np.logical_or.accumulate(x > 0.5))
+
+
+STORED = """
+ARRAY X {t}[10000]
+ARRAY T {t}[10000]
+ARRAY C {t}[10000]
+ARRAY D {t}[10000]
+{feed}
+{scan} C, T, axis=0
+MAXIMUM D, C, {last}
+DEL T
+SYNC C
+SYNC D
+"""
+
+
+@pytest.mark.parametrize("scan,dtype,ufunc", [(Opcode.ADD_ACCUMULATE, "float64", np.add),
+                                              (Opcode.ADD_ACCUMULATE, "int8", np.add),
+                                              (Opcode.MAXIMUM_ACCUMULATE, "int32", np.maximum)])
+@pytest.mark.parametrize("reread", [False, True], ids=["stored", "recomputed"])
+def test_a_stored_scan_output_holds_the_local_scan_so_the_second_pass_skips_the_feeding_map(scan, dtype, ufunc,
+                                                                                             reread):
+    # the map feeding the scan (NEGATIVE) runs once when the scan's output is stored anyway;
+    # a map result the consumer reads too (T, when reread) must be recomputed in pass 2, and
+    # so must the map when the output is narrower than the accumulator (int8 sums in int64)
+    p = parse(STORED.format(t=dtype, feed="NEGATIVE T, X", scan=scan.name, last="T" if reread else "C"))
+    k = get_kernel(p, range(len(p)))
+    first, second = k.source.split("pass 1")[1].split("pass 2")
+    stored = not reread and dtype != "int8"
+    assert "-X[i0]" in first
+    assert ("-X[i0]" in second) is not stored
+    assert ("C[i0] = acc2  # 2: the chunk's local scan" in first) is stored
+    assert ("acc2_c = acc2_tot[chunk]" in second) is stored
+    x = _data(dtype, (10000,), scan)
+    out = run_plan(plan(p, [list(range(len(p)))], min_size=0), Storage({"X": x}), Externals(), CACHE)
+    with np.errstate(over="ignore"):
+        want = ufunc.accumulate(-x).astype(dtype)
+    if dtype == "float64":
+        assert np.all(np.abs(out["C"] - want) <= _prefix_bound(-x, 0))
+    else:   # integer scans are exact (int8 wraps as NumPy's accumulate in int8)
+        np.testing.assert_array_equal(out["C"], want)
+    np.testing.assert_array_equal(out["D"], np.maximum(out["C"], -x if reread else out["C"]))
+
+
+def test_an_in_place_scan_beside_a_map_of_its_old_input_recomputes_in_pass_two():
+    # pass 1 would overwrite X with each chunk's local scan before pass 2's E = 3 X reads it
+    p = parse("ARRAY X float64[10000]\nARRAY T float64[10000]\nARRAY E float64[10000]\n"
+              "NEGATIVE T, X\nMULTIPLY E, X, 3\nADD_ACCUMULATE X, T, axis=0\nDEL T\nSYNC X\nSYNC E")
+    block = list(range(len(p)))
+    k = get_kernel(p, block)
+    assert "local scan" not in k.source
+    x = np.random.default_rng(4).random(10000)
+    out = run_plan(plan(p, [block], min_size=0), Storage({"X": x.copy()}), Externals(), CACHE)
+    np.testing.assert_array_equal(out["E"], 3 * x)
+    assert np.all(np.abs(out["X"] - np.cumsum(-x)) <= _sum_bound(-x))
+
+
+@pytest.mark.parametrize("consumer,stored", [("MULTIPLY D, C, 3", True), ("MULTIPLY D, C, X", False)],
+                         ids=["feeder-unused-after", "feeder-read-after"])
+def test_a_stored_feeding_map_is_written_by_pass_one(consumer, stored):
+    # X = sin(X) in place feeds the scan: pass 1 computes and stores it once, pass 2 never
+    # reads X again — unless a consumer after the scan reads X (then everything recomputes)
+    p = parse("ARRAY X float64[10000]\nARRAY T float64[10000]\nARRAY C float64[10000]\nARRAY D float64[10000]\n"
+              f"SIN X, X\nMULTIPLY T, X, 2\nADD_ACCUMULATE C, T, axis=0\n{consumer}\nDEL T\nSYNC X\nSYNC C\nSYNC D")
+    block = list(range(len(p)))
+    first, second = get_kernel(p, block).source.split("pass 1")[1].split("pass 2")
+    assert ("X[i0] = X_w" in first) is stored and ("np.sin" in second) is not stored
+    x = np.random.default_rng(5).random(10000)
+    out = run_plan(plan(p, [block], min_size=0), Storage({"X": x.copy()}), Externals(), CACHE)
+    np.testing.assert_array_equal(out["X"], np.sin(x))
+    assert np.all(np.abs(out["C"] - np.cumsum(2 * np.sin(x))) <= _sum_bound(2 * np.sin(x)))
+    np.testing.assert_array_equal(out["D"], out["C"] * (3 if stored else np.sin(x)))
