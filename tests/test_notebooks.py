@@ -209,7 +209,9 @@ def test_05_normalize2_filter_fold(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_05_scanomap_and_sibling_reductions(monkeypatch: pytest.MonkeyPatch) -> None:
     nb = _run("05-combinators", monkeypatch)
     scan = _text(_cell(nb, "scan_program = sc.program"))
-    assert "the block with the scan: {1,2,3,4,5,6,7,8,9} ['SIN', 'MULTIPLY', 'ADD_ACCUMULATE', 'MULTIPLY', 'ADD']" in scan
+    # the SYNC of y costs nothing where it sits: optima with and without it in the block tie
+    assert re.search(r"the block with the scan: \{1,2,3,4,5,6,7,8,9(,10)?\} "
+                     r"\['SIN', 'MULTIPLY', 'ADD_ACCUMULATE', 'MULTIPLY', 'ADD'\]", scan), scan
     rows = {line.split()[0]: line.split() for line in scan.split("algorithm")[1].splitlines()[1:] if line.strip()}
     # x read and y written (2 x 200,000); singleton also moves every temporary
     assert rows["optimal"][2] == rows["greedy"][2] == "400000" and rows["singleton"][2] == "2000000"

@@ -65,7 +65,8 @@ def test_every_algorithm_fuses_the_scanomap_and_the_run_never_allocates_what_it_
     seen = check_agreement([SCANOMAP], ["singleton", "greedy", "optimal", "ilp", "unintrusive", "linear"],
                            {"X": x}, rtol=1e-12, atol=0)
     assert seen["singleton"] == 0 and seen["optimal"] == 2 and seen["greedy"] == 2
-    assert partition(SCANOMAP, "optimal").blocks[0] == (0, 1, 2, 3, 4)   # SYNC D may sit alone
+    first = partition(SCANOMAP, "optimal").blocks[0]
+    assert first[:5] == (0, 1, 2, 3, 4) and len(first) <= 6   # SYNC D may sit alone or join: a tie
 
 
 def test_scan_edges_carry_their_reasons():
