@@ -167,3 +167,34 @@ def masked_cells(draw: st.DrawFn) -> str:
 @given(masked_cells())
 def test_random_masked_assignments_give_numpys_values(source):
     assert_numpy_values(source)
+
+
+SENSORS = """
+import numpy as np
+rng = np.random.default_rng(4)
+channels, n = 4, 3000
+data = rng.normal(0.0, 1.0, (channels, n)) + np.linspace(0.0, 2.0, n)
+spikes = rng.random((channels, n)) < 0.01
+data[spikes] = data[spikes] * 25.0
+score = 0.0
+for _ in range(3):
+    mu = data.mean(axis=1, keepdims=True)
+    sd = data.std(axis=1, keepdims=True)
+    z = (data - mu) / sd
+    out = np.abs(z) > 3.0
+    data[out] = (mu + 3.0 * sd * np.sign(z))[out]      # winsorise: a selection of a temporary
+    smooth = data.copy()
+    smooth[:, 1:-1] = (data[:, :-2] + data[:, 1:-1] + data[:, 2:]) / 3.0
+    data = smooth
+    score = float(np.abs(z).max())
+"""
+
+
+def test_a_sensor_cleanup_in_the_usual_style_fuses_and_gives_numpys_values():
+    # winsorising by a selection of a temporary (freed before the assignment: its maps
+    # are recomputed), per-row mean and std with keepdims, a 3-point smoothing
+    cap = capture(SENSORS, {})
+    ops = opcodes(cap)
+    assert "OPAQUE" not in ops and "COMPRESS" not in ops, ops
+    assert ops.count("WHERE") == 1 + 3 and ops.count("SIGN") == 3
+    assert_numpy_values(SENSORS)

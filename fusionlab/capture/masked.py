@@ -173,6 +173,8 @@ def _whole(s: _Search, view: View, at: int) -> "Expansion | View | None":
         if got is None:
             return None
         inputs.append(got)
+    if s.replaced is not None:
+        s.replaced.append(j)   # recomputed: the original is dead too unless something else reads it
     return Expansion(ins.opcode, ins.attrs, tuple(inputs), view.shape, view.dtype, j)
 
 
