@@ -79,7 +79,7 @@ GROUPS = {"paper": WORKLOAD_NAMES, "corpus": CORPUS_ROWS, "combinators": list(CO
 #: the rows of a run without ``--rows`` (``make bench``): every paper workload, corpus program and combinator row
 DEFAULT_ROWS = "paper,corpus,combinators"
 #: rows whose fused kernels are limited by arithmetic (scalar exp/log/pow, divisions; the
-#: n-body pairs' `** -1.5`; covariance's matmul), not by memory traffic; the shared-machine
+#: n-body pairs' square root and division; covariance's matmul), not by memory traffic; the shared-machine
 #: target (2x NumPy with a competing process) is for the others, the memory-bound rows
 COMPUTE_BOUND = {"black_scholes", "leibnitz_pi", "black_scholes_f32", "asian_option_mc", "nbody_pairwise",
                  "softmax_logsumexp", "covariance_shrinkage"}
@@ -115,6 +115,11 @@ WHY: dict[str, str] = {
                           "arrays have `bins` elements, below min_size",
     "covariance_shrinkage": "its work is one matmul (`xc.T @ xc`, BLAS in every variant: opaque here) and steps on a "
                             "features x features matrix, below min_size",
+    "nbody_pairwise": "the diagonal zeroed through a strided view between computing `inv_r3` and using it is a "
+                      "separate 1-D block, so the pairs take two (n, n) passes: `dx`, `dy`, `dz` and `inv_r3` are "
+                      "written by the first and read by the second, and `weight` is stored too (the user's names "
+                      "live until the next step rebinds them, after the step's SYNC): at n = 800, 46 MB a step, "
+                      "about 3 ms at the STREAM rate, where the loop keeps every pair in registers",
     "gauss_pivot": "Python-loop bound: one batch per column (its pivot's `argmax` is a value Python needs), the row "
                    "swaps by fancy indexing opaque, and the back substitution one element per Python iteration",
     "lu_rows": "Python-loop bound: one row operation of at most n elements per Python iteration, tens of thousands "
