@@ -314,7 +314,7 @@ class Recorder:
             self.plain_lines.add(line)
             self.notice(
                 NoticeKind.SCALAR_LOOP,
-                f"{SCALAR_LOOP_THRESHOLD} one-element instructions from a Python loop over elements: write it "
+                f"{count} one-element instructions from a Python loop over elements: write it "
                 "with whole-array operations (`x**2` for `[x[i]**2 for i in range(len(x))]`, `np.sum(x * y)` "
                 "for a loop accumulating `x[i] * y[i]`); its element reads now run as plain NumPy scalars",
                 line,
