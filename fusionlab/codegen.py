@@ -115,6 +115,41 @@ def _identity(op: Opcode, dtype: str) -> str:
     return f"{_np_type(dtype)}({_IDENTITY[op]})"
 
 
+#: literal exponents of a float POWER computed with ``sqrt`` instead of a ``pow`` call
+_HALF_POWERS = frozenset({0.5, -0.5, 1.5, -1.5})
+
+
+def _half_power(ins: Instruction, loop: tuple[np.dtype, ...] | None) -> float | None:
+    """The exponent of ``x ** e`` (a float array, ``e`` a literal in ``_HALF_POWERS``) that
+    :func:`_half_power_expr` computes, else ``None``.
+
+    ``pow`` is a scalar library call (about 20 ns an element here, measured on the n-body
+    pairs' ``** -1.5``) where ``sqrt`` and a division are vector instructions."""
+    if ins.opcode is not Opcode.POWER or loop is None or loop[0].kind != "f" or loop[1] != loop[0]:
+        return None
+    e = ins.inputs[1]
+    if not isinstance(e, Literal) or isinstance(e.value, bool) or not isinstance(e.value, (int, float)):
+        return None
+    return float(e.value) if float(e.value) in _HALF_POWERS else None
+
+
+def _half_power_expr(x: str, e: float, dtype: np.dtype) -> str:
+    """``x ** e`` with ``sqrt``: ``e == 0.5`` is ``np.sqrt(x)``, as NumPy computes it; the
+    others follow C's ``pow`` on every special value (``-0.0``: ``sqrt`` gives ``-0.0``,
+    ``+ 0`` makes it ``+0.0``; ``-inf``: ``sqrt`` gives nan, ``pow`` gives ``inf`` or 0) and
+    round at most three times (within the checks' ULPS)."""
+    if e == 0.5:
+        return f"np.sqrt({x})"
+    t = _np_type(dtype.name)
+    root = f"(np.sqrt({x}) + {t}(0))"
+    if e > 0:   # 1.5
+        return f"({t}(np.inf) if {x} == {t}(-np.inf) else np.abs({x}) * {root})"
+    # 1 / sqrt(x), cubed for -1.5: no intermediate overflows where the result is finite
+    # (x * sqrt(x) would, and give 0 for a result in the subnormal range)
+    r = f"({t}(1) / {root})"
+    return f"({t}(0) if {x} == {t}(-np.inf) else {r if e == -0.5 else f'{r} * {r} * {r}'})"
+
+
 def _np_type(dtype: str) -> str:
     return "np.bool_" if dtype == "bool" else f"np.{dtype}"
 
@@ -687,7 +722,10 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             ops = [operand(ins.inputs[0])] + [_typed(operand(x), x, branch) for x in ins.inputs[1:]]
         else:
             ops = [operand(x) for x in ins.inputs]
-        if op in _OPERATORS:
+        half = _half_power(ins, loop)
+        if half is not None:
+            expr = _half_power_expr(ops[0], half, loop[0])   # type: ignore[index]
+        elif op in _OPERATORS:
             expr = f"{ops[0]} {_OPERATORS[op]} {ops[1]}"
         elif op is Opcode.COPY:
             expr = ops[0]

@@ -202,3 +202,50 @@ def test_a_captured_functions_array_arguments_are_named_inputs():
     assert {b.name for b in cap.program.bases} == {"u", "v", "w", "t0", "result"}
     np.testing.assert_array_equal(cap.namespace["result"], f(u, v))
     np.testing.assert_array_equal(cap.replay()["result"], f(u, v))
+
+
+LU_CELL = """
+import numpy as np
+n = {n}
+a = np.random.default_rng(0).random((n, n)) + n * np.eye(n)
+u = a.copy()
+l = np.zeros((n, n))
+for k in range(n - 1):
+    pivot = u[k, k]
+    if abs(float(pivot)) < 1e-12:
+        raise ZeroDivisionError(k)
+    for i in range(k + 1, n):
+        l[i, k] = u[i, k] / pivot
+        u[i, k:] -= l[i, k] * u[k, k:]
+"""
+
+
+def test_a_loop_over_columns_reading_one_pivot_each_keeps_one_batch_per_column():
+    # the outer loop reads one element per column (the pivot, a value Python needs) among
+    # array work: it is not a loop over elements, so past SCALAR_LOOP_THRESHOLD columns
+    # float(pivot) still ends each column's batch; the inner loop over rows is one
+    n = SCALAR_LOOP_THRESHOLD + 8
+    source = LU_CELL.format(n=n)
+    plain: dict = {}
+    exec(source, plain)
+    cap = run(source)
+    syncs = [b for b in cap.batches if any(i.opcode is Opcode.SYNC for i in b.instructions)]
+    assert len(cap.batches) == n and len(syncs) == n   # one per column, then the cell's end
+    # a column's batch: about ten instructions per row below the pivot until the inner loop
+    # goes plain, four after (the multiplier's store, the row update and its temporary's DEL)
+    assert max(len(b.instructions) for b in cap.batches) <= 6 * n
+    assert [n.line for n in scalar_notices(cap)] == [11]
+    # x[i, k:] -= y assigns the updated view to itself: no COPY of a view onto itself
+    assert not any(i.opcode is Opcode.COPY and i.inputs[0] == i.outputs[0] for b in cap.batches for i in b.instructions)
+    replayed = cap.replay()
+    np.testing.assert_array_equal(replayed["u"], plain["u"])
+    np.testing.assert_array_equal(replayed["l"], plain["l"])
+
+
+def test_loop_parents_maps_each_loop_to_the_loop_around_it():
+    from fusionlab.capture.recorder import loop_parents
+
+    source = LU_CELL.format(n=4) + "z = [[j for j in range(i)] for i in range(3)]\nwhile False:\n    pass\n"
+    assert loop_parents(source) == {11: 7}
+    assert loop_parents("for i in range(2):\n    x = [j for j in\n         range(i)]\n") == {2: 1}
+    assert loop_parents("for i in (:\n") == {}

@@ -53,7 +53,7 @@ from .array import NUMERIC, Traced, unwrap, view_of
 from .functions import GeneratorProxy, Proxy, Recording, make_numpy
 from .plain import Plainer
 from .recorder import (
-    CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines, rename_view,
+    CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines, loop_parents, rename_view,
 )
 
 __all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD"]
@@ -389,6 +389,7 @@ def capture(
         else:
             source = source_or_function
             rec.loop_lines = loop_lines(textwrap.dedent(source))
+            rec.loop_parents = loop_parents(textwrap.dedent(source))
             code = compile(textwrap.dedent(source), CELL_FILENAME, "exec")
             exec(code, run_ns)
     except BaseException as exc:  # the user's error (or an interrupt): the namespace is restored first

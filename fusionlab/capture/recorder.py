@@ -33,11 +33,14 @@ from .masked import drop_superseded
 
 CELL_FILENAME = "<fusionlab-capture>"
 
-#: One-element instructions recorded from one line of the user's code before capture says
-#: so (a :attr:`NoticeKind.SCALAR_LOOP` notice) and runs that line's element reads and
+#: One-element instructions recorded from one loop of the user's code before capture says
+#: so (a :attr:`NoticeKind.SCALAR_LOOP` notice) and runs that loop's element reads and
 #: one-element arithmetic as plain NumPy scalars from then on: a Python loop over elements
 #: would otherwise record several instructions per element (a 200-element comprehension
-#: made 814), which nothing can fuse and every later phase pays for.
+#: made 814), which nothing can fuse and every later phase pays for. Only a loop whose
+#: one-element instructions outnumber its whole-array ones (nested loops included) is a
+#: loop over elements: a loop over matrix columns that reads one pivot per column keeps
+#: its pivot traced, so that ``float(pivot)`` still ends the column's batch.
 SCALAR_LOOP_THRESHOLD = 64
 
 # modules whose frames are capture's own or NumPy's: their variables are not user names
@@ -126,6 +129,13 @@ class Handle:
         return self.dummy
 
 
+def _no_op(ins: Instruction) -> bool:
+    """A COPY of a view onto itself: what ``x[i, k:] -= y`` leaves after the in-place
+    update (Python assigns the updated view back to its own slice). It changes nothing;
+    recorded, it would be one instruction in five of a row-update loop."""
+    return ins.opcode is Opcode.COPY and len(ins.inputs) == 1 and ins.inputs[0] == ins.outputs[0]
+
+
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
 
@@ -170,8 +180,12 @@ class Recorder:
     #: the value (kept alive, so the id stays its own), the view it came from and that
     #: base's write count then; a user variable holding one is an output to replay
     left: dict[int, tuple[Any, View, int]] = field(default_factory=dict)
+    #: whole-array instructions recorded per loop (first line), its nested loops' included
+    array_lines: Counter[int] = field(default_factory=Counter)
     #: each line of the cell inside a loop -> the loop's first line (see :func:`loop_lines`)
     loop_lines: dict[int, int] = field(default_factory=dict)
+    #: each loop's first line -> the first line of the loop around it (see :func:`loop_parents`)
+    loop_parents: dict[int, int] = field(default_factory=dict)
     _unnamed: dict[str, int] = field(default_factory=dict)
     _counter: int = 0
     _key: int = 0
@@ -272,7 +286,7 @@ class Recorder:
         An instruction the IR rejects is not recorded: its real effect has happened
         already (capture is eager), so its output base is treated as changed outside the
         program and reloaded at its next use."""
-        if not self.active:
+        if not self.active or _no_op(ins):
             return
         try:
             if not checked:
@@ -288,6 +302,8 @@ class Recorder:
         self.current.append(ins)
         if ins.opcode in OpFamily.SYSTEM:
             return
+        if self.loop_lines and any(v.size > 1 for v in ins.outputs):
+            self._count_array()
         for v in ins.outputs:
             name = v.base.name
             self.written.add(name)
@@ -306,15 +322,25 @@ class Recorder:
         if line is None:
             return
         self.scalar_lines[line] += n
-        if self.scalar_lines[line] == SCALAR_LOOP_THRESHOLD:
+        count = self.scalar_lines[line]
+        if count >= SCALAR_LOOP_THRESHOLD and line not in self.plain_lines and count > self.array_lines[line]:
             self.plain_lines.add(line)
             self.notice(
                 NoticeKind.SCALAR_LOOP,
-                f"{SCALAR_LOOP_THRESHOLD} one-element instructions from a Python loop over elements: write it "
+                f"{count} one-element instructions from a Python loop over elements: write it "
                 "with whole-array operations (`x**2` for `[x[i]**2 for i in range(len(x))]`, `np.sum(x * y)` "
                 "for a loop accumulating `x[i] * y[i]`); its element reads now run as plain NumPy scalars",
                 line,
             )
+
+    def _count_array(self) -> None:
+        """Count a whole-array instruction for the user's current loop and every loop around
+        it: their iterations do array work, not only element reads."""
+        line = self._loop_line()
+        seen = 0
+        while line is not None and seen < _MAX_LOOP_DEPTH:  # the budget: a bad map cannot cycle
+            self.array_lines[line] += 1
+            line, seen = self.loop_parents.get(line), seen + 1
 
     def _loop_line(self) -> int | None:
         """The first line of the innermost loop around the user's current line (the line
@@ -433,6 +459,8 @@ class Recorder:
             self.notices.append(notice)
 
 
+#: loops nested deeper than this are not walked when counting whole-array instructions
+_MAX_LOOP_DEPTH = 64
 #: scans (instructions recorded) during which a new base is looked for among the user's names
 _NAME_SCANS = 16
 
@@ -489,4 +517,30 @@ def loop_lines(source: str) -> dict[int, int]:
         if isinstance(node, _LOOPS):
             for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
                 out[line] = node.lineno
+    return out
+
+
+def loop_parents(source: str) -> dict[int, int]:
+    """Each loop's first line in ``source`` mapped to the first line of the innermost loop
+    around it (loops at the top level are absent); ``{}`` when the source does not parse.
+
+    >>> loop_parents("for i in range(3):\\n    for j in range(i):\\n        y = [k for k in range(j)]\\n")
+    {2: 1, 3: 2}
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    out: dict[int, int] = {}
+
+    def visit(node: ast.AST, around: int | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = around
+            if isinstance(child, _LOOPS):
+                if around is not None and child.lineno != around:
+                    out[child.lineno] = around
+                inner = child.lineno
+            visit(child, inner)
+
+    visit(tree, None)
     return out
