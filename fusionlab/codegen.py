@@ -798,13 +798,13 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
 
 def gather_sources(program: Program, compute: Sequence[int]) -> frozenset[str]:
     """The bases the block's gathers read from; :class:`Unsupported` when the block also
-    writes one (an illegal block: see ``Conflict.GATHER_SOURCE``)."""
-    names = frozenset(program[i].views_in[0].base.name for i in compute if program[i].opcode in OpFamily.GATHER)
+    writes a gathered view (an illegal block: see ``Conflict.GATHER_SOURCE``)."""
+    sources = [program[i].views_in[0] for i in compute if program[i].opcode in OpFamily.GATHER]
     for i in compute:
         for v in program[i].writes():
-            if v.base.name in names:
+            if any(v.overlaps(s) for s in sources):
                 raise Unsupported(f"{v.base.name} is gathered from and written in one block")
-    return names
+    return frozenset(s.base.name for s in sources)
 
 
 def gather_expression(ins: Instruction, src: str, indices: Sequence[str], loop_index: Sequence[str]) -> str:
