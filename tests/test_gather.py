@@ -23,6 +23,7 @@ from fusionlab.execute.numba_backend import plan
 from fusionlab.execute.reference import gather, run_reference
 from fusionlab.execute.runner import run
 from fusionlab.partition import partition
+from fusionlab.report import get_graph_data, get_program_data
 from fusionlab.text import BytecodeError
 from fusionlab.timemodel import TimeModel, default_figures, explain
 from fusionlab.workloads import ALL_WORKLOADS
@@ -211,10 +212,11 @@ s = float((v * 2.0 - 1.0).sum())
 """
 
 
-def test_index_map_gather_map_and_reduction_are_one_kernel():
+@pytest.mark.parametrize("driver", ["python", "numba", "blocks"])
+def test_index_map_gather_map_and_reduction_are_one_kernel(driver):
     want = _plain(LOOKUP)
     cap = _capture(LOOKUP)
-    r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
+    r = run(cap, "greedy", check=True, cache=CACHE, min_size=0, driver=driver)
     assert r.check.ok and not r.fallbacks   # s (a float) compared with plain NumPy's
     program = next(b for b in cap.batches if any(i.opcode is Opcode.GATHER for i in b))
     p = next(p for p in r.plans if p.program is program)
@@ -246,6 +248,14 @@ def test_a_gather_does_not_share_a_kernel_with_a_writer_of_its_source():
         assert not any({0, 2} <= set(b) or {2, 3} <= set(b) for b in blocks), algo
 
 
+def test_the_explorer_shows_the_gather_family_and_the_reason():
+    p = parse(WRITTEN_SOURCE)
+    assert [ins["family"] for ins in get_program_data(p)["instructions"]][2] == "gather"
+    forbidden = {(e["a"], e["b"]): e for e in get_graph_data(WSPGraph(p))["forbidden"]}
+    assert forbidden[(1, 3)]["reason"] == forbidden[(3, 4)]["reason"] == "gather_source"
+    assert "data-dependent positions" in forbidden[(3, 4)]["explanation"]
+
+
 def test_a_gather_from_a_disjoint_part_of_a_written_base_fuses():
     p = parse("""
 ARRAY X float64[16]
@@ -269,6 +279,8 @@ SYNC X
     "    a[1:3] = a[1:3] + r\n",
     "import numpy as np\nx = np.linspace(0, 1, 64)\ni = (x * 63).astype(np.int64)[::-1]\n"
     "y = np.exp(x)[i] + np.take(x, i)\nt = y.sum()\n",
+    # the source read at the loop index too, and a reversed view as a source
+    "import numpy as np\nx = np.linspace(0, 1, 64)\ny = x * 2 + x[(np.arange(64) * 5) % 64] + x[::-1][np.arange(64) % 7]\n",
 ])
 def test_every_block_of_gather_programs_compiles_to_one_kernel(src):
     cap = _capture(src)
