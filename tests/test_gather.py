@@ -113,7 +113,7 @@ def test_reference_raises_numpy_index_error():
 CAPTURED = [
     ("x[i]", 1), ("x[-i - 1]", 1), ("np.take(x, i)", 1), ("x[i2d]", 1), ("x[[3, -2, 0, 0]]", 1),
     ("m[i % 4]", 1), ("m[i % 4, :]", 1), ("m[i % 4, ...]", 1), ("np.take(m, i % 4, axis=0)", 1),
-    ("np.take(m, i)", 1), ("m[np.arange(5) % 4, j]", 1), ("m[(i % 4)[:, None], j]", 1), ("m[[1, -1]]", 1),
+    ("np.take(m, i)", 1), ("m[np.arange(5) % 4, j]", 1), ("m[(i % 4)[:, None], j]", 1), ("m[[1, -1]]", 1), ("x.take(i)", 1), ("m.take(i % 4, axis=0)", 1),
 ]
 
 

@@ -344,6 +344,8 @@ class Traced:
     def cumsum(self, axis: Any = None, **kw: Any) -> Any: return np.cumsum(self, axis=axis, **kw)
     def cumprod(self, axis: Any = None, **kw: Any) -> Any: return np.cumprod(self, axis=axis, **kw)
     def dot(self, o: Any, *args: Any) -> Any: return np.dot(self, o, *args)
+    def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
+        return np.take(self, indices, axis=axis, out=out, mode=mode)
 
     def copy(self, order: str = "C") -> "Traced":
         return _copy_of(self)
