@@ -405,8 +405,9 @@ class _AccessTable:
     def effect(self, pa: int, pb: int) -> tuple[Access | None, tuple[Conflict, str] | None]:
         """What an earlier user of pattern ``pa`` and a later one of pattern ``pb`` make:
         the dependency's kind (RAW before WAW before WAR) and the fuse-preventing edge
-        (Def. 12 on this base's accesses, the reduction-result rule, and a SYNC before a
-        write of what it hands over), each or ``None``."""
+        (Def. 12 on this base's accesses, the reduction-result rule, a SYNC before a
+        write of what it hands over, and a gather beside a write of its source), each or
+        ``None``."""
         wi, ri, role_i, red_i, scan_i, gi = self.kinds[pa]
         wj, rj, role_j, _, _, gj = self.kinds[pb]
         kind = (
