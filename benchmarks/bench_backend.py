@@ -110,11 +110,11 @@ WHY: dict[str, str] = {
     "kmeans_step": "`argmin` and the boolean-mask selections `points[labels == j]` run as NumPy (opaque); the loop "
                    "finds each point's centroid and adds it to its cluster's sums in one pass, without the "
                    "(n, k, 2) temporary",
-    "softmax_logsumexp": "the label lookup `z[np.arange(rows), labels]` and `np.bincount` run as NumPy (opaque), and "
-                         "the gradient's arrays have `cols` elements, below min_size; the loop does a row's max, "
-                         "logsumexp, softmax and loss term in one pass",
-    "histogram_equalize": "`np.bincount`, the lookup `cdf[index]` and `std` run as NumPy (opaque), and the histogram's "
-                          "arrays have `bins` elements, below min_size",
+    "softmax_logsumexp": "`np.bincount` runs as NumPy (opaque; the label lookup `z[np.arange(rows), labels]` is a "
+                         "GATHER fused with the loss's map and mean), and the gradient's arrays have `cols` elements, "
+                         "below min_size; the loop does a row's max, logsumexp, softmax and loss term in one pass",
+    "histogram_equalize": "`np.bincount` and `std` run as NumPy (opaque; the lookup `cdf[index]` is a GATHER fused "
+                          "with the mean), and the histogram's arrays have `bins` elements, below min_size",
     "covariance_shrinkage": "its work is one matmul (`xc.T @ xc`, BLAS in every variant: opaque here) and steps on a "
                             "features x features matrix, below min_size",
     "nbody_pairwise": "the diagonal zeroed through a strided view between computing `inv_r3` and using it is a "

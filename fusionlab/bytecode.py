@@ -135,6 +135,9 @@ class Opcode(enum.Enum):
     # filters: COMPRESS out, data, mask (data[mask], C order, into a 1-D output whose length
     # is the count of True in the mask recorded at capture; docs/semantics.md, "Filters")
     COMPRESS = "compress"
+    # indexed reads: GATHER out, src, idx0[, idx1, ...] (NumPy's integer-array indexing: out[p]
+    # = src[idx0[p], ..., idx(k-1)[p], p's last ndim(src) - k coordinates]; docs/semantics.md, "Gathers")
+    GATHER = "gather"
     # anything else, run by NumPy and never fused: OPAQUE out, in..., name="..."
     OPAQUE = "opaque"
     # system: DEL frees a base, SYNC hands a base's contents to the user
@@ -182,6 +185,9 @@ class OpFamily:
     #: size-changing selections (Robinson et al.'s ``filter``): their output's length
     #: depends on the data
     FILTER: frozenset[Opcode] = frozenset({Opcode.COMPRESS})
+    #: reads at data-dependent positions (integer-array indexing): element-wise in their
+    #: indices and output, but their source is read anywhere
+    GATHER: frozenset[Opcode] = frozenset({Opcode.GATHER})
     OPAQUE: frozenset[Opcode] = frozenset({Opcode.OPAQUE})
     SYSTEM: frozenset[Opcode] = frozenset({Opcode.DEL, Opcode.SYNC})
     COMPUTE: frozenset[Opcode] = frozenset(Opcode) - SYSTEM
@@ -657,7 +663,7 @@ class Instruction:
     def family(self) -> str:
         """The name of the opcode's family (``"elementwise"``, ``"reduction"``, ...)."""
         op = self.opcode
-        for name in ("SYSTEM", "OPAQUE", "REDUCTION", "SCAN", "GENERATOR", "FILTER", "ELEMENTWISE"):
+        for name in ("SYSTEM", "OPAQUE", "REDUCTION", "SCAN", "GENERATOR", "FILTER", "GATHER", "ELEMENTWISE"):
             if op in getattr(OpFamily, name):
                 return name.lower()
         raise AssertionError(op)  # every opcode has a family
@@ -755,6 +761,8 @@ def check_instruction(ins: Instruction) -> None:
             raise ProgramError(f"{name}: output shape {out.shape} should be {want}")
     elif op in OpFamily.FILTER:
         _check_filter(ins)
+    elif op in OpFamily.GATHER:
+        _check_gather(ins)
     elif op is Opcode.RANDOM and not isinstance(ins.attr("seed", 0), int):
         raise ProgramError("RANDOM: seed= must be an integer")
     # Def. 11: overlapping operands must be identical
@@ -770,6 +778,8 @@ def check_instruction(ins: Instruction) -> None:
                 raise ProgramError(f"{name} is not data-parallel (Def. 11): outputs overlap")
     if op in OpFamily.REDUCTION | OpFamily.SCAN | OpFamily.FILTER and any(x.overlaps(out) for x in ins.views_in):
         raise ProgramError(f"{name} may not write over its own input")
+    if op in OpFamily.GATHER and ins.views_in and ins.views_in[0].overlaps(out):
+        raise ProgramError(f"{name} may not write over its source (it reads it anywhere)")
 
 
 def _check_filter(ins: Instruction) -> None:
@@ -786,6 +796,32 @@ def _check_filter(ins: Instruction) -> None:
         raise ProgramError(f"{name}: data of shape {data.shape} and mask of shape {mask.shape} must have one shape")
     if out.ndim != 1 or out.size > data.size:
         raise ProgramError(f"{name}: the output must be 1-D with at most {data.size} elements, not {out.shape}")
+
+
+def _check_gather(ins: Instruction) -> None:
+    """GATHER out, src, idx0, ..., idx(k-1): 1 <= k <= src.ndim integer index views, each
+    broadcasting to the output, whose shape ends with src's last ndim - k extents."""
+    name = ins.opcode.name
+    if len(ins.inputs) < 2 or len(ins.views_in) != len(ins.inputs):
+        raise ProgramError(f"{name} reads an array at index arrays: write `{name} out, src, idx0[, idx1, ...]` "
+                           "with arrays only")
+    src, *idx = ins.views_in
+    out = ins.outputs[0]
+    k, d = len(idx), src.ndim
+    if k > d:
+        raise ProgramError(f"{name}: {k} index arrays for a {d}-d source (at most one per axis)")
+    for x in idx:
+        if np.dtype(x.dtype).kind not in "iu":
+            raise ProgramError(f"{name}: the index {_fmt(x)} is {x.dtype}; index arrays are integers "
+                               "(a bool mask selects with COMPRESS)")
+        if not _broadcastable(x.shape, out.shape):
+            raise ProgramError(f"{name}: index of shape {x.shape} does not broadcast to the output shape {out.shape}")
+    rest = src.shape[k:]
+    if out.ndim < len(rest) or out.shape[out.ndim - len(rest):] != rest:
+        raise ProgramError(f"{name}: the output shape {out.shape} should end with the source's untouched "
+                           f"extents {rest}")
+    if out.dtype != src.dtype:
+        raise ProgramError(f"{name}: the output is {out.dtype}, the source {src.dtype}; a gather does not cast")
 
 
 def _fmt(v: View) -> str:

@@ -492,6 +492,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             raise Unsupported(f"{op.name} runs with NumPy")
         if op is Opcode.RANDOM and program[i].attr("key") is None:
             raise Unsupported("RANDOM without recorded values runs with NumPy")
+    gathered = gather_sources(program, compute)
     for i in compute:
         for v in program[i].views_in + program[i].outputs:
             if v.dtype not in _NUMBA_DTYPES:
@@ -574,7 +575,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     coords: dict[View, tuple[tuple[int | None, int, int], ...]] = {}
     for name, views in all_views.items():
         got = {v: _base_coords(v, rank) if v.ndim <= rank else None for v in views}
-        if name not in axis_outputs and all(c is not None for c in got.values()):
+        # a gather's source is indexed by data, not the loop: passed as its own view
+        if name not in axis_outputs and name not in gathered and all(c is not None for c in got.values()):
             coords.update(got)  # type: ignore[arg-type]
     args: list[View] = []
     arg_name: dict[View, str] = {}
@@ -720,6 +722,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         elif op is Opcode.WHERE:
             branch = _weak_result(ins, ins.inputs[1:])
             ops = [operand(ins.inputs[0])] + [_typed(operand(x), x, branch) for x in ins.inputs[1:]]
+        elif op in OpFamily.GATHER:
+            ops = [arg_name[ins.views_in[0]]] + [operand(x) for x in ins.inputs[1:]]
         else:
             ops = [operand(x) for x in ins.inputs]
         half = _half_power(ins, loop)
@@ -742,6 +746,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             if ins.attr("stop") is not None:   # linspace's last element is ``stop`` exactly
                 last = " * ".join(str(extents[a]) for a in range(rank)) or "1"
                 expr = f"({ins.attr('stop')!r} if ({flat}) == {last} - 1 else {expr})"
+        elif op in OpFamily.GATHER:
+            expr = gather_expression(ins, ops[0], ops[1:], idx)
         elif op is Opcode.RANDOM:
             randoms.append(ins.attr("key"))
             name = f"rnd{len(randoms) - 1}"
@@ -828,8 +834,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             continue
         else:  # pragma: no cover - families are exhausted above
             raise Unsupported(f"{op.name} has no kernel form")
-        if out.dtype != "float64" or any(isinstance(x, View) and x.dtype != "float64" for x in ins.inputs) \
-                or op is Opcode.RANGE or loop is not None and loop[-1].name != "float64" \
+        if (out.dtype != "float64" or any(isinstance(x, View) and x.dtype != "float64" for x in ins.inputs)) \
+                and op not in OpFamily.GATHER or op is Opcode.RANGE or loop is not None and loop[-1].name != "float64" \
                 or not any(isinstance(x, View) for x in ins.inputs) and op is Opcode.COPY:
             # typed as the output (a prange index is unsigned: -i0 must not wrap)
             expr = f"{_np_type(out.dtype)}({expr})"
@@ -927,6 +933,43 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             min(domain[0], _SPLIT) if split else domain[outer]
     return KernelSource(source, tuple(args), tuple(domain), tuple(sorted(contracted)), tuple(block), signature,
                         tuple(randoms), iterations)
+
+
+# --------------------------------------------------------------------------- gathers
+# A GATHER is one element of its output per iteration, like a map, read from its source at
+# the positions its index arrays hold: the source is an argument of its own (never indexed
+# in the loop's coordinates, never contracted), complete before the kernel starts (the WSP
+# graph's GATHER_SOURCE edges keep its writers out). Indices are valid: capture indexed
+# with NumPy first, which raised IndexError for any other (docs/semantics.md, "Gathers").
+
+
+def gather_sources(program: Program, compute: Sequence[int]) -> frozenset[str]:
+    """The bases the block's gathers read from; :class:`Unsupported` when the block also
+    writes a gathered view (an illegal block: see ``Conflict.GATHER_SOURCE``)."""
+    sources = [program[i].views_in[0] for i in compute if program[i].opcode in OpFamily.GATHER]
+    for i in compute:
+        for v in program[i].writes():
+            if any(v.overlaps(s) for s in sources):
+                raise Unsupported(f"{v.base.name} is gathered from and written in one block")
+    return frozenset(s.base.name for s in sources)
+
+
+def gather_expression(ins: Instruction, src: str, indices: Sequence[str], loop_index: Sequence[str]) -> str:
+    """The element ``src[...]`` of GATHER ``ins``: each index wrapped when negative (as
+    NumPy does; an unsigned one never is), the source's untouched last axes indexed by the
+    output's last loop indices.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY M float64[3,4]\\nARRAY J int32[2]\\nARRAY Y float64[2,4]\\nGATHER Y, M, J[:, None]")
+    >>> gather_expression(p[0], "M", ["J[i0]"], ["i0", "i1"])
+    'M[(J[i0] + M.shape[0] if J[i0] < 0 else J[i0]), i1]'
+    """
+    source, *index_views = ins.views_in
+    parts = [e if np.dtype(x.dtype).kind == "u" else f"({e} + {src}.shape[{k}] if {e} < 0 else {e})"
+             for k, (x, e) in enumerate(zip(index_views, indices))]
+    rank, rest = len(loop_index), source.ndim - len(index_views)
+    parts += [loop_index[rank - rest + j] for j in range(rest)]
+    return f"{src}[{', '.join(parts)}]"
 
 
 # --------------------------------------------------------------------------- filters (issue 14; 002)

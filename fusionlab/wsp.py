@@ -52,6 +52,8 @@ class Conflict(enum.Enum):
     SCAN_AXES = "scans along different axes (one loop nest has one sequential axis)"
     SCAN_FILTER = "a scan and a filter do not share a loop nest (each runs its own chunked passes)"
     SCAN_REDUCTION = "a scan and a reduction do not share a loop nest (no scan-reduce kernel: 004 §4.3 leaves it open)"
+    GATHER_SOURCE = ("a gather reads its source at data-dependent positions: the source must be complete before "
+                     "the kernel starts, so no instruction of the gather's kernel may write it")
 
 
 class IllegalMerge(enum.Enum):
@@ -310,6 +312,13 @@ def _role(ins: Instruction) -> str:
     if ins.opcode in OpFamily.SYSTEM:
         return "system"
     return "elementwise" if ins.opcode in OpFamily.ELEMENTWISE else ""
+
+
+def _gathered(ins: Instruction) -> tuple[View, ...]:
+    """The views an instruction reads at data-dependent positions: a gather's source."""
+    return ins.views_in[:1] if ins.opcode in OpFamily.GATHER else ()
+
+
 # users of one base above which candidate pairs are found with NumPy, not a Python loop
 _VECTOR_USERS = 48
 
@@ -324,7 +333,7 @@ class _AccessTable:
         patterns: dict[tuple[object, ...], int] = {}
         self.views: list[View] = []
         self.name = name
-        self.kinds: list[tuple[tuple[int, ...], tuple[int, ...], str, str | None, bool]] = []
+        self.kinds: list[tuple[tuple[int, ...], tuple[int, ...], str, str | None, bool, tuple[int, ...]]] = []
         self.pattern: list[int] = []
         lo: list[int] = []
         hi: list[int] = []
@@ -333,8 +342,10 @@ class _AccessTable:
             ins = program[i]
             ws = tuple(self._intern(v, view_ids) for v in ins.writes() if v.base.name == name)
             rs = tuple(self._intern(v, view_ids) for v in ins.reads() if v.base.name == name)
+            # a gather's source is read anywhere, not at the loop's index (GATHER_SOURCE)
+            gs = tuple(self._intern(v, view_ids) for v in _gathered(ins) if v.base.name == name)
             key = (ws, rs, _role(ins), ins.opcode.name if ins.opcode in _REDUCING else None,
-                   ins.opcode in OpFamily.SCAN)
+                   ins.opcode in OpFamily.SCAN, gs)
             p = patterns.get(key)
             if p is None:
                 p = patterns[key] = len(self.kinds)
@@ -394,10 +405,11 @@ class _AccessTable:
     def effect(self, pa: int, pb: int) -> tuple[Access | None, tuple[Conflict, str] | None]:
         """What an earlier user of pattern ``pa`` and a later one of pattern ``pb`` make:
         the dependency's kind (RAW before WAW before WAR) and the fuse-preventing edge
-        (Def. 12 on this base's accesses, the reduction-result rule, and a SYNC before a
-        write of what it hands over), each or ``None``."""
-        wi, ri, role_i, red_i, scan_i = self.kinds[pa]
-        wj, rj, role_j, _, _ = self.kinds[pb]
+        (Def. 12 on this base's accesses, the reduction-result rule, a SYNC before a
+        write of what it hands over, and a gather beside a write of its source), each or
+        ``None``."""
+        wi, ri, role_i, red_i, scan_i, gi = self.kinds[pa]
+        wj, rj, role_j, _, _, gj = self.kinds[pb]
         kind = (
             Access.RAW if self._meets(wi, rj)
             else Access.WAW if self._meets(wi, wj)
@@ -409,6 +421,10 @@ class _AccessTable:
             return kind, (Conflict.SYNC_THEN_WRITE, f"{self.name} is written after its SYNC")
         if role_i in _SYSTEM_ROLES or role_j in _SYSTEM_ROLES:
             return kind, None  # DEL and SYNC fuse with anything else
+        if self._meets(gi, wj) or self._meets(wi, gj):
+            # written before the gather (a later element not yet computed when an earlier
+            # one is gathered) or after it (overwritten before a later gather reads it)
+            return kind, (Conflict.GATHER_SOURCE, f"{self.name} is gathered from and written in one kernel")
         # a scan's value at an index is final once the kernel's pass reaches it: an
         # element-wise use at the same index may share its block (004 §4.2, scanomap)
         same_index_ok = scan_i and role_j == "elementwise"

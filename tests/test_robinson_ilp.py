@@ -102,6 +102,9 @@ def test_programs_beyond_the_combinators_are_refused():
     p = parse("ARRAY A float64[4]\nARRAY B float64[4]\nRANGE A\nADD_ACCUMULATE B, A\n")
     with pytest.raises(ValueError, match="not one of the slides' combinators"):
         combinators_of(p)
+    p = parse("ARRAY A float64[4]\nARRAY I int64[4]\nARRAY B float64[4]\nRANGE A\nRANGE I\nGATHER B, A, I\n")
+    with pytest.raises(ValueError, match="GATHER.*not one of the slides' combinators"):
+        combinators_of(p)
     p = parse("ARRAY A float64[4]\nRANGE A\nADD A, A, 1\n")
     with pytest.raises(ValueError, match="writes A again"):
         combinators_of(p)

@@ -301,6 +301,8 @@ class Traced:
                 return _copy_of(self._derive(lambda a: a[vkey]), scalar=True)
             return self._derive(lambda a: a[vkey])
         got = compress(self._rec, self, key) if self.ndim else None
+        if got is None and self.ndim:
+            got = gather(self._rec, self, key)
         if got is not None:
             return got
         return opaque(self._rec, "fancy indexing", lambda a, k: a[k], (self, key), {})
@@ -350,6 +352,8 @@ class Traced:
     def cumsum(self, axis: Any = None, **kw: Any) -> Any: return np.cumsum(self, axis=axis, **kw)
     def cumprod(self, axis: Any = None, **kw: Any) -> Any: return np.cumprod(self, axis=axis, **kw)
     def dot(self, o: Any, *args: Any) -> Any: return np.dot(self, o, *args)
+    def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
+        return np.take(self, indices, axis=axis, out=out, mode=mode)
 
     def copy(self, order: str = "C") -> "Traced":
         return _copy_of(self)
@@ -643,6 +647,39 @@ def _emit_expansion(rec: Recorder, node: "Expansion | View", keep: list[Traced])
     keep.append(out)
     emit_split(rec, Instruction(node.opcode, (out._v,), inputs, node.attrs))
     return out._v
+
+
+def gather(rec: Recorder, src: Traced, key: Any) -> Traced | None:
+    """``src[key]`` for integer index arrays on ``src``'s first axes (the rest whole: a
+    trailing ``:`` or ``...`` may be written), recorded as GATHER; ``None`` for any other
+    key (the caller records it as OPAQUE). NumPy indexes first: an index out of range
+    raises its IndexError here, in the user's cell, and the program only ever holds valid
+    indices (docs/semantics.md, "Gathers").
+
+    >>> from fusionlab.capture import capture
+    >>> c = capture("import numpy as np\\nx = np.arange(5.0) * 2\\ny = x[np.array([4, -1, 0])] + 1\\n")
+    >>> [ins.opcode.name for ins in c.program if ins.opcode.name not in ("DEL", "SYNC")]
+    ['RANGE', 'MULTIPLY', 'GATHER', 'ADD']
+    >>> c.namespace["y"].tolist()
+    [9.0, 9.0, 1.0]
+    """
+    items = list(key) if isinstance(key, tuple) else [key]
+    while items and (items[-1] is Ellipsis or isinstance(items[-1], slice) and items[-1] == slice(None)):
+        items.pop()   # a trailing ``:`` or ``...`` keeps an axis whole, as leaving it out does
+    keys = [np.asarray(unwrap(k)) if isinstance(k, list) else k for k in items]
+    if not 1 <= len(keys) <= src.ndim or not all(
+            (isinstance(k, Traced) or type(k) is np.ndarray) and k.ndim >= 1 and k.dtype.kind in "iu" for k in keys):
+        return None
+    real = src._real[tuple(k._real if isinstance(k, Traced) else k for k in keys)]   # NumPy's IndexError
+    rest = src.ndim - len(keys)
+    # each index broadcasts against the output's leading axes: unit axes for the untouched ones
+    views = [(lift(rec, k) if isinstance(k, np.ndarray) else k) for k in keys]
+    views = [v._derive(lambda a: a[(Ellipsis,) + (None,) * rest]) if rest else v for v in views]
+    if not all(isinstance(v, Traced) for v in views):
+        return None
+    out = Traced.fresh(rec, real)
+    emit_split(rec, Instruction(Opcode.GATHER, (out._v,), (src._v,) + tuple(v._v for v in views)))
+    return out
 
 
 def _copy_of(x: Traced, dtype: Any = None, scalar: bool = False) -> Traced:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..bytecode import Instruction, Literal, Opcode
 from .array import (
-    NUMERIC, Traced, compress, emit_split, opaque, operand, plain_call, reload_all, as_view, lift, traceable, unwrap,
+    NUMERIC, Traced, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view, lift, traceable, unwrap,
 )
 from .recorder import NoticeKind, Recorder
 
@@ -156,6 +156,20 @@ def _compress(rec: Recorder, condition: Any, a: Any, axis: Any = None, out: Any 
     return _extract(rec, condition, a)
 
 
+def _take(rec: Recorder, a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
+    """``np.take`` as GATHER: without an axis (the flattened array) or along the first one,
+    with integer index arrays and NumPy's default ``mode="raise"`` (``"wrap"``/``"clip"``
+    and other axes run as NumPy)."""
+    a = lift(rec, np.asarray(a) if isinstance(a, list) else a)
+    if out is not None or mode != "raise" or not isinstance(a, Traced) or a.ndim == 0:
+        return None
+    if axis is None:
+        return gather(rec, a if a.ndim == 1 else a.ravel(), (indices,))
+    if isinstance(axis, (int, np.integer)) and -a.ndim <= axis < a.ndim and axis % a.ndim == 0:
+        return gather(rec, a, (indices,))
+    return None
+
+
 def _copy(rec: Recorder, a: Any, order: str = "K", subok: bool = False) -> Any:
     return a.copy() if isinstance(a, Traced) else None
 
@@ -211,6 +225,7 @@ _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
     np.where: _where,
     np.extract: _extract,
     np.compress: _compress,
+    np.take: _take,
     np.copy: _copy,
     np.zeros_like: _like(0),
     np.ones_like: _like(1),

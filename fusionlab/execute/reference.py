@@ -28,7 +28,7 @@ import numpy as np
 from ..bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, View
 from ..codegen import loop_dtypes
 
-__all__ = ["Externals", "OPAQUE_FUNCTIONS", "run_reference", "block_order", "Storage", "Pool"]
+__all__ = ["Externals", "OPAQUE_FUNCTIONS", "run_reference", "block_order", "Storage", "Pool", "gather"]
 
 #: NumPy functions an OPAQUE instruction may name in the text format.
 OPAQUE_FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -228,6 +228,8 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
             np.copyto(out, np.random.default_rng(ins.attr("seed", 0)).random(out.shape), casting="unsafe")
     elif op in OpFamily.FILTER:
         _compress(ins, out, args[0], args[1])
+    elif op in OpFamily.GATHER:
+        np.copyto(out, gather(args[0], args[1:], out.shape))
     elif op is Opcode.OPAQUE:
         key, name = ins.attr("key"), ins.attr("name")
         fn = externals.functions.get(key) if key is not None else OPAQUE_FUNCTIONS.get(name)
@@ -237,6 +239,26 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
         np.copyto(out, np.asarray(result).reshape(out.shape), casting="unsafe")
     else:  # pragma: no cover - every opcode family is handled above
         raise NotImplementedError(op)
+
+
+def gather(src: np.ndarray, idx: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+    """GATHER's meaning in NumPy: ``src`` indexed by the index arrays (broadcast to the
+    output ``shape``) on its first axes and by the output's own last coordinates on the rest.
+    Negative indices wrap; an index out of range raises IndexError, as NumPy does.
+
+    >>> a = np.arange(12.0).reshape(3, 4)
+    >>> gather(a, [np.array([[2], [-3]])], (2, 4))
+    array([[ 8.,  9., 10., 11.],
+           [ 0.,  1.,  2.,  3.]])
+    >>> gather(a, [np.array([0, 2]), np.array([3, -1])], (2,))
+    array([ 3., 11.])
+    """
+    k, r = len(idx), len(shape)
+    keys = [np.broadcast_to(x, shape) for x in idx]
+    for j in range(k, src.ndim):   # an untouched axis: the output's matching coordinate
+        axis = r - (src.ndim - j)
+        keys.append(np.arange(src.shape[j]).reshape((-1,) + (1,) * (r - 1 - axis)))
+    return src[tuple(keys)]
 
 
 def _compress(ins: Instruction, out: np.ndarray, data: np.ndarray, mask: np.ndarray) -> None:

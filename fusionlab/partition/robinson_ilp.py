@@ -125,7 +125,8 @@ def combinators_of(program: Program) -> list[Combinator]:
         op = ins.opcode
         if op in OpFamily.SYSTEM:
             continue
-        if op in OpFamily.OPAQUE | OpFamily.SCAN:
+        # a gather reads its source anywhere: no map the slides' fusible edges describe
+        if op in OpFamily.OPAQUE | OpFamily.SCAN | OpFamily.GATHER:
             raise ValueError(f"instruction {i + 1} ({op.name}) is not one of the slides' combinators "
                              "(map, fold, filter)")
         name = ins.outputs[0].base.name
