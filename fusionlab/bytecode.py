@@ -138,6 +138,9 @@ class Opcode(enum.Enum):
     # indexed reads: GATHER out, src, idx0[, idx1, ...] (NumPy's integer-array indexing: out[p]
     # = src[idx0[p], ..., idx(k-1)[p], p's last ndim(src) - k coordinates]; docs/semantics.md, "Gathers")
     GATHER = "gather"
+    # contractions: CONTRACT out, a, b, subscripts="ij,jk->ik" (np.einsum of two operands,
+    # explicit output; docs/semantics.md, "Contractions"): ``@``, np.dot, np.matmul, np.einsum
+    CONTRACT = "contract"
     # anything else, run by NumPy and never fused: OPAQUE out, in..., name="..."
     OPAQUE = "opaque"
     # system: DEL frees a base, SYNC hands a base's contents to the user
@@ -188,6 +191,8 @@ class OpFamily:
     #: reads at data-dependent positions (integer-array indexing): element-wise in their
     #: indices and output, but their source is read anywhere
     GATHER: frozenset[Opcode] = frozenset({Opcode.GATHER})
+    #: sums of products over shared indices (Berényi et al.'s ``rnz`` inside ``map``s)
+    CONTRACTION: frozenset[Opcode] = frozenset({Opcode.CONTRACT})
     OPAQUE: frozenset[Opcode] = frozenset({Opcode.OPAQUE})
     SYSTEM: frozenset[Opcode] = frozenset({Opcode.DEL, Opcode.SYNC})
     COMPUTE: frozenset[Opcode] = frozenset(Opcode) - SYSTEM
@@ -663,7 +668,8 @@ class Instruction:
     def family(self) -> str:
         """The name of the opcode's family (``"elementwise"``, ``"reduction"``, ...)."""
         op = self.opcode
-        for name in ("SYSTEM", "OPAQUE", "REDUCTION", "SCAN", "GENERATOR", "FILTER", "GATHER", "ELEMENTWISE"):
+        for name in ("SYSTEM", "OPAQUE", "REDUCTION", "SCAN", "GENERATOR", "FILTER", "GATHER",
+                     "CONTRACTION", "ELEMENTWISE"):
             if op in getattr(OpFamily, name):
                 return name.lower()
         raise AssertionError(op)  # every opcode has a family
@@ -735,6 +741,7 @@ def check_instruction(ins: Instruction) -> None:
     allowed |= {"seed", "key", "name"} if op is Opcode.RANDOM else set()
     allowed |= {"start", "step", "stop"} if op is Opcode.RANGE else set()
     allowed |= {"name", "key"} if op is Opcode.OPAQUE else set()
+    allowed |= {"subscripts"} if op in OpFamily.CONTRACTION else set()
     if keys - allowed:
         raise ProgramError(f"{name} does not take {', '.join(sorted(keys - allowed))}=")
     if op in OpFamily.ELEMENTWISE:
@@ -763,6 +770,8 @@ def check_instruction(ins: Instruction) -> None:
         _check_filter(ins)
     elif op in OpFamily.GATHER:
         _check_gather(ins)
+    elif op in OpFamily.CONTRACTION:
+        _check_contraction(ins)
     elif op is Opcode.RANDOM and not isinstance(ins.attr("seed", 0), int):
         raise ProgramError("RANDOM: seed= must be an integer")
     # Def. 11: overlapping operands must be identical
@@ -780,6 +789,32 @@ def check_instruction(ins: Instruction) -> None:
         raise ProgramError(f"{name} may not write over its own input")
     if op in OpFamily.GATHER and ins.views_in and ins.views_in[0].overlaps(out):
         raise ProgramError(f"{name} may not write over its source (it reads it anywhere)")
+    if op in OpFamily.CONTRACTION and any(x.overlaps(out) for x in ins.views_in):
+        raise ProgramError(f"{name} may not write over an operand (it reads each element many times)")
+
+
+def contraction_letters(subscripts: str) -> tuple[str, str, str]:
+    """The operand and output letters of a CONTRACT's ``subscripts`` (explicit einsum form).
+
+    >>> contraction_letters("ij,jk->ik")
+    ('ij', 'jk', 'ik')
+    >>> contraction_letters("ij,jk")
+    Traceback (most recent call last):
+    ...
+    fusionlab.bytecode.ProgramError: CONTRACT subscripts='ij,jk' needs the explicit form 'a,b->out' (e.g. "ij,jk->ik")
+    """
+    lhs, arrow, out = str(subscripts).replace(" ", "").partition("->")
+    ops = lhs.split(",")
+    if not arrow or len(ops) != 2:
+        raise ProgramError(f"CONTRACT subscripts={subscripts!r} needs the explicit form 'a,b->out' "
+                           '(e.g. "ij,jk->ik")')
+    for letters in (*ops, out):
+        if not (letters == "" or letters.isalpha()) or len(set(letters)) != len(letters):
+            raise ProgramError(f"CONTRACT subscripts={subscripts!r}: each operand and the output need "
+                               "distinct letters (no repeated index, no '...')")
+    if not set(out) <= set(ops[0] + ops[1]):
+        raise ProgramError(f"CONTRACT subscripts={subscripts!r}: every output letter must appear in an operand")
+    return ops[0], ops[1], out
 
 
 def _check_filter(ins: Instruction) -> None:
@@ -822,6 +857,32 @@ def _check_gather(ins: Instruction) -> None:
                            f"extents {rest}")
     if out.dtype != src.dtype:
         raise ProgramError(f"{name}: the output is {out.dtype}, the source {src.dtype}; a gather does not cast")
+
+
+def _check_contraction(ins: Instruction) -> None:
+    """CONTRACT out, a, b, subscripts="...": two array operands, one letter per axis, one
+    extent per letter, the output's shape from its letters and its dtype NumPy's for a @ b."""
+    name = ins.opcode.name
+    if len(ins.inputs) != 2 or len(ins.views_in) != 2:
+        raise ProgramError(f'{name} takes two arrays: write `{name} out, a, b, subscripts="ij,jk->ik"`')
+    if ins.attr("subscripts") is None:
+        raise ProgramError(f'{name} needs subscripts="..." (np.einsum\'s, e.g. "ij,jk->ik")')
+    sa, sb, so = contraction_letters(ins.attr("subscripts"))
+    extent: dict[str, int] = {}
+    for letters, v in ((sa, ins.views_in[0]), (sb, ins.views_in[1])):
+        if len(letters) != v.ndim:
+            raise ProgramError(f"{name}: {_fmt(v)} has {v.ndim} axes but {letters!r} names {len(letters)}")
+        for c, n in zip(letters, v.shape):
+            if extent.setdefault(c, n) != n:
+                raise ProgramError(f"{name}: index {c!r} has extents {extent[c]} and {n}")
+    out = ins.outputs[0]
+    want = tuple(extent[c] for c in so)
+    if out.shape != want:
+        raise ProgramError(f"{name}: output shape {out.shape} should be {want} (letters {so!r})")
+    dtype = np.result_type(ins.views_in[0].dtype, ins.views_in[1].dtype)
+    if np.dtype(out.dtype) != dtype:
+        raise ProgramError(f"{name}: the output is {out.dtype}; the product of {ins.views_in[0].dtype} "
+                           f"and {ins.views_in[1].dtype} is {dtype}")
 
 
 def _fmt(v: View) -> str:

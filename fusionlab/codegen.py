@@ -488,7 +488,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         raise Unsupported("no computing instruction")
     for i in compute:
         op = program[i].opcode
-        if op in OpFamily.OPAQUE:
+        if op in OpFamily.OPAQUE | OpFamily.CONTRACTION:
             raise Unsupported(f"{op.name} runs with NumPy")
         if op is Opcode.RANDOM and program[i].attr("key") is None:
             raise Unsupported("RANDOM without recorded values runs with NumPy")

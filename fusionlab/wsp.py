@@ -44,6 +44,7 @@ class Conflict(enum.Enum):
     OVERLAP = "overlapping views that are not identical (Def. 12)"
     SHAPE = "different iteration shapes"
     OPAQUE = "an opaque instruction runs alone"
+    CONTRACTION = "a contraction runs alone (np.einsum / BLAS; no kernel fuses it yet)"
     REDUCTION_RESULT = "reads the result of a reduction or scan that is not complete inside the kernel"
     FILTER_OUTPUT = ("uses a filter's output, which the filter's loop writes compacted: only a reduction of "
                      "the whole output fuses with its filter (filter-fold, 002)")
@@ -115,6 +116,7 @@ class WSPGraph:
         self._build(UNLIMITED if budget is None else budget)
         self._forbid_filter_readers()
         self._scan_rules()
+        self._contraction_rules()
 
     # -- construction -----------------------------------------------------------------
     def _build(self, budget: Budget) -> None:
@@ -214,6 +216,14 @@ class WSPGraph:
                     reached.add(j)
                     todo.append(j)
         return reached
+
+    def _contraction_rules(self) -> None:
+        """A contraction runs alone: its own kernel is np.einsum's (BLAS where it applies)."""
+        for c, ins in enumerate(self.program):
+            if ins.opcode in OpFamily.CONTRACTION:
+                for j in range(self.n):
+                    if j != c and self.domain[j] is not None:
+                        self._forbid(c, j, Conflict.CONTRACTION, f"instruction {c + 1} is a contraction")
 
     def _forbid(self, i: int, j: int, reason: Conflict, detail: str) -> None:
         key = (min(i, j), max(i, j))

@@ -65,7 +65,7 @@ def test_raw_views_round_trip():
 
 def test_families_are_disjoint_and_cover_every_opcode():
     fams = [OpFamily.ELEMENTWISE, OpFamily.REDUCTION, OpFamily.SCAN, OpFamily.GENERATOR, OpFamily.FILTER,
-            OpFamily.GATHER, OpFamily.OPAQUE, OpFamily.SYSTEM]
+            OpFamily.GATHER, OpFamily.CONTRACTION, OpFamily.OPAQUE, OpFamily.SYSTEM]
     assert sum(len(f) for f in fams) == len(Opcode)
     assert frozenset().union(*fams) == frozenset(Opcode)
     assert Opcode.ADD in OpFamily.BINARY and Opcode.SQRT in OpFamily.UNARY and Opcode.WHERE in OpFamily.TERNARY
@@ -152,3 +152,28 @@ def test_programs_built_in_python_are_checked():
 def test_signature_ignores_names():
     renamed = re.sub(r"\bA\b", "Q", fig3_text())
     assert parse(renamed) != fig3() and parse(renamed).signature() == fig3().signature()
+
+
+@pytest.mark.parametrize("text, message", [
+    ('CONTRACT C, A, B, subscripts="ij,jk"', "explicit form"),
+    ('CONTRACT C, A, B, subscripts="ii,jk->ik"', "distinct letters"),
+    ('CONTRACT C, A, B, subscripts="ij,jk->iz"', "every output letter"),
+    ('CONTRACT C, A, B, subscripts="ijk,jk->ik"', "names 3"),
+    ('CONTRACT C, A, B, subscripts="ij,kj->ik"', "extents 4 and 5"),
+    ('CONTRACT C, A, B, subscripts="ij,jk->ki"', "should be (5, 3)"),
+    ("CONTRACT C, A, B", "subscripts="),
+    ('CONTRACT C, A, 2, subscripts="ij,jk->ik"', "two arrays"),
+])
+def test_malformed_contractions_say_how_to_fix_them(text: str, message: str) -> None:
+    head = "ARRAY A float64[3,4]\nARRAY B float64[4,5]\nARRAY C float64[3,5]\n"
+    with pytest.raises(Exception, match=re.escape(message)):
+        parse(head + text + "\n")
+
+
+def test_a_contraction_is_einsum_of_its_operands() -> None:
+    from fusionlab.execute import run_reference
+
+    p = parse("ARRAY A float64[3,4]\nARRAY C float64[3,3]\nRANDOM A, seed=1\n"
+              'CONTRACT C, A[:, ::-1], A, subscripts="ij,kj->ik"\nSYNC C\n')
+    a = np.random.default_rng(1).random((3, 4))
+    assert np.allclose(run_reference(p)["C"], np.einsum("ij,kj->ik", a[:, ::-1], a))

@@ -230,6 +230,8 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
         _compress(ins, out, args[0], args[1])
     elif op in OpFamily.GATHER:
         np.copyto(out, gather(args[0], args[1:], out.shape))
+    elif op in OpFamily.CONTRACTION:
+        np.copyto(out, np.einsum(ins.attr("subscripts"), *args), casting="unsafe")
     elif op is Opcode.OPAQUE:
         key, name = ins.attr("key"), ins.attr("name")
         fn = externals.functions.get(key) if key is not None else OPAQUE_FUNCTIONS.get(name)
