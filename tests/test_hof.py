@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from fusionlab.budget import Budget
 from fusionlab.hof.contraction import contraction_term, parse_subscripts
 from fusionlab.hof.explore import Step, explore, moves, replay
-from fusionlab.hof.loopnest import contract, loop_nest, parallel_refusal
+from fusionlab.hof.loopnest import contract, loop_nest, parallel_level, parallel_refusal
 from fusionlab.hof.pipeline import (
     PIPELINE_RULES, Arr, NZip, Pair, Reduce, Rnz, apply_pipeline_rule, evaluate, lam, positions,
 )
@@ -123,15 +123,33 @@ def test_rules_refuse_with_reasons() -> None:
         replay(t, [Step("map-map flip", 1)])
 
 
-def test_parallel_only_over_an_outer_map() -> None:
+def test_parallel_over_the_outermost_map() -> None:
     t = matmul()
     outer_rnz = apply_rule(apply_rule(t, "map-rnz exchange", 1), "map-rnz exchange", 0)
     assert outer_rnz.order() == ("rnz", "mapA", "mapB")
-    assert "rnz" in parallel_refusal(outer_rnz)
-    with pytest.raises(ValueError, match="cannot run in parallel"):
-        loop_nest(outer_rnz, parallel=True)
+    # the rnz stays a serial loop around a parallel loop over the map inside it
+    assert parallel_refusal(outer_rnz) is None and parallel_level(outer_rnz) == 1
+    src = loop_nest(outer_rnz, parallel=True).source
+    assert "for j in range(n_j)" in src and "for i in numba.prange(n_i)" in src
     assert parallel_refusal(t) is None
     assert "numba.prange(n_i)" in loop_nest(t, parallel=True).source
+    # a dot product has no map: every iteration accumulates into the one element
+    dot = contraction_term("i,i->", (8,), (8,))
+    assert "race" in parallel_refusal(dot) and parallel_level(dot) is None
+    with pytest.raises(ValueError, match="cannot run in parallel"):
+        loop_nest(dot, parallel=True)
+    a = np.arange(8.0)
+    assert contract(dot, a, a) == a @ a
+    b = np.random.default_rng(0).random((32, 5))
+    np.testing.assert_allclose(contract(outer_rnz, np.ones((4, 32)), b, parallel=True), np.ones((4, 32)) @ b)
+
+
+def test_loop_nests_load_fixed_operands_once_and_reassociate_only_inner_sums() -> None:
+    t = matmul()
+    ijk = apply_rule(t, "map-rnz exchange", 1)          # i j k: A[i, j] is fixed inside k
+    src = loop_nest(ijk).source
+    assert "a_v = A[i, j]" in src and "C[i, k] += a_v * B[j, k]" in src
+    assert not loop_nest(ijk).reassoc and loop_nest(t).reassoc
 
 
 def test_budget_stops_exploration() -> None:
@@ -158,9 +176,10 @@ def test_every_matmul_arrangement_equals_numpy() -> None:
     terms = explore(t, blocks={"j": 4}).terms
     for u in terms:
         np.testing.assert_allclose(contract(u, a, b), want, rtol=1e-12, atol=1e-12)
-    # parallel kernels compile slowly: one with each kind of outer map (A's, B's, blocked)
+    # parallel kernels compile slowly: one with each kind of outer level (A's map, B's map,
+    # an rnz around the parallel map), unblocked and blocked
     legal = {u.order()[0] + str(bool(u.blocks)): u for u in terms if parallel_refusal(u) is None}
-    assert len(legal) == 4
+    assert len(legal) == 6
     for u in legal.values():
         np.testing.assert_allclose(contract(u, a, b, parallel=True), want, rtol=1e-12, atol=1e-12)
 

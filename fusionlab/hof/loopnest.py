@@ -2,12 +2,15 @@
 
 Each level of the nest becomes one ``for`` loop (a subdivided index two: its blocks, then
 the elements of a block, whose index is ``j_o * b + j_i``), in the nest's order, around one
-statement ``C[out] += A[...] * B[...]``; the innermost run of rnz levels sums into a local. Extents are read from the arrays' shapes, so one
-compiled kernel serves every shape of the same arrangement; the block size is a constant.
+statement ``C[out] += A[...] * B[...]``; the innermost run of rnz levels sums into a local,
+and an operand element fixed before the innermost loop is loaded once into a local. Extents
+are read from the arrays' shapes, so one compiled kernel serves every shape of the same
+arrangement; the block size is a constant.
 
-The nest may run in parallel over its outermost level when that level is a map: distinct
-iterations then write distinct output elements. An outermost rnz accumulates every
-iteration into the same elements, so the parallel form is refused with the reason.
+The nest may run in parallel over its outermost map: distinct iterations write distinct
+output elements (rnz levels outside it stay serial around it). A nest of rnz levels only
+(a scalar output) accumulates every iteration into one element, so its parallel form is
+refused with the reason.
 
 Examples
 --------
@@ -39,9 +42,9 @@ import numpy as np
 
 from .term import Level, Term
 
-__all__ = ["LoopNest", "loop_nest", "parallel_refusal", "compile_nest", "contract"]
+__all__ = ["LoopNest", "loop_nest", "parallel_refusal", "parallel_level", "compile_nest", "contract"]
 
-_COMPILED: dict[tuple[str, bool], Callable[..., None]] = {}
+_COMPILED: dict[tuple[str, bool, bool], Callable[..., None]] = {}
 
 
 @dataclass(frozen=True)
@@ -50,16 +53,26 @@ class LoopNest:
 
     source: str
     parallel: bool
+    reassoc: bool = False
 
 
 def parallel_refusal(term: Term) -> str | None:
-    """Why the outermost level cannot run in parallel, or ``None`` when it can."""
+    """Why no level of the nest can run in parallel, or ``None`` when its outermost map can."""
     if not term.levels:
         return "the nest has no loops"
-    if not term.is_map(term.levels[0]):
-        return ("the outermost level is an rnz: every iteration accumulates into the same "
-                "output elements (a race); exchange a map outwards (eq. 42) to parallelise")
+    if parallel_level(term) is None:
+        return ("every level is an rnz (the output is a scalar): every iteration accumulates "
+                "into the same element (a race)")
     return None
+
+
+def parallel_level(term: Term) -> int | None:
+    """The depth of the outermost map: its iterations write distinct output elements.
+
+    rnz levels outside it stay serial loops around the parallel one (each of their
+    iterations runs one parallel loop), so every arrangement with a map has a parallel form.
+    """
+    return next((d for d, lv in enumerate(term.levels) if term.is_map(lv)), None)
 
 
 def _index(term: Term, letter: str) -> str:
@@ -72,18 +85,20 @@ def _trip(term: Term, lv: Level) -> str:
     return {"whole": f"n_{lv.index}", "outer": f"n_{lv.index} // {b}", "inner": f"{b}"}[lv.part]
 
 
-def loop_nest(term: Term, parallel: bool = False) -> LoopNest:
-    """The Numba-ready source of ``term``'s loop nest (a function ``kernel(A, B, C)``).
+def _bound_at(term: Term, letters: tuple[str, ...]) -> int:
+    """The depth of the level after which every one of ``letters`` has its value (-1: none)."""
+    return max((d for d, lv in enumerate(term.levels) if lv.index in letters), default=-1)
 
-    ``C`` must be zeroed with the output's shape (``(1,)`` for a scalar output). Raises
-    ``ValueError`` when ``parallel`` is asked where :func:`parallel_refusal` refuses, or when
-    a reducer other than ``+`` appears (a contraction's only reducer).
-    """
-    if parallel and (why := parallel_refusal(term)) is not None:
-        raise ValueError(f"cannot run in parallel: {why}")
-    for lv in term.levels:
-        if not term.is_map(lv) and term.reducer(lv.index).name != "+":
-            raise ValueError(f"loop nests sum; index {lv.index!r} reduces with another operator")
+
+def _inner_rnz_start(term: Term) -> int:
+    """The depth where the innermost run of rnz levels starts (``len(levels)``: none)."""
+    first = len(term.levels)
+    while first > 0 and not term.is_map(term.levels[first - 1]):
+        first -= 1
+    return first
+
+
+def _header(term: Term) -> list[str]:
     lines = ["def kernel(A, B, C):"]
     seen: set[str] = set()
     for name, letters in zip("AB", term.operands):
@@ -91,37 +106,73 @@ def loop_nest(term: Term, parallel: bool = False) -> LoopNest:
             if c not in seen:
                 seen.add(c)
                 lines.append(f"    n_{c} = {name}.shape[{axis}]")
-    # the innermost run of rnz levels accumulates in a local (a register), not through C,
-    # which the compiler cannot keep in a register as C might alias A or B
-    first_inner_rnz = len(term.levels)
-    while first_inner_rnz > 0 and not term.is_map(term.levels[first_inner_rnz - 1]):
-        first_inner_rnz -= 1
-    a = ", ".join(_index(term, c) for c in term.operands[0])
-    b = ", ".join(_index(term, c) for c in term.operands[1])
+    return lines
+
+
+def loop_nest(term: Term, parallel: bool = False) -> LoopNest:
+    """The Numba-ready source of ``term``'s loop nest (a function ``kernel(A, B, C)``).
+
+    ``C`` must be zeroed with the output's shape (``(1,)`` for a scalar output). An operand
+    element fixed before the innermost level is loaded once into a local (``a_v``), and the
+    innermost run of rnz levels sums into a local (``acc``): registers, not memory, since
+    the compiler cannot prove ``C`` does not alias ``A`` or ``B``. With ``parallel`` the
+    outermost map is a ``numba.prange``. Raises ``ValueError`` when ``parallel`` is asked
+    where :func:`parallel_refusal` refuses, or when a reducer other than ``+`` appears.
+    """
+    if parallel and (why := parallel_refusal(term)) is not None:
+        raise ValueError(f"cannot run in parallel: {why}")
+    for lv in term.levels:
+        if not term.is_map(lv) and term.reducer(lv.index).name != "+":
+            raise ValueError(f"loop nests sum; index {lv.index!r} reduces with another operator")
+    lines = _header(term)
+    last = len(term.levels) - 1
+    acc_at = _inner_rnz_start(term)
+    par_at = parallel_level(term) if parallel else None
     out = ", ".join(_index(term, c) for c in term.output) or "0"
-    target = "acc" if first_inner_rnz < len(term.levels) else f"C[{out}]"
+    # operand reads fixed before the innermost loop: one load per iteration of their level
+    loads: dict[int, list[str]] = {}
+    reads = []
+    for name, letters in zip("AB", term.operands):
+        at, read = _bound_at(term, letters), f"{name}[{', '.join(_index(term, c) for c in letters)}]"
+        if at < last:
+            loads.setdefault(at, []).append(f"{name.lower()}_v = {read}")
+            read = f"{name.lower()}_v"
+        reads.append(read)
     ind = "    "
     for depth, lv in enumerate(term.levels):
-        if depth == first_inner_rnz:
+        if depth == acc_at:
             lines.append(f"{ind}acc = C[{out}]")
-        rng = "numba.prange" if parallel and depth == 0 else "range"
+        rng = "numba.prange" if depth == par_at else "range"
         lines.append(f"{ind}for {lv.name()} in {rng}({_trip(term, lv)}):")
         ind += "    "
-    lines.append(f"{ind}{target} += A[{a}] * B[{b}]")
+        lines += [ind + x for x in loads.get(depth, [])]
+    target = "acc" if acc_at <= last else f"C[{out}]"
+    lines.append(f"{ind}{target} += {reads[0]} * {reads[1]}")
     if target == "acc":
-        lines.append(f"{'    ' * (first_inner_rnz + 1)}C[{out}] = acc")
-    return LoopNest("\n".join(lines), parallel)
+        lines.append(f"{'    ' * (acc_at + 1)}C[{out}] = acc")
+    return LoopNest("\n".join(lines), parallel, _reassoc(term))
+
+
+def _reassoc(term: Term) -> bool:
+    """Whether the kernel may reassociate its sums: when its innermost level is an rnz.
+
+    That loop sums into a local; reassociating it (``fastmath={'reassoc'}``) lets LLVM keep
+    several partial sums in one vector register. The rnz-rnz exchange (eq. 43) already
+    takes ``+`` as associative; the results differ from NumPy's in the last bits only.
+    """
+    return bool(term.levels) and not term.is_map(term.levels[-1])
 
 
 def compile_nest(nest: LoopNest) -> Callable[..., None]:
     """The ``numba.njit`` kernel of ``nest``, compiled once per process and source."""
-    key = (nest.source, nest.parallel)
+    key = (nest.source, nest.parallel, nest.reassoc)
     if key not in _COMPILED:
         import numba  # imported here: building terms and sources needs no compiler
 
         namespace: dict[str, object] = {"numba": numba}
         exec(compile(nest.source, "<hof loop nest>", "exec"), namespace)  # source is generated, not user text
-        _COMPILED[key] = numba.njit(parallel=nest.parallel, error_model="numpy")(namespace["kernel"])
+        _COMPILED[key] = numba.njit(parallel=nest.parallel, error_model="numpy",
+                                     fastmath={"reassoc"} if nest.reassoc else False)(namespace["kernel"])
     return _COMPILED[key]
 
 

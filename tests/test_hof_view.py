@@ -1,0 +1,116 @@
+"""The contraction explorer's data (fusionlab.hof.view): arrangements, edges, refusals, timings."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from fusionlab.hof.contraction import contraction_term
+from fusionlab.hof.explore import Step, replay
+from fusionlab.hof.rules import RULES, Reason, apply_rule
+from fusionlab.hof.view import default_blocks, get_contraction_data, time_arrangements
+
+
+def _loops_of_permutations(letters: str, split: str = "") -> set[tuple[str, ...]]:
+    """Every loop order, computed without the rules: permutations of the loop variables."""
+    names = [c for c in letters if c != split] + ([f"{split}_o", f"{split}_i"] if split else [])
+    return set(itertools.permutations(names))
+
+
+def test_counts_equal_the_permutations_of_the_loops() -> None:
+    d = get_contraction_data("ij,jk->ik", (4, 32), (32, 5))
+    assert len(d["terms"]) == 6 and d["complete"]
+    assert {tuple(t["loops"]) for t in d["terms"]} == _loops_of_permutations("ijk")
+    d16 = get_contraction_data("ij,jk->ik", (4, 32), (32, 5), blocks={"j": 16})
+    loops = {tuple(t["loops"]) for t in d16["terms"]}
+    assert len(d16["terms"]) == 30 == 6 + 24
+    assert loops == _loops_of_permutations("ijk") | _loops_of_permutations("ijk", "j")
+    assert [t["id"] for t in d16["terms"]] == list(range(30)) and d16["start"] == 0
+    # a batched product: 4 loops, no subdivision
+    db = get_contraction_data("bij,bjk->bik", (2, 3, 4), (2, 4, 5))
+    assert {tuple(t["loops"]) for t in db["terms"]} == _loops_of_permutations("bijk")
+
+
+def _start(d: dict):
+    return contraction_term(d["subscripts"], tuple(d["shapes"][0]), tuple(d["shapes"][1]))
+
+
+def _term_at(d: dict, k: int):
+    steps = [Step(s["rule"], s["position"], s["param"]) for s in d["terms"][k]["derivation"]]
+    return replay(_start(d), steps)
+
+
+def test_every_edge_replays_to_its_target_and_every_derivation_to_its_term() -> None:
+    d = get_contraction_data("ij,jk->ik", (4, 32), (32, 5), blocks={"j": 16})
+    terms = [_term_at(d, k) for k in range(len(d["terms"]))]
+    for k, t in enumerate(terms):
+        assert str(t) == d["terms"][k]["text"]
+        assert [lv.name() for lv in t.levels] == d["terms"][k]["loops"]
+    assert len({t["text"] for t in d["terms"]}) == 30
+    for e in d["edges"]:
+        new = apply_rule(terms[e["source"]], e["rule"], e["position"], e["param"])
+        assert new == terms[e["target"]]
+        assert e["equation"] == RULES[e["rule"]].equation
+    # the graph is connected both ways: every swap has its inverse edge
+    pairs = {(e["source"], e["target"]) for e in d["edges"] if e["rule"] != "subdivision"}
+    assert all((b, a) in pairs for a, b in pairs)
+    # every term but the start is the target of its derivation's last step
+    assert all(t["derivation"] for t in d["terms"][1:]) and d["terms"][0]["derivation"] == []
+
+
+def test_refusals_carry_reasons_at_each_position() -> None:
+    d = get_contraction_data("ij,jk->ik", (4, 32), (32, 5), blocks={"j": 16})
+    start_refusals = {(r["rule"], r["position"]): r for r in d["refusals"] if r["term"] == 0}
+    # i k j: levels 1-2 are a map and an rnz, not two maps; 0-1 are not an rnz pair
+    assert start_refusals[("map-map flip", 1)]["reason"] == "NOT_TWO_MAPS"
+    assert start_refusals[("rnz-rnz exchange", 0)]["message"] == Reason.NOT_TWO_RNZ.value
+    for r in d["refusals"]:
+        assert Reason[r["reason"]].value == r["message"]
+        got = apply_rule(_term_at(d, r["term"]), r["rule"], r["position"], r["param"])
+        assert got.reason.name == r["reason"]
+    # no position outside the nest is offered; subdivision of an index with no block size is
+    # not tried, and a subdivided index refuses a second subdivision
+    assert all(r["reason"] != "NO_SUCH_POSITION" for r in d["refusals"])
+    assert any(r["reason"] == "ALREADY_SUBDIVIDED" for r in d["refusals"])
+    # a block that does not divide is refused with its reason, not silently dropped
+    d5 = get_contraction_data("ij,jk->ik", (4, 30), (30, 5), blocks={"j": 4})
+    assert {r["reason"] for r in d5["refusals"] if r["rule"] == "subdivision"} == {"BLOCK_NOT_DIVISOR"}
+    assert len(d5["terms"]) == 6
+
+
+def test_parallel_and_nests_as_data() -> None:
+    d = get_contraction_data("i,i->", (8,), (8,))
+    assert len(d["terms"]) == 1 and not d["terms"][0]["parallel"]
+    assert "race" in d["terms"][0]["parallel_reason"]
+    m = get_contraction_data("ij,jk->ik", (4, 32), (32, 5))
+    assert all(t["parallel"] and t["parallel_reason"] is None for t in m["terms"])
+    assert all(t["nest"].startswith("def kernel(A, B, C):") for t in m["terms"])
+    json.dumps(m)  # plain data
+
+
+def test_bad_input_says_how_to_fix() -> None:
+    with pytest.raises(ValueError, match="its indices are"):
+        get_contraction_data("ij,jk->ik", (4, 32), (32, 5), blocks={"z": 16})
+    with pytest.raises(ValueError, match="integer >= 2"):
+        get_contraction_data("ij,jk->ik", (4, 32), (32, 5), blocks={"j": 1})
+    with pytest.raises(ValueError, match="two operands"):
+        get_contraction_data("ij->i", (4, 32), (32, 5))
+
+
+def test_default_blocks_subdivide_the_first_summed_index_when_they_divide() -> None:
+    assert default_blocks("ij,jk->ik", (64, 32), (32, 8)) == {"j": 16}
+    assert default_blocks("bij,bkj->bik", (2, 3, 48), (2, 5, 48)) == {"j": 16}
+    assert default_blocks("ij,jk->ik", (64, 24), (24, 8)) == {}
+    assert default_blocks("i,j->ij", (4,), (5,)) == {}
+
+
+def test_timings_check_every_arrangement_against_numpy() -> None:
+    d = get_contraction_data("ij,jk->ik", (6, 32), (32, 5), blocks={"j": 16})
+    t = time_arrangements(d, repeat=1, parallel=False)
+    assert [r["term"] for r in t["records"]] == list(range(30))
+    assert all(r["max_relative_error"] < 1e-12 and r["serial_seconds"] > 0 for r in t["records"])
+    assert t["numpy_seconds"] > 0 and all(r["parallel_seconds"] is None for r in t["records"])
+    assert [r["loops"] for r in t["records"]] == [x["loops"] for x in d["terms"]]
