@@ -40,6 +40,7 @@ from typing import Any, Mapping, Sequence
 from .budget import UNLIMITED, Budget, BudgetExceeded
 from .bytecode import OpFamily, Program
 from .costs import Evaluator, access_info, block_info, get_cost_model
+from .hof.view import get_program_contractions
 from .partition import MergeCache, PartitionResult, partition
 from .text import format_instruction, format_program
 from .wsp import PartitionState, WSPGraph
@@ -403,6 +404,13 @@ class ReportParts:
     notices: list[dict[str, Any]] = field(default_factory=list)
     graph_seconds: float = 0.0
     graph_pending: bool = False
+    contractions: list[dict[str, Any]] | None = None
+
+    def contractions_data(self) -> list[dict[str, Any]]:
+        """The ``contractions`` section (computed once: every arrangement of each CONTRACT)."""
+        if self.contractions is None:
+            self.contractions = get_program_contractions(self.program)
+        return self.contractions
 
     @classmethod
     def before_graph(cls, program: Program) -> "ReportParts":
@@ -487,6 +495,7 @@ def assemble_report(
     st.update(status or {})
     st["pending"] = pending
     all_notices = [dict(n) for n in notices] + [dict(n) for n in parts.notices]
+    contractions = parts.contractions_data()
     if len(parts.program) == 0:
         all_notices.append({"kind": "empty", "message": "the program has no instruction: nothing to partition "
                             "(record NumPy array operations to explore their fusion)", "line": None})
@@ -511,6 +520,8 @@ def assemble_report(
         "trace": trace,
         "code": list(code),
         "timings": dict(timings) if timings else None,
+        # additive: present only when the program has contractions (older views ignore it)
+        **({"contractions": contractions} if contractions else {}),
     }
 
 

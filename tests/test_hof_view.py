@@ -114,3 +114,37 @@ def test_timings_check_every_arrangement_against_numpy() -> None:
     assert all(r["max_relative_error"] < 1e-12 and r["serial_seconds"] > 0 for r in t["records"])
     assert t["numpy_seconds"] > 0 and all(r["parallel_seconds"] is None for r in t["records"])
     assert [r["loops"] for r in t["records"]] == [x["loops"] for x in d["terms"]]
+
+
+CONTRACT_PROGRAM = ("ARRAY A float64[4,32]\nARRAY B float64[32,5]\nARRAY C float64[4,5]\nARRAY D float64[3,4,6]\n"
+                    "ARRAY E float64[3,6,2]\nARRAY F float64[3,4,2]\nRANDOM A, seed=1\nRANDOM B, seed=2\n"
+                    "RANDOM D, seed=3\nRANDOM E, seed=4\n"
+                    'CONTRACT C, A, B, subscripts="ij,jk->ik"\nCONTRACT F, D, E, subscripts="bij,bjk->bik"\n'
+                    "SYNC C\nSYNC F\n")
+
+
+def test_report_has_a_contractions_section_that_validates() -> None:
+    import copy
+
+    import jsonschema
+
+    from fusionlab.report import get_report, validate_report
+    from fusionlab.text import parse
+
+    r = get_report(parse(CONTRACT_PROGRAM), algorithms=["linear"], cost_models=["bohrium"])
+    validate_report(r)
+    c1, c2 = r["contractions"]
+    assert (c1["n"], c1["output"], c1["operands"], c1["subscripts"]) == (5, "C", ["A", "B"], "ij,jk->ik")
+    assert c1["shapes"] == [[4, 32], [32, 5]] and c1["dtype"] == "float64" and c1["blocks"] == {"j": 16}
+    assert len(c1["terms"]) == 30 and c1["timings"] is None
+    # four loops: not subdivided in a report (5! + 4! terms would not embed), all 4! orders
+    assert c2["blocks"] == {} and len(c2["terms"]) == 24 and c2["complete"]
+    assert len(json.dumps(r["contractions"])) < 300_000
+    # a program without contractions has no section (older views and golden reports unchanged)
+    plain = get_report(parse("ARRAY A float64[4]\nRANDOM A, seed=1\nSYNC A\n"), algorithms=["linear"],
+                       cost_models=["bohrium"])
+    assert "contractions" not in plain
+    bad = copy.deepcopy(r)
+    bad["contractions"][0]["edges"][0]["target"] = "x"
+    with pytest.raises(jsonschema.ValidationError):
+        validate_report(bad)

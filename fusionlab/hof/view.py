@@ -213,3 +213,42 @@ def time_arrangements(data: Mapping[str, Any], repeat: int = 5, parallel: bool =
         records.append({"term": k, "loops": [lv.name() for lv in term.levels], "order": list(term.order()),
                         "serial_seconds": serial, "parallel_seconds": par, "max_relative_error": err})
     return {"numpy_seconds": numpy_s, "repeat": repeat, "records": records}
+
+
+#: Above this many loop indices a contraction's report entry is not subdivided (its
+#: subdivided space has (n + 1)! terms); every entry keeps at most this many terms.
+MAX_SUBDIVIDED_LOOPS = 3
+MAX_REPORT_TERMS = 120
+
+
+def get_program_contractions(program: Any, budget: Budget = UNLIMITED) -> list[dict[str, Any]]:
+    """The report's ``contractions`` section: one entry per CONTRACT instruction of ``program``.
+
+    Each entry is ``{"n": 1-based instruction number, "output", "operands": [array names],
+    "subscripts", "shapes", "dtype"}`` plus the data of :func:`get_contraction_data` (the
+    first summed index subdivided by 16 when that divides it and the contraction has at most
+    three loops; at most 120 terms, ``complete`` false when cut) and ``"timings": None``.
+
+    Examples
+    --------
+    >>> from fusionlab.text import parse
+    >>> p = parse('ARRAY A float64[4,32]\\nARRAY B float64[32,5]\\nARRAY C float64[4,5]\\n'
+    ...           'CONTRACT C, A, B, subscripts="ij,jk->ik"\\nSYNC C\\n')
+    >>> [(c["n"], c["subscripts"], c["shapes"], len(c["terms"])) for c in get_program_contractions(p)]
+    [(1, 'ij,jk->ik', [[4, 32], [32, 5]], 30)]
+    """
+    from ..bytecode import OpFamily
+
+    out: list[dict[str, Any]] = []
+    for n, ins in enumerate(program.instructions, start=1):
+        if ins.opcode not in OpFamily.CONTRACTION:
+            continue
+        subs = ins.attr("subscripts")
+        a, b = ins.views_in
+        blocks = default_blocks(subs, a.shape, b.shape) if len(set(subs) - set(",->")) <= MAX_SUBDIVIDED_LOOPS \
+            else {}
+        data = get_contraction_data(subs, a.shape, b.shape, dtype=str(ins.outputs[0].base.dtype), blocks=blocks,
+                                    budget=budget, max_terms=MAX_REPORT_TERMS)
+        out.append({"n": n, "output": ins.outputs[0].base.name, "operands": [a.base.name, b.base.name],
+                    **data, "timings": None})
+    return out
