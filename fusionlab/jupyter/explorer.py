@@ -21,6 +21,7 @@ from ..viz.listing import (
     timing_table_html,
 )
 from ..viz.tree import tree_summary, tree_svg
+from .contraction import ContractionView, contractions_tab
 from .display import ExplorerView
 from .session import FuseResult
 
@@ -121,7 +122,14 @@ class Explorer:
                     W.HBox([self.split_block, self.split_button, self.reset_button]), self.manual_message]),
             W.VBox([W.HBox([self.time_button, self.progress, self.progress_label]), self.timing]),
         ])
-        for k, title in enumerate(["Bytecode", "Costs", "Search tree", "Code", "Manual", "Timing"]):
+        titles = ["Bytecode", "Costs", "Search tree", "Code", "Manual", "Timing"]
+        # a tab for the rewrite rules of paper 003 when the program has contractions
+        self.contraction_views: list[ContractionView] = []
+        if report.get("contractions"):
+            tab, self.contraction_views = contractions_tab(report["contractions"])
+            tabs.children = tuple(tabs.children) + (tab,)
+            titles.append("Contractions")
+        for k, title in enumerate(titles):
             tabs.set_title(k, title)
         self.tabs = tabs
         self.widget = W.VBox([W.HBox([self.batch, self.algorithm, self.cost_model]), self.summary, tabs],
