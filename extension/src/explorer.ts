@@ -6,6 +6,7 @@
  * createElementNS and textContent.
  */
 
+import { contractionsSection } from './contraction';
 import { clear, fmt, fmtSeconds, h } from './dom';
 import { IGraphData } from './dotgen';
 import { GraphView, IGraphState } from './graphview';
@@ -321,6 +322,11 @@ export class Explorer {
     this.treeSlot = h('div', 'fl-tree-slot');
     root.appendChild(this.treeSlot);
     this.buildTree();
+
+    const contractions = contractionsSection(report.contractions);
+    if (contractions) {
+      root.appendChild(contractions);
+    }
 
     const timings = report.timings;
     if (timings && Array.isArray(timings.records) && timings.records.length) {

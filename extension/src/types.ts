@@ -166,6 +166,8 @@ export interface IReport {
   trace: ITrace | null;
   code: ICode[];
   timings: { repeat: number; records: ITimingRecord[] } | null;
+  /** additive: one entry per CONTRACT instruction (contraction.ts) */
+  contractions?: unknown;
 }
 
 /** Arrays of the right type, whatever the data holds (a saved notebook may be anything). */
