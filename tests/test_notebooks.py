@@ -23,7 +23,8 @@ from fusionlab.report import MIME_TYPE, validate_report
 
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-NAMES = ["01-wsp-paper-example", "02-cost-models", "03-benchmarks", "04-exercises", "05-combinators", "07-sweeps"]
+NAMES = ["01-wsp-paper-example", "02-cost-models", "03-benchmarks", "04-exercises", "05-combinators",
+         "06-contractions", "07-sweeps"]
 # what the tests ask of the parameter cells (03 reads them; the others ignore them)
 ENV = {
     "FUSIONLAB_NOTEBOOK_PRESET": "tiny",
@@ -237,3 +238,27 @@ def test_07_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "computed 0 of" in _text(_cell(nb, "again = run_sweep"))
     assert "rows" in _text(_cell(nb, "machines = con.sql"))
     assert sum(1 for c in nb.cells for o in c.get("outputs", []) if o.get("data", {}).get("image/png")) >= 2
+
+
+def test_06_tables_fig3_and_batched_einsum(monkeypatch: pytest.MonkeyPatch) -> None:
+    nb = _run("06-contractions", monkeypatch)
+    assert "preset tiny: 128 x 128" in _text(_cell(nb, "FUSIONLAB_NOTEBOOK_PRESET"))
+    assert "applies  map-rnz exchange (eq. 42) at level 1 -> mapA rnz mapB" in _text(_cell(nb, "eq. 51:"))
+    assert "loops now: i j_o j_i k" in _text(_cell(nb, "show_contraction("))
+    report = next(o["data"][MIME_TYPE] for o in _cell(nb, "FuseResult.from_program").outputs
+                  if MIME_TYPE in o.get("data", {}))
+    validate_report(report)
+    assert len(report["contractions"][0]["terms"]) == 30
+    t1 = _text(_cell(nb, "PAPER_T1 = {"))
+    assert "30 arrangements (timed here)" in t1
+    assert len(re.findall(r"^(mapA|mapB|rnz) .*\d$", t1, re.MULTILINE)) == 6
+    tau = float(re.search(r"Table 1\): (-?[0-9.]+)", t1).group(1))
+    assert -1.0 <= tau <= 1.0
+    t2 = _text(_cell(nb, "rows = []"))
+    assert len(re.findall(r"^(mapA|mapB|rnz) .* j_o.* j_i", t2, re.MULTILINE)) == 12
+    assert re.search(r"Kendall's tau \(Table 2\): -?[0-9.]+ with j_o outside", t2)
+    fig3 = _text(_cell(nb, "for letter, paper in"))
+    assert fig3.count("6 arrangements") == 2 and fig3.count("  paper ") == 6
+    batched = _text(_cell(nb, "bij,bjk->bik"))
+    assert "24 arrangements, all equal to np.einsum" in batched
+    assert "fastest in parallel equals NumPy: True" in batched
