@@ -324,3 +324,21 @@ def test_fusion_rules_refuse_with_reasons() -> None:
     assert apply_pipeline_rule(outer, "map-map fusion", ()).reason is Reason.NOT_A_LAMBDA
     with pytest.raises(KeyError, match="fusion rules are"):
         apply_pipeline_rule(m, "nope", ())
+
+
+def test_an_innermost_block_rnz_is_unrolled_with_a_tile_of_a_in_locals() -> None:
+    t = contraction_term("ij,jk->ik", (8, 64), (64, 5))
+    best = next(u for u in explore(t, blocks={"j": 16}).terms
+                if [lv.name() for lv in u.levels] == ["j_o", "i", "k", "j_i"])   # Table 2's best order
+    src = loop_nest(best).source
+    # the loop over j_i is gone; k is the innermost loop, over rows of B and C
+    assert "for j_i" not in src and src.splitlines()[-17].strip() == "for k in range(n_k):"
+    assert all(f"a_v{e} = A[i, j_o * 16 + {e}]" in src for e in range(16))
+    assert "+ a_v15 * B[j_o * 16 + 15, k])" in src
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((8, 64)), rng.standard_normal((64, 5))
+    np.testing.assert_allclose(contract(best, a, b), a @ b, rtol=1e-12, atol=1e-12)
+    # a block larger than MAX_UNROLL stays a loop
+    big = contraction_term("ij,jk->ik", (2, 64), (64, 2))
+    u = apply_rule(big, "subdivision", 2, 32)
+    assert "for j_i in range(32)" in loop_nest(u).source

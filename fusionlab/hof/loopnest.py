@@ -75,9 +75,16 @@ def parallel_level(term: Term) -> int | None:
     return next((d for d, lv in enumerate(term.levels) if term.is_map(lv)), None)
 
 
-def _index(term: Term, letter: str) -> str:
+#: An innermost rnz over the elements of a block of at most this many is unrolled (below).
+MAX_UNROLL = 16
+
+
+def _index(term: Term, letter: str, element: int | None = None) -> str:
+    """The index expression of ``letter``; ``element`` replaces ``letter_i`` once unrolled."""
     b = term.block(letter)
-    return letter if b is None else f"{letter}_o * {b} + {letter}_i"
+    if b is None:
+        return letter
+    return f"{letter}_o * {b} + {letter + '_i' if element is None else element}"
 
 
 def _trip(term: Term, lv: Level) -> str:
@@ -85,15 +92,29 @@ def _trip(term: Term, lv: Level) -> str:
     return {"whole": f"n_{lv.index}", "outer": f"n_{lv.index} // {b}", "inner": f"{b}"}[lv.part]
 
 
-def _bound_at(term: Term, letters: tuple[str, ...]) -> int:
-    """The depth of the level after which every one of ``letters`` has its value (-1: none)."""
-    return max((d for d, lv in enumerate(term.levels) if lv.index in letters), default=-1)
+def _unrolled(term: Term) -> Level | None:
+    """The innermost level when it is an rnz over the elements of a block (a constant trip).
+
+    Unrolling it turns the loop outside it into the innermost one: with ``mapB`` there
+    (``j_o i k j_i``, Table 2's best order) that loop walks rows of ``B`` and ``C``
+    contiguously and LLVM vectorises it, the block's elements of ``A`` held in locals (a
+    tile of ``A`` in registers) -- the loop over ``j_i`` itself walks a column of ``B``.
+    """
+    lv = term.levels[-1] if len(term.levels) > 1 else None
+    if lv is None or lv.part != "inner" or term.is_map(lv) or (term.block(lv.index) or 0) > MAX_UNROLL:
+        return None
+    return lv
 
 
-def _inner_rnz_start(term: Term) -> int:
-    """The depth where the innermost run of rnz levels starts (``len(levels)``: none)."""
-    first = len(term.levels)
-    while first > 0 and not term.is_map(term.levels[first - 1]):
+def _bound_at(loops: tuple[Level, ...], letters: tuple[str, ...]) -> int:
+    """The depth of the loop after which every one of ``letters`` has its value (-1: none)."""
+    return max((d for d, lv in enumerate(loops) if lv.index in letters), default=-1)
+
+
+def _inner_rnz_start(term: Term, loops: tuple[Level, ...]) -> int:
+    """The depth where the innermost run of rnz loops starts (``len(loops)``: none)."""
+    first = len(loops)
+    while first > 0 and not term.is_map(loops[first - 1]):
         first -= 1
     return first
 
@@ -109,45 +130,64 @@ def _header(term: Term) -> list[str]:
     return lines
 
 
+def _products(term: Term, loops: tuple[Level, ...], unrolled: Level | None
+              ) -> tuple[list[str], dict[int, list[str]]]:
+    """The products summed by the innermost statement (one per unrolled element), and the
+    operand loads hoisted out of the innermost loop, keyed by the depth they belong after."""
+    copies: list[int | None] = list(range(term.block(unrolled.index) or 0)) if unrolled else [None]
+    loads: dict[int, list[str]] = {}
+    products = []
+    for t in copies:
+        reads = []
+        for name, letters in zip("AB", term.operands):
+            idx = ", ".join(_index(term, c, t if unrolled and c == unrolled.index else None) for c in letters)
+            at, read = _bound_at(loops, letters), f"{name}[{idx}]"
+            if at < len(loops) - 1:  # fixed before the innermost loop: one load per iteration of its level
+                local = f"{name.lower()}_v{'' if t is None else t}"
+                loads.setdefault(at, []).append(f"{local} = {read}")
+                read = local
+            reads.append(read)
+        products.append(f"{reads[0]} * {reads[1]}")
+    return products, loads
+
+
 def loop_nest(term: Term, parallel: bool = False) -> LoopNest:
     """The Numba-ready source of ``term``'s loop nest (a function ``kernel(A, B, C)``).
 
     ``C`` must be zeroed with the output's shape (``(1,)`` for a scalar output). An operand
-    element fixed before the innermost level is loaded once into a local (``a_v``), and the
-    innermost run of rnz levels sums into a local (``acc``): registers, not memory, since
-    the compiler cannot prove ``C`` does not alias ``A`` or ``B``. With ``parallel`` the
-    outermost map is a ``numba.prange``. Raises ``ValueError`` when ``parallel`` is asked
-    where :func:`parallel_refusal` refuses, or when a reducer other than ``+`` appears.
+    element fixed before the innermost loop is loaded once into a local (``a_v``), the
+    innermost run of rnz loops sums into a local (``acc``): registers, not memory, since
+    the compiler cannot prove ``C`` does not alias ``A`` or ``B``; an innermost rnz over
+    the elements of a block is unrolled (:func:`_unrolled`). With ``parallel`` the outermost
+    map is a ``numba.prange``. Raises ``ValueError`` when ``parallel`` is asked where
+    :func:`parallel_refusal` refuses, or when a reducer other than ``+`` appears.
     """
     if parallel and (why := parallel_refusal(term)) is not None:
         raise ValueError(f"cannot run in parallel: {why}")
     for lv in term.levels:
         if not term.is_map(lv) and term.reducer(lv.index).name != "+":
             raise ValueError(f"loop nests sum; index {lv.index!r} reduces with another operator")
-    lines = _header(term)
-    last = len(term.levels) - 1
-    acc_at = _inner_rnz_start(term)
+    unrolled = _unrolled(term)
+    loops = term.levels[:-1] if unrolled else term.levels
+    acc_at = _inner_rnz_start(term, loops)
     par_at = parallel_level(term) if parallel else None
     out = ", ".join(_index(term, c) for c in term.output) or "0"
-    # operand reads fixed before the innermost loop: one load per iteration of their level
-    loads: dict[int, list[str]] = {}
-    reads = []
-    for name, letters in zip("AB", term.operands):
-        at, read = _bound_at(term, letters), f"{name}[{', '.join(_index(term, c) for c in letters)}]"
-        if at < last:
-            loads.setdefault(at, []).append(f"{name.lower()}_v = {read}")
-            read = f"{name.lower()}_v"
-        reads.append(read)
+    products, loads = _products(term, loops, unrolled)
+    lines = _header(term) + ["    " + x for x in loads.get(-1, [])]
     ind = "    "
-    for depth, lv in enumerate(term.levels):
+    for depth, lv in enumerate(loops):
         if depth == acc_at:
             lines.append(f"{ind}acc = C[{out}]")
         rng = "numba.prange" if depth == par_at else "range"
         lines.append(f"{ind}for {lv.name()} in {rng}({_trip(term, lv)}):")
         ind += "    "
         lines += [ind + x for x in loads.get(depth, [])]
-    target = "acc" if acc_at <= last else f"C[{out}]"
-    lines.append(f"{ind}{target} += {reads[0]} * {reads[1]}")
+    target = "acc" if acc_at < len(loops) else f"C[{out}]"
+    if len(products) == 1:
+        lines.append(f"{ind}{target} += {products[0]}")
+    else:  # one product a line, summed left to right
+        lines.append(f"{ind}{target} += ({products[0]}")
+        lines += [f"{ind}    + {p}" for p in products[1:-1]] + [f"{ind}    + {products[-1]})"]
     if target == "acc":
         lines.append(f"{'    ' * (acc_at + 1)}C[{out}] = acc")
     return LoopNest("\n".join(lines), parallel, _reassoc(term))
