@@ -130,7 +130,9 @@ def test_parallel_over_the_outermost_map() -> None:
     # the rnz stays a serial loop around a parallel loop over the map inside it
     assert parallel_refusal(outer_rnz) is None and parallel_level(outer_rnz) == 1
     src = loop_nest(outer_rnz, parallel=True).source
-    assert "for j in range(n_j)" in src and "for i in numba.prange(n_i)" in src
+    # one parallel region: each thread runs the rnz over its own range of rows of A
+    assert "for chunk in numba.prange(n_chunks):" in src.splitlines()[5]
+    assert "for j in range(n_j)" in src and "for i in range((n_i) * chunk // n_chunks" in src
     assert parallel_refusal(t) is None
     assert "numba.prange(n_i)" in loop_nest(t, parallel=True).source
     # a dot product has no map: every iteration accumulates into the one element

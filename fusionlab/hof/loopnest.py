@@ -175,11 +175,14 @@ def loop_nest(term: Term, parallel: bool = False) -> LoopNest:
     products, loads = _products(term, loops, unrolled)
     lines = _header(term) + ["    " + x for x in loads.get(-1, [])]
     ind = "    "
+    if par_at:  # rnz loops outside the map: one parallel region, each thread a range of the map
+        lines += [f"{ind}n_chunks = numba.get_num_threads()", f"{ind}for chunk in numba.prange(n_chunks):"]
+        ind += "    "
+    base = len(ind) // 4 - 1
     for depth, lv in enumerate(loops):
         if depth == acc_at:
             lines.append(f"{ind}acc = C[{out}]")
-        rng = "numba.prange" if depth == par_at else "range"
-        lines.append(f"{ind}for {lv.name()} in {rng}({_trip(term, lv)}):")
+        lines.append(f"{ind}for {lv.name()} in {_range(term, lv, depth, par_at)}:")
         ind += "    "
         lines += [ind + x for x in loads.get(depth, [])]
     target = "acc" if acc_at < len(loops) else f"C[{out}]"
@@ -189,8 +192,21 @@ def loop_nest(term: Term, parallel: bool = False) -> LoopNest:
         lines.append(f"{ind}{target} += ({products[0]}")
         lines += [f"{ind}    + {p}" for p in products[1:-1]] + [f"{ind}    + {products[-1]})"]
     if target == "acc":
-        lines.append(f"{'    ' * (acc_at + 1)}C[{out}] = acc")
+        lines.append(f"{'    ' * (base + acc_at + 1)}C[{out}] = acc")
     return LoopNest("\n".join(lines), parallel, _reassoc(term))
+
+
+def _range(term: Term, lv: Level, depth: int, par_at: int | None) -> str:
+    """The iteration space of ``lv``: all of it, in parallel when it is the parallel map at
+    the top, or this thread's contiguous range of it when serial rnz loops are outside it
+    (each thread then runs those loops over its own output rows, in the same order, so
+    every output element sums its terms exactly as the serial nest does)."""
+    trip = _trip(term, lv)
+    if depth != par_at:
+        return f"range({trip})"
+    if depth == 0:
+        return f"numba.prange({trip})"
+    return f"range(({trip}) * chunk // n_chunks, ({trip}) * (chunk + 1) // n_chunks)"
 
 
 def _reassoc(term: Term) -> bool:
