@@ -111,3 +111,18 @@ def test_explorer_has_a_contractions_tab_only_with_contractions() -> None:
     assert ex.contraction_views[1].loops() == ["b", "i", "k", "j"]
     plain = Explorer(FuseResult.from_program(fig3(), algorithms=["linear"]), **quiet)
     assert len(plain.tabs.children) == 6 and not plain.contraction_views
+
+
+def test_the_contractions_tab_follows_the_batch() -> None:
+    from fusionlab.jupyter.explorer import Explorer
+    from fusionlab.jupyter.session import FuseResult
+    from fusionlab.text import parse
+
+    plain = parse("ARRAY x float64[4]\nRANDOM x, seed=1\nSYNC x\n")
+    res = FuseResult([plain, parse(CONTRACT_PROGRAM)], algorithms=["linear"])
+    ex = Explorer(res, display=lambda obj, **kw: None)
+    assert res.batch == 1 and len(ex.tabs.children) == 7 and len(ex.contraction_views) == 2
+    ex.batch.value = 0
+    assert len(ex.tabs.children) == 6 and ex.contraction_views == []
+    ex.batch.value = 1
+    assert ex.tabs.get_title(6) == "Contractions" and ex.contraction_views[0].loops() == ["i", "k", "j"]

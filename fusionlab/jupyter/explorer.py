@@ -122,16 +122,12 @@ class Explorer:
                     W.HBox([self.split_block, self.split_button, self.reset_button]), self.manual_message]),
             W.VBox([W.HBox([self.time_button, self.progress, self.progress_label]), self.timing]),
         ])
-        titles = ["Bytecode", "Costs", "Search tree", "Code", "Manual", "Timing"]
-        # a tab for the rewrite rules of paper 003 when the program has contractions
-        self.contraction_views: list[ContractionView] = []
-        if report.get("contractions"):
-            tab, self.contraction_views = contractions_tab(report["contractions"])
-            tabs.children = tuple(tabs.children) + (tab,)
-            titles.append("Contractions")
-        for k, title in enumerate(titles):
+        for k, title in enumerate(["Bytecode", "Costs", "Search tree", "Code", "Manual", "Timing"]):
             tabs.set_title(k, title)
         self.tabs = tabs
+        self.contraction_views: list[ContractionView] = []
+        self._contractions_key: tuple[Any, ...] = ()
+        self._sync_contractions(report)
         self.widget = W.VBox([W.HBox([self.batch, self.algorithm, self.cost_model]), self.summary, tabs],
                              layout=W.Layout(border="1px solid #d1d5db", padding="4px"))
         self._refresh(tree_to_end=True)
@@ -235,6 +231,7 @@ class Explorer:
                               + "".join(f"<div>note: {escape(n)}</div>" for n in entry["notes"])
                               + notices_html(report))
         self.listing.value = listing_html(report, entry)
+        self._sync_contractions(report)
         if report["batch"] not in self._charts:
             self._charts[report["batch"]] = cost_chart_svg(report)
         self.costs.value = cost_table_html(report) + self._charts[report["batch"]]
@@ -252,6 +249,22 @@ class Explorer:
         if timings:
             self.timing.value = timing_table_html(timings, len(report["batches"])) + timing_chart_svg(timings)
         self._update_display()
+
+    def _sync_contractions(self, report: dict[str, Any]) -> None:
+        """A tab for the rewrite rules of paper 003 while the batch shown has contractions."""
+        entries = report.get("contractions") or []
+        key = tuple((e["n"], e["subscripts"], str(e["shapes"])) for e in entries)
+        if key == self._contractions_key:
+            return
+        self._contractions_key = key
+        kids = tuple(self.tabs.children[:6])
+        self.contraction_views = []
+        if entries:
+            tab, self.contraction_views = contractions_tab(entries)
+            kids += (tab,)
+        self.tabs.children = kids
+        if entries:
+            self.tabs.set_title(6, "Contractions")
 
     def _draw_tree(self) -> None:
         trace = self.result.report()["trace"]
