@@ -126,3 +126,16 @@ def test_the_contractions_tab_follows_the_batch() -> None:
     assert len(ex.tabs.children) == 6 and ex.contraction_views == []
     ex.batch.value = 1
     assert ex.tabs.get_title(6) == "Contractions" and ex.contraction_views[0].loops() == ["i", "k", "j"]
+
+
+def test_the_static_fallback_shows_each_contraction_escaped(data) -> None:
+    from fusionlab.report import get_report
+    from fusionlab.text import parse
+    from fusionlab.viz.fallback import fallback_html
+
+    r = get_report(parse(CONTRACT_PROGRAM), algorithms=["linear"], cost_models=["bohrium"])
+    html = fallback_html(r)
+    assert html.count("<h4>Contraction: ") == 2 and "30 arrangements reachable" in html
+    assert "24 arrangements reachable" in html and "acc += A[i, j] * B[j, k]" in html
+    r["contractions"][0]["terms"][0]["text"] = "<script>x</script>"
+    assert "<script>" not in fallback_html(r)

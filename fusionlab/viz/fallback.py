@@ -21,6 +21,7 @@ from html import escape
 from typing import Any, Mapping
 
 from ..report import find_entry
+from .contraction import contraction_title, nest_html, term_html
 from .listing import code_html, cost_table_html, listing_html, notices_html, partition_summary, status_line, \
     timing_table_html
 
@@ -74,6 +75,7 @@ def fallback_html(report: Mapping[str, Any], graph_svg: str | None = None, graph
     parts.append(f"<h4>Cost of each partition</h4>{cost_table_html(report)}")
     if report["timings"]:
         parts.append(f"<h4>Run time</h4>{timing_table_html(report['timings'], len(report['batches']))}")
+    parts += [_contraction_html(c) for c in report.get("contractions") or []]
     if report["code"]:
         parts.append(f"<details><summary>Generated code ({len(report['code'])} blocks)</summary>"
                      f"{code_html(report)}</details>")
@@ -81,3 +83,13 @@ def fallback_html(report: Mapping[str, Any], graph_svg: str | None = None, graph
                  "extension draws the interactive explorer; <code>_fuse.widgets()</code> gives controls "
                  "in other front ends with a live kernel.</div></div>")
     return "".join(parts)
+
+
+def _contraction_html(entry: Mapping[str, Any]) -> str:
+    """A contraction's start term and loop nest, and how many arrangements the rules reach
+    (the extension and the widgets apply the rules one by one)."""
+    start = entry["start"]
+    return (f"<h4>Contraction: {escape(contraction_title(entry))}</h4>"
+            f"<div>{len(entry['terms'])} arrangements reachable by the rewrite rules of paper 003 "
+            f"({len(entry['edges'])} rule applications); the captured one:</div>"
+            f"{term_html(entry, start)}{nest_html(entry, start)}")
