@@ -179,3 +179,19 @@ def test_every_arrangement_of_random_small_contractions_equals_numpy(seed: int) 
     for k in range(len(d["terms"])):
         got = contract(_term_at(d, k), a, b)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=f"{subs} {d['terms'][k]['loops']}")
+
+
+def test_report_shares_one_entry_per_distinct_contraction_and_caps_them() -> None:
+    from fusionlab.hof.view import MAX_REPORT_CONTRACTIONS, get_program_contractions
+    from fusionlab.text import parse
+
+    decl = "ARRAY A float64[4,32]\nARRAY B float64[32,5]\nARRAY C float64[4,5]\n"
+    same = decl + 'CONTRACT C, A, B, subscripts="ij,jk->ik"\n' * 3
+    (entry,) = get_program_contractions(parse(same))
+    assert entry["instructions"] == [1, 2, 3] and entry["n"] == 1
+    # ten distinct shapes: the first MAX_REPORT_CONTRACTIONS are described
+    text = "".join(f"ARRAY X{k} float64[{k + 1},3]\nARRAY Y{k} float64[3,2]\nARRAY Z{k} float64[{k + 1},2]\n"
+                   for k in range(10))
+    text += "".join(f'CONTRACT Z{k}, X{k}, Y{k}, subscripts="ij,jk->ik"\n' for k in range(10))
+    got = get_program_contractions(parse(text))
+    assert len(got) == MAX_REPORT_CONTRACTIONS == 8 and [e["n"] for e in got] == list(range(1, 9))

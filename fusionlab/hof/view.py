@@ -223,36 +223,47 @@ def time_arrangements(data: Mapping[str, Any], repeat: int = 5, parallel: bool =
 #: subdivided space has (n + 1)! terms); every entry keeps at most this many terms.
 MAX_SUBDIVIDED_LOOPS = 3
 MAX_REPORT_TERMS = 120
+#: Distinct contractions a report describes at most (each is tens of kilobytes).
+MAX_REPORT_CONTRACTIONS = 8
 
 
 def get_program_contractions(program: Any, budget: Budget = UNLIMITED) -> list[dict[str, Any]]:
-    """The report's ``contractions`` section: one entry per CONTRACT instruction of ``program``.
+    """The report's ``contractions`` section: one entry per distinct contraction of ``program``.
 
-    Each entry is ``{"n": 1-based instruction number, "output", "operands": [array names],
+    CONTRACT instructions with the same subscripts, shapes and dtype (a product in a loop)
+    share one entry: ``"n"`` is the first one's 1-based instruction number, ``"instructions"``
+    all of them. Each entry is ``{"n", "instructions", "output", "operands": [array names],
     "subscripts", "shapes", "dtype"}`` plus the data of :func:`get_contraction_data` (the
     first summed index subdivided by 16 when that divides it and the contraction has at most
     three loops; at most 120 terms, ``complete`` false when cut) and ``"timings": None``.
+    At most :data:`MAX_REPORT_CONTRACTIONS` entries are kept (the first ones).
 
     Examples
     --------
     >>> from fusionlab.text import parse
     >>> p = parse('ARRAY A float64[4,32]\\nARRAY B float64[32,5]\\nARRAY C float64[4,5]\\n'
-    ...           'CONTRACT C, A, B, subscripts="ij,jk->ik"\\nSYNC C\\n')
-    >>> [(c["n"], c["subscripts"], c["shapes"], len(c["terms"])) for c in get_program_contractions(p)]
-    [(1, 'ij,jk->ik', [[4, 32], [32, 5]], 30)]
+    ...           'ARRAY D float64[4,4]\\nCONTRACT C, A, B, subscripts="ij,jk->ik"\\n'
+    ...           'CONTRACT D, A, A, subscripts="ij,kj->ik"\\nCONTRACT C, A, B, subscripts="ij,jk->ik"\\n')
+    >>> [(c["instructions"], c["subscripts"], len(c["terms"])) for c in get_program_contractions(p)]
+    [([1, 3], 'ij,jk->ik', 30), ([2], 'ij,kj->ik', 30)]
     """
     from ..bytecode import OpFamily
 
-    out: list[dict[str, Any]] = []
+    out: dict[tuple[Any, ...], dict[str, Any]] = {}
     for n, ins in enumerate(program.instructions, start=1):
         if ins.opcode not in OpFamily.CONTRACTION:
             continue
-        subs = ins.attr("subscripts")
-        a, b = ins.views_in
+        subs, (a, b), dtype = ins.attr("subscripts"), ins.views_in, str(ins.outputs[0].base.dtype)
+        key = (subs, a.shape, b.shape, dtype)
+        if key in out:
+            out[key]["instructions"].append(n)
+            continue
+        if len(out) == MAX_REPORT_CONTRACTIONS:
+            continue
         blocks = default_blocks(subs, a.shape, b.shape) if len(set(subs) - set(",->")) <= MAX_SUBDIVIDED_LOOPS \
             else {}
-        data = get_contraction_data(subs, a.shape, b.shape, dtype=str(ins.outputs[0].base.dtype), blocks=blocks,
-                                    budget=budget, max_terms=MAX_REPORT_TERMS)
-        out.append({"n": n, "output": ins.outputs[0].base.name, "operands": [a.base.name, b.base.name],
-                    **data, "timings": None})
-    return out
+        data = get_contraction_data(subs, a.shape, b.shape, dtype=dtype, blocks=blocks, budget=budget,
+                                    max_terms=MAX_REPORT_TERMS)
+        out[key] = {"n": n, "instructions": [n], "output": ins.outputs[0].base.name,
+                    "operands": [a.base.name, b.base.name], **data, "timings": None}
+    return list(out.values())
