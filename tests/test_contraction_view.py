@@ -139,3 +139,11 @@ def test_the_static_fallback_shows_each_contraction_escaped(data) -> None:
     assert "24 arrangements reachable" in html and "acc += A[i, j] * B[j, k]" in html
     r["contractions"][0]["terms"][0]["text"] = "<script>x</script>"
     assert "<script>" not in fallback_html(r)
+
+
+def test_title_names_every_instruction_of_a_shared_entry(data) -> None:
+    from fusionlab.viz.contraction import contraction_title
+
+    one = {**data, "n": 5, "instructions": [5], "output": "C", "operands": ["A", "B"]}
+    assert contraction_title(one) == 'instruction 5: C = einsum("ij,jk->ik", A, B): A 4x32, B 32x5, float64'
+    assert contraction_title({**one, "instructions": [5, 9]}).startswith("instructions 5, 9: C = einsum")

@@ -46,6 +46,7 @@ export interface IContractionTimings {
 
 export interface IContraction {
   n?: number;
+  instructions?: number[];
   output?: string;
   operands?: string[];
   subscripts: string;
@@ -70,7 +71,9 @@ export function contractionTitle(c: IContraction): string {
   const ops = asArray<string>(c.operands);
   const [a, b] = [str(ops[0] ?? 'A'), str(ops[1] ?? 'B')];
   const shapes = asArray<number[]>(c.shapes).map(x => asArray<number>(x).map(fmt).join('x'));
-  const where = typeof c.n === 'number' ? `instruction ${fmt(c.n)}: ` : '';
+  const many = asArray<number>(c.instructions);
+  const where = many.length > 1 ? `instructions ${many.map(fmt).join(', ')}: `
+    : typeof c.n === 'number' ? `instruction ${fmt(c.n)}: ` : '';
   return `${where}${str(c.output ?? 'C')} = einsum("${str(c.subscripts)}", ${a}, ${b}): ` +
     `${a} ${shapes[0] ?? ''}, ${b} ${shapes[1] ?? ''}, ${str(c.dtype)}`;
 }

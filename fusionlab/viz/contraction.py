@@ -43,7 +43,9 @@ def contraction_title(data: Mapping[str, Any]) -> str:
     a, b = data.get("operands", ["A", "B"])
     out = data.get("output", "C")
     sa, sb = ("x".join(map(str, s)) for s in data["shapes"])
-    where = f"instruction {data['n']}: " if "n" in data else ""
+    many = data.get("instructions") or []
+    where = (f"instructions {', '.join(map(str, many))}: " if len(many) > 1
+             else f"instruction {data['n']}: " if "n" in data else "")
     return f'{where}{out} = einsum("{data["subscripts"]}", {a}, {b}): {a} {sa}, {b} {sb}, {data["dtype"]}'
 
 

@@ -43,6 +43,8 @@ def test_apply_and_undo_from_a_saved_notebook(page, lab, lab_root, contraction_r
     assert server_kernels(lab) == []
     view = _view(root)
     start = entry["terms"][0]
+    assert view.locator(".fl-pane-title").first.inner_text() == (
+        f'instruction {entry["n"]}: C = einsum("ij,jk->ik", A, B): A 4x32, B 32x5, float64')
     assert view.get_attribute("data-fl-loops") == "i k j"
     assert view.locator("[data-fl-part='term']").inner_text() == start["text"]
     assert view.locator("[data-fl-part='nest']").inner_text() == start["nest"]
