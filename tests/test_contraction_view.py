@@ -147,3 +147,26 @@ def test_title_names_every_instruction_of_a_shared_entry(data) -> None:
     one = {**data, "n": 5, "instructions": [5], "output": "C", "operands": ["A", "B"]}
     assert contraction_title(one) == 'instruction 5: C = einsum("ij,jk->ik", A, B): A 4x32, B 32x5, float64'
     assert contraction_title({**one, "instructions": [5, 9]}).startswith("instructions 5, 9: C = einsum")
+
+
+def test_timing_in_the_explorer_tab_goes_into_the_report() -> None:
+    from fusionlab.jupyter.explorer import Explorer
+    from fusionlab.jupyter.session import FuseResult
+    from fusionlab.report import MIME_TYPE, validate_report
+    from fusionlab.text import parse
+
+    p = parse("ARRAY M float64[8,4]\nARRAY x float64[4]\nARRAY y float64[8]\nRANDOM M, seed=1\n"
+              'RANDOM x, seed=2\nCONTRACT y, M, x, subscripts="ij,j->i"\nSYNC y\n')
+    shown = []
+    ex = Explorer(FuseResult.from_program(p, algorithms=["linear"]), display=lambda obj, **kw: shown.append(obj))
+    ex.show()
+    view = ex.contraction_views[0]
+    view.repeat = 1
+    before = len(shown)
+    view.time_button.click()
+    assert view.chart.value.startswith("<svg") and len(shown) > before
+    report = ex.displayed[MIME_TYPE]
+    validate_report(report)
+    timings = report["contractions"][0]["timings"]
+    assert [r["loops"] for r in timings["records"]] == [["i", "j"], ["j", "i"]]
+    assert all(r["parallel_seconds"] is not None for r in timings["records"])

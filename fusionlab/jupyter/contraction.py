@@ -42,10 +42,16 @@ class ContractionView:
         The contraction's data (terms, edges, refusals; optional ``timings``).
     repeat
         Timed runs per arrangement for "Time every arrangement".
+    on_timed
+        Called once timings are in; when ``data`` is a report's entry (a dict) the timings
+        are stored in it too, so the report (and the extension's view of it) carries them.
     """
 
-    def __init__(self, data: Mapping[str, Any], repeat: int = 3) -> None:
+    def __init__(self, data: Mapping[str, Any], repeat: int = 3,
+                 on_timed: Callable[[], Any] | None = None) -> None:
         self.data = dict(data)
+        self._source = data
+        self._on_timed = on_timed
         self.repeat = repeat
         self.path: list[int] = [int(data["start"])]
         self.steps: list[dict[str, Any]] = []
@@ -120,6 +126,10 @@ class ContractionView:
         try:
             self.data["timings"] = time_arrangements(self.data, repeat=self.repeat)
             self.message.value = ""
+            if isinstance(self._source, dict):
+                self._source["timings"] = self.data["timings"]
+            if self._on_timed is not None:
+                self._on_timed()
         except Exception as exc:  # timing must never lose the view: say what failed
             self.message.value = f'<span style="color:#b91c1c">{escape(f"{type(exc).__name__}: {exc}")}</span>'
         finally:
@@ -163,9 +173,10 @@ def show_contraction(subscripts: str, shape_a: Sequence[int], shape_b: Sequence[
     return view
 
 
-def contractions_tab(entries: Sequence[Mapping[str, Any]]) -> tuple[W.Widget, list[ContractionView]]:
+def contractions_tab(entries: Sequence[Mapping[str, Any]], on_timed: Callable[[], Any] | None = None
+                     ) -> tuple[W.Widget, list[ContractionView]]:
     """A chooser over a report's contractions and the view of the chosen one (the explorer's tab)."""
-    views = [ContractionView(e) for e in entries]
+    views = [ContractionView(e, on_timed=on_timed) for e in entries]
     pick = W.Dropdown(description="contraction", options=[(contraction_title(e), k) for k, e in enumerate(entries)],
                       layout=W.Layout(width="auto"))
     slot = W.VBox([views[0].widget] if views else [])

@@ -260,7 +260,8 @@ class Explorer:
         kids = tuple(self.tabs.children[:6])
         self.contraction_views = []
         if entries:
-            tab, self.contraction_views = contractions_tab(entries)
+            # timings stored in the report's entry: the one display (the extension) shows them too
+            tab, self.contraction_views = contractions_tab(entries, on_timed=self._update_display)
             kids += (tab,)
         self.tabs.children = kids
         if entries:
