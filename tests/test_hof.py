@@ -231,7 +231,8 @@ def test_every_arrangement_of_random_contractions_equals_einsum(case, seed) -> N
     for u in terms:
         np.testing.assert_allclose(contract(u, a, b), want, rtol=1e-12, atol=1e-12)
     outer_map = [u for u in terms if parallel_refusal(u) is None]
-    for u in outer_map[:1]:
+    # one with the map outermost, one with rnz loops outside it (each thread a range of it)
+    for u in outer_map[:1] + [u for u in outer_map if parallel_level(u)][:1]:
         np.testing.assert_allclose(contract(u, a, b, parallel=True), want, rtol=1e-12, atol=1e-12)
 
 
