@@ -77,6 +77,7 @@ bench: setup $(BENCH_STAMP)
 	$(PY) benchmarks/bench_explorer.py
 	$(PY) benchmarks/bench_capture_loops.py
 	$(PY) benchmarks/bench_time_model.py
+	$(PY) benchmarks/bench_contraction.py
 
 # regenerate the pages whose figures are computed (tests check they are current)
 docs: setup
