@@ -345,3 +345,12 @@ def test_an_innermost_block_rnz_is_unrolled_with_a_tile_of_a_in_locals() -> None
     big = contraction_term("ij,jk->ik", (2, 64), (64, 2))
     u = apply_rule(big, "subdivision", 2, 32)
     assert "for j_i in range(32)" in loop_nest(u).source
+
+
+def test_index_letters_named_like_the_arrays_do_not_hide_them() -> None:
+    t = contraction_term("Ab,bC->AC", (3, 4), (4, 2))
+    assert loop_nest(t).source.startswith("def kernel(A_, B_, C_):")
+    rng = np.random.default_rng(1)
+    a, b = rng.random((3, 4)), rng.random((4, 2))
+    for u in explore(t, blocks={"b": 2}).terms:
+        np.testing.assert_allclose(contract(u, a, b), a @ b, rtol=1e-12)

@@ -119,10 +119,18 @@ def _inner_rnz_start(term: Term, loops: tuple[Level, ...]) -> int:
     return first
 
 
+def _arrays(term: Term) -> tuple[str, str, str]:
+    """The kernel's parameter names: ``A, B, C``, unless an index letter is one of them (a
+    loop variable would hide the array), then ``A_, B_, C_``."""
+    letters = {c for c, _ in term.extents}
+    return ("A_", "B_", "C_") if letters & {"A", "B", "C"} else ("A", "B", "C")
+
+
 def _header(term: Term) -> list[str]:
-    lines = ["def kernel(A, B, C):"]
+    a, b, c_ = _arrays(term)
+    lines = [f"def kernel({a}, {b}, {c_}):"]
     seen: set[str] = set()
-    for name, letters in zip("AB", term.operands):
+    for name, letters in zip((a, b), term.operands):
         for axis, c in enumerate(letters):
             if c not in seen:
                 seen.add(c)
@@ -139,11 +147,11 @@ def _products(term: Term, loops: tuple[Level, ...], unrolled: Level | None
     products = []
     for t in copies:
         reads = []
-        for name, letters in zip("AB", term.operands):
+        for name, letters in zip(_arrays(term)[:2], term.operands):
             idx = ", ".join(_index(term, c, t if unrolled and c == unrolled.index else None) for c in letters)
             at, read = _bound_at(loops, letters), f"{name}[{idx}]"
             if at < len(loops) - 1:  # fixed before the innermost loop: one load per iteration of its level
-                local = f"{name.lower()}_v{'' if t is None else t}"
+                local = f"{name[0].lower()}_v{'' if t is None else t}"
                 loads.setdefault(at, []).append(f"{local} = {read}")
                 read = local
             reads.append(read)
@@ -171,7 +179,7 @@ def loop_nest(term: Term, parallel: bool = False) -> LoopNest:
     loops = term.levels[:-1] if unrolled else term.levels
     acc_at = _inner_rnz_start(term, loops)
     par_at = parallel_level(term) if parallel else None
-    out = ", ".join(_index(term, c) for c in term.output) or "0"
+    out = f"{_arrays(term)[2]}[{', '.join(_index(term, c) for c in term.output) or '0'}]"
     products, loads = _products(term, loops, unrolled)
     lines = _header(term) + ["    " + x for x in loads.get(-1, [])]
     ind = "    "
@@ -181,18 +189,18 @@ def loop_nest(term: Term, parallel: bool = False) -> LoopNest:
     base = len(ind) // 4 - 1
     for depth, lv in enumerate(loops):
         if depth == acc_at:
-            lines.append(f"{ind}acc = C[{out}]")
+            lines.append(f"{ind}acc = {out}")
         lines.append(f"{ind}for {lv.name()} in {_range(term, lv, depth, par_at)}:")
         ind += "    "
         lines += [ind + x for x in loads.get(depth, [])]
-    target = "acc" if acc_at < len(loops) else f"C[{out}]"
+    target = "acc" if acc_at < len(loops) else out
     if len(products) == 1:
         lines.append(f"{ind}{target} += {products[0]}")
     else:  # one product a line, summed left to right
         lines.append(f"{ind}{target} += ({products[0]}")
         lines += [f"{ind}    + {p}" for p in products[1:-1]] + [f"{ind}    + {products[-1]})"]
     if target == "acc":
-        lines.append(f"{'    ' * (base + acc_at + 1)}C[{out}] = acc")
+        lines.append(f"{'    ' * (base + acc_at + 1)}{out} = acc")
     return LoopNest("\n".join(lines), parallel, _reassoc(term))
 
 
