@@ -353,3 +353,27 @@ def test_random_contractions_equal_numpy(case, algorithm, driver):
     k = max(1, int(np.prod([extent[x] for x in set(ta + tb) - set(out)])))
     magnitude = np.einsum(f"{ta},{tb}->{out}", np.abs(want["a"]).astype(np.float64), np.abs(want["b"]))
     _assert_close(r.values["y"], want["y"], (k, 2 * magnitude + 2))
+
+
+@pytest.mark.parametrize("left, right", [
+    ("X[::-1]", "W"), ("X", "W[:, ::-1]"), ("X2.T", "W"), ("X[:, 1:][:, ::-1]", "W[1:]"), ("X[::2]", "W2.T"),
+])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_blas_tiles_read_any_view(left, right, dtype):
+    source = f"""import numpy as np
+rng = np.random.default_rng(4)
+X = rng.random((150, 40)).astype(np.{dtype}); X2 = rng.random((40, 150)).astype(np.{dtype})
+W = rng.random((40, 30)).astype(np.{dtype}) - 0.5; W2 = rng.random((30, 40)).astype(np.{dtype})
+if {left}.shape[1] != {right}.shape[0]:
+    W = rng.random(({left}.shape[1], 30)).astype(np.{dtype}) - 0.5
+y = np.maximum({left} @ {right} + 0.25, 0)
+"""
+    c = capture(source)
+    p = c.program
+    (block,) = [b for b in partition(p, "greedy").blocks if any(p[i].opcode is Opcode.CONTRACT for i in b)]
+    assert "np.dot(" in get_kernel(p, block).source
+    want = _plain(source)
+    a = eval(left, {}, want).astype(np.float64)
+    b = eval(right, {}, want).astype(np.float64)
+    r = run(c, "greedy", min_size=0, cache=CACHE)
+    _assert_close(r.values["y"], want["y"], (a.shape[1], np.abs(a) @ np.abs(b) + 1))
