@@ -59,7 +59,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
-from .codegen_contract import TILE_ROWS, LibraryKernel, accumulate_lines, contraction_plan, tile_lines
+from .codegen_contract import TILE_ROWS, LibraryKernel, accumulate_lines, contraction_plan, row_lines, tile_lines
 from .costs import access_info
 from .filters import filter_folds, loop_domains
 from .text import format_instruction, format_view
@@ -765,6 +765,11 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             a, b = (arg_name[v] for v in ins.views_in)
             opening_tile = tile_lines(a, b, extents[0], u(TILE_ROWS), comment)
             expr = f"tile[{idx[0]} - r0, {idx[1]}]"
+        elif op in OpFamily.CONTRACTION and cplan is not None and cplan.row:
+            acc = f"acc{i + 1}"
+            opening += row_lines(cplan, ins, *(arg_name[v] for v in ins.views_in), idx, extents, acc)
+            opening[-1] += comment
+            expr = f"{acc}[{', '.join(idx[1:])}]"
         elif op in OpFamily.CONTRACTION and cplan is not None:
             acc = f"acc{i + 1}"
             body += accumulate_lines(cplan, ins, *(arg_name[v] for v in ins.views_in), idx, acc)

@@ -50,7 +50,7 @@ import numpy as np
 from .bytecode import Instruction, OpFamily, Program, contraction_letters
 
 __all__ = ["TILE_ROWS", "LIBRARY_KERNEL", "LibraryKernel", "ContractionPlan", "contraction_plan", "accumulate_lines",
-           "tile_lines", "serial_library_blas"]
+           "row_lines", "tile_lines", "serial_library_blas"]
 
 #: rows of the product per BLAS tile: 64 rows of a 1024-column float64 product are 512 KiB,
 #: within this machine's L2; 64 to 256 measured alike, 32 slower (docs/backend.md)
@@ -73,6 +73,9 @@ class ContractionPlan:
     out: str
     #: BLAS tiles (a matrix product of floats) instead of the loop nest
     tile: bool
+    #: the loop nest accumulates a row of the output per outer index (summed letters
+    #: outside, the output's last letter innermost) instead of one scalar per element
+    row: bool = False
 
     @property
     def summed(self) -> tuple[str, ...]:
@@ -106,7 +109,23 @@ def contraction_plan(program: Program, compute: Sequence[int]) -> ContractionPla
     tile = (len(sa) == len(sb) == len(so) == 2 and sa[0] == so[0] and sb[1] == so[1] and sa[1] == sb[0]
             and sa[1] not in so and out.dtype in ("float32", "float64")
             and all(v.dtype == out.dtype for v in ins.views_in))
-    return ContractionPlan(c, sa, sb, so, tile)
+    plan = ContractionPlan(c, sa, sb, so, tile)
+    return plan if tile else ContractionPlan(c, sa, sb, so, False, _row_order(plan, ins))
+
+
+def _row_order(plan: ContractionPlan, ins: Instruction) -> bool:
+    """Whether the output's last letter should run innermost (a row accumulator) rather
+    than the last summed one (a scalar): the one the operands walk with smaller strides.
+    ``ij,jk->ik`` (C order): ``k`` walks ``b`` by 1, ``j`` walks ``b`` by its row length; a
+    1024-cubed int64 product took 7.4 s with the scalar accumulator innermost, where the
+    row order (NumPy-free ``i-k-j``) streams ``b``'s rows (docs/backend.md, "Contractions")."""
+    if len(plan.out) < 2 or not plan.summed:
+        return False
+
+    def walk(c: str) -> int:
+        return sum(abs(v.strides[t.index(c)]) for t, v in zip((plan.a, plan.b), ins.views_in) if c in t)
+
+    return walk(plan.out[-1]) < walk(plan.summed[-1])
 
 
 def _accumulator(ins: Instruction) -> str:
@@ -135,6 +154,29 @@ def accumulate_lines(plan: ContractionPlan, ins: Instruction, a: str, b: str, id
     ra = f"{typ}({a}[{', '.join(where[c] for c in plan.a)}])" if plan.a else f"{typ}({a}[()])"
     rb = f"{typ}({b}[{', '.join(where[c] for c in plan.b)}])" if plan.b else f"{typ}({b}[()])"
     lines.append("    " * len(plan.summed) + f"{acc} += {ra} * {rb}")
+    return lines
+
+
+def row_lines(plan: ContractionPlan, ins: Instruction, a: str, b: str, idx: Sequence[str],
+              extents: Sequence[str], acc: str) -> list[str]:
+    """The row form, at the top of one outer iteration ``idx[0]``: ``acc`` holds the output's
+    elements under that index, summed with the summed letters outside and the output's
+    other letters inside (the last innermost, walking the operands with the least stride)."""
+    typ = _accumulator(ins)
+    where = {c: idx[k] for k, c in enumerate(plan.out)}
+    loops: list[tuple[str, str]] = []
+    for k, c in enumerate(plan.summed):
+        where[c] = f"k{k}"
+        loops.append((where[c], f"{a}.shape[{plan.a.index(c)}]" if c in plan.a else f"{b}.shape[{plan.b.index(c)}]"))
+    loops += [(idx[k], extents[k]) for k in range(1, len(plan.out))]
+    shape = ", ".join(f"np.int64({extents[k]})" for k in range(1, len(plan.out)))
+    lines = [f"{acc} = np.zeros(({shape},), dtype={typ})"]
+    for depth, (var, n) in enumerate(loops):
+        lines.append("    " * depth + f"for {var} in range({n}):")
+    at = f"{acc}[{', '.join(idx[1:len(plan.out)])}]"
+    ra = f"{typ}({a}[{', '.join(where[c] for c in plan.a)}])"
+    rb = f"{typ}({b}[{', '.join(where[c] for c in plan.b)}])"
+    lines.append("    " * len(loops) + f"{at} += {ra} * {rb}")
     return lines
 
 

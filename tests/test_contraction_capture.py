@@ -377,3 +377,20 @@ y = np.maximum({left} @ {right} + 0.25, 0)
     b = eval(right, {}, want).astype(np.float64)
     r = run(c, "greedy", min_size=0, cache=CACHE)
     _assert_close(r.values["y"], want["y"], (a.shape[1], np.abs(a) @ np.abs(b) + 1))
+
+
+@pytest.mark.parametrize("expr, row", [("a @ b", True), ("a @ a.T", False), ("np.einsum('ij,kj->ik', a, a)", False),
+                                       ("np.einsum('ji,jk->ik', a, b)", True)])
+def test_loop_nest_runs_innermost_the_letter_with_the_smaller_strides(expr, row):
+    source = f"""import numpy as np
+rng = np.random.default_rng(5)
+a = rng.integers(-9, 9, (60, 60)); b = rng.integers(-9, 9, (60, 50))
+y = {expr} + 1
+"""
+    c = capture(source)
+    p = c.program
+    (block,) = [bl for bl in partition(p, "greedy").blocks if any(p[i].opcode is Opcode.CONTRACT for i in bl)]
+    src = get_kernel(p, block).source
+    assert ("np.zeros((" in src) == row   # a row of the output per outer index, else a scalar
+    r = run(c, "greedy", min_size=0, cache=CACHE)
+    np.testing.assert_array_equal(r.values["y"], _plain(source)["y"])
