@@ -59,7 +59,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from .bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
-from .codegen_contract import TILE_ROWS, LibraryKernel, accumulate_lines, contraction_plan, row_lines, tile_lines
+from .codegen_contract import (
+    TILE_ROWS, LibraryKernel, accumulate_lines, batch_tile_line, contraction_plan, row_lines, tile_lines,
+)
 from .costs import access_info
 from .filters import filter_folds, loop_domains
 from .text import format_instruction, format_view
@@ -765,6 +767,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             a, b = (arg_name[v] for v in ins.views_in)
             opening_tile = tile_lines(a, b, extents[0], u(TILE_ROWS), comment)
             expr = f"tile[{idx[0]} - r0, {idx[1]}]"
+        elif op in OpFamily.CONTRACTION and cplan is not None and cplan.batch_tile:
+            opening.append(batch_tile_line(*(arg_name[v] for v in ins.views_in), idx[0], comment))
+            expr = f"tile[{idx[1]}, {idx[2]}]"
         elif op in OpFamily.CONTRACTION and cplan is not None and cplan.row:
             acc = f"acc{i + 1}"
             opening += row_lines(cplan, ins, *(arg_name[v] for v in ins.views_in), idx, extents, acc)
@@ -966,7 +971,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         iterations = -(-domain[0] // _CHUNK) if chunked or scans and rank == 1 else \
             min(domain[0], _SPLIT) if split else -(-domain[0] // TILE_ROWS) if tiled else domain[outer]
     return KernelSource(source, tuple(args), tuple(domain), tuple(sorted(contracted)), tuple(block), signature,
-                        tuple(randoms), iterations, library_blas=tiled)
+                        tuple(randoms), iterations, library_blas=tiled or cplan is not None and cplan.batch_tile)
 
 
 # --------------------------------------------------------------------------- gathers

@@ -50,7 +50,7 @@ import numpy as np
 from .bytecode import Instruction, OpFamily, Program, contraction_letters
 
 __all__ = ["TILE_ROWS", "LIBRARY_KERNEL", "LibraryKernel", "ContractionPlan", "contraction_plan", "accumulate_lines",
-           "row_lines", "tile_lines", "serial_library_blas"]
+           "row_lines", "tile_lines", "batch_tile_line", "serial_library_blas"]
 
 #: rows of the product per BLAS tile: 64 rows of a 1024-column float64 product are 512 KiB,
 #: within this machine's L2; 64 to 256 measured alike, 32 slower (docs/backend.md)
@@ -76,6 +76,9 @@ class ContractionPlan:
     #: the loop nest accumulates a row of the output per outer index (summed letters
     #: outside, the output's last letter innermost) instead of one scalar per element
     row: bool = False
+    #: a batched matrix product (``"bij,bjk->bik"``): one BLAS product per batch element,
+    #: the outer (parallel) loop over the batch
+    batch_tile: bool = False
 
     @property
     def summed(self) -> tuple[str, ...]:
@@ -106,11 +109,20 @@ def contraction_plan(program: Program, compute: Sequence[int]) -> ContractionPla
             raise ValueError(f"{program[i].opcode.name} {i + 1} writes an operand of CONTRACT {c + 1}")
     sa, sb, so = contraction_letters(ins.attr("subscripts"))
     out = ins.outputs[0]
-    tile = (len(sa) == len(sb) == len(so) == 2 and sa[0] == so[0] and sb[1] == so[1] and sa[1] == sb[0]
-            and sa[1] not in so and out.dtype in ("float32", "float64")
-            and all(v.dtype == out.dtype for v in ins.views_in))
-    plan = ContractionPlan(c, sa, sb, so, tile)
-    return plan if tile else ContractionPlan(c, sa, sb, so, False, _row_order(plan, ins))
+    floats = out.dtype in ("float32", "float64") and all(v.dtype == out.dtype for v in ins.views_in)
+    if floats and _matrix_product(sa, sb, so):
+        return ContractionPlan(c, sa, sb, so, True)
+    if floats and len(sa) == len(sb) == len(so) == 3 and sa[0] == sb[0] == so[0] \
+            and _matrix_product(sa[1:], sb[1:], so[1:]):
+        return ContractionPlan(c, sa, sb, so, False, batch_tile=True)
+    plan = ContractionPlan(c, sa, sb, so, False)
+    return ContractionPlan(c, sa, sb, so, False, _row_order(plan, ins))
+
+
+def _matrix_product(sa: str, sb: str, so: str) -> bool:
+    """``"ij,jk->ik"`` up to the letters' names."""
+    return len(sa) == len(sb) == len(so) == 2 and sa[0] == so[0] and sb[1] == so[1] and sa[1] == sb[0] \
+        and sa[1] not in so
 
 
 def _row_order(plan: ContractionPlan, ins: Instruction) -> bool:
@@ -178,6 +190,11 @@ def row_lines(plan: ContractionPlan, ins: Instruction, a: str, b: str, idx: Sequ
     rb = f"{typ}({b}[{', '.join(where[c] for c in plan.b)}])"
     lines.append("    " * len(loops) + f"{at} += {ra} * {rb}")
     return lines
+
+
+def batch_tile_line(a: str, b: str, index: str, comment: str) -> str:
+    """The batched form's product of one batch element, at the top of its outer iteration."""
+    return f"tile = np.dot({a}[{index}], {b}[{index}]){comment}"
 
 
 def tile_lines(a: str, b: str, n0: str, tile_rows: str, comment: str) -> list[str]:

@@ -394,3 +394,22 @@ y = {expr} + 1
     assert ("np.zeros((" in src) == row   # a row of the output per outer index, else a scalar
     r = run(c, "greedy", min_size=0, cache=CACHE)
     np.testing.assert_array_equal(r.values["y"], _plain(source)["y"])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_batched_matrix_products_call_blas_per_batch_element(dtype):
+    source = f"""import numpy as np
+rng = np.random.default_rng(6)
+a = rng.random((3, 40, 20)).astype(np.{dtype}); b = rng.random((3, 30, 20)).astype(np.{dtype})
+y = np.sqrt(a @ b.transpose(0, 2, 1) + 1)
+"""
+    c = capture(source)
+    p = c.program
+    (block,) = [bl for bl in partition(p, "greedy").blocks if any(p[i].opcode is Opcode.CONTRACT for i in bl)]
+    k = get_kernel(p, block)
+    assert "tile = np.dot(" in k.source and k.library_blas and "prange(n0)" in k.source
+    want = _plain(source)
+    r = run(c, "greedy", min_size=0, cache=CACHE)
+    a, b = want["a"].astype(np.float64), want["b"].astype(np.float64)
+    # sqrt halves a relative error: the product's bound, plus one rounding of the sum and the root
+    _assert_close(r.values["y"], want["y"], (20, np.abs(a) @ np.abs(b).transpose(0, 2, 1) + 2))
