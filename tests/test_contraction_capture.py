@@ -413,3 +413,13 @@ y = np.sqrt(a @ b.transpose(0, 2, 1) + 1)
     a, b = want["a"].astype(np.float64), want["b"].astype(np.float64)
     # sqrt halves a relative error: the product's bound, plus one rounding of the sum and the root
     _assert_close(r.values["y"], want["y"], (20, np.abs(a) @ np.abs(b).transpose(0, 2, 1) + 2))
+
+
+def test_the_check_allows_a_contractions_reordered_sums():
+    from fusionlab.execute.check import reduction_terms
+
+    c = capture(_SETUP + "Y = np.einsum('bij,bjk->bik', T, S)\nZ = A @ v\n")
+    assert reduction_terms(c.batches) == 4   # the summed extent (j: 4), as a reduction of 4 terms
+    p = parse('ARRAY A float64[3,4,5]\nARRAY B float64[5,4,2]\nARRAY C float64[3,2]\n'
+              'CONTRACT C, A, B, subscripts="ijk,kjl->il"')
+    assert reduction_terms([p]) == 20
