@@ -24,7 +24,7 @@ from fusionlab.capture import capture
 from fusionlab.codegen import Unsupported, get_kernel
 from fusionlab.costs import get_cost_model
 from fusionlab.execute.numba_backend import KernelCache, plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
+from fusionlab.execute.reference import Storage
 from fusionlab.execute.runner import run
 from fusionlab.partition import partition
 from fusionlab.wsp import Conflict, WSPGraph
@@ -60,6 +60,7 @@ _SETUP = """import numpy as np
 rng = np.random.default_rng(0)
 A = rng.random((5, 4)); B = rng.random((4, 3)); v = rng.random(4); u = rng.random(3)
 T = rng.random((2, 5, 4)); S = rng.random((2, 4, 3)); I = rng.integers(-5, 5, (4, 3))
+assert type(np.ascontiguousarray(A)) is np.ndarray   # under capture too: a plain array
 """
 
 #: (expression, subscripts, via): each one CONTRACT whose value is NumPy's bit for bit
@@ -74,7 +75,9 @@ FORMS = [
     ("T @ S", "ijk,ikl->ijl", "matmul"),
     ("T @ B", "ijk,kl->ijl", "matmul"),
     ("v @ S", "i,jik->jk", "matmul"),
-    ("np.array(A) @ B", "ij,jk->ik", "matmul"),   # a plain ndarray on the left: NumPy dispatches to us
+    ("np.ascontiguousarray(A) @ B", "ij,jk->ik", "matmul"),   # a plain ndarray on the left
+    ("B.T @ np.ascontiguousarray(A).T", "ij,jk->ik", "matmul"),   # ... and on the right
+    ("np.matmul(np.ascontiguousarray(A), B)", "ij,jk->ik", "matmul"),
     ("np.dot(A, B)", "ij,jk->ik", "dot"),
     ("np.dot(T, B)", "ijk,kl->ijl", "dot"),
     ("np.dot(T, S)", "ijk,lkm->ijlm", "dot"),
