@@ -426,3 +426,13 @@ def test_the_check_allows_a_contractions_reordered_sums():
     p = parse('ARRAY A float64[3,4,5]\nARRAY B float64[5,4,2]\nARRAY C float64[3,2]\n'
               'CONTRACT C, A, B, subscripts="ijk,kjl->il"')
     assert reduction_terms([p]) == 20
+
+
+def test_covariance_shrinkage_captures_its_product_as_a_contract():
+    from fusionlab.workloads import get_workload
+
+    c = capture(get_workload("covariance_shrinkage").script("tiny"))
+    (ins,) = [i for b in c.batches for i in b if i.opcode is Opcode.CONTRACT]
+    a, b = ins.views_in
+    assert ins.attr("subscripts") == "ij,jk->ik" and a.base.name == b.base.name == "xc" and a.strides == (1, 6)
+    assert not [i for b in c.batches for i in b if i.opcode is Opcode.OPAQUE and "matmul" in str(i.attr("name"))]
