@@ -115,8 +115,9 @@ WHY: dict[str, str] = {
                          "below min_size; the loop does a row's max, logsumexp, softmax and loss term in one pass",
     "histogram_equalize": "`np.bincount` and `std` run as NumPy (opaque; the lookup `cdf[index]` is a GATHER fused "
                           "with the mean), and the histogram's arrays have `bins` elements, below min_size",
-    "covariance_shrinkage": "its work is one matmul (`xc.T @ xc`, BLAS in every variant: opaque here) and steps on a "
-                            "features x features matrix, below min_size",
+    "covariance_shrinkage": "its work is one matmul (`xc.T @ xc`, BLAS in every variant: a CONTRACT run as NumPy's "
+                            "own call here, a library kernel) and steps on a features x features matrix, below "
+                            "min_size",
     "nbody_pairwise": "the diagonal zeroed through a strided view between computing `inv_r3` and using it is a "
                       "separate 1-D block, so the pairs take two (n, n) passes: `dx`, `dy`, `dz` and `inv_r3` are "
                       "written by the first and read by the second, and `weight` is stored too (the user's names "
@@ -458,7 +459,7 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
         "fusionlab_max_abs_error_vs_reference": checked.max_abs_error,
         "fusionlab_kernels": checked.kernels, "fusionlab_kernel_s": sum(timings.values()),
         "kernels": kernels, "notes": notes, "draws": len(externals.arrays), "draws_shared": shared_draws,
-        "fallbacks": checked.fallbacks, "shared_machine": shared,
+        "fallbacks": checked.fallbacks, "library_kernels": checked.library_kernels, "shared_machine": shared,
         "matches_plain_numpy": None if plain_check is None else bool(plain_check.ok),
         "memory_bound": name not in COMPUTE_BOUND | PYTHON_BOUND,
         "bound": "arithmetic" if name in COMPUTE_BOUND else "Python loop" if name in PYTHON_BOUND else "memory",

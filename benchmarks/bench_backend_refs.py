@@ -1507,6 +1507,53 @@ def lu_loop(a0):  # type: ignore[no-untyped-def]
     return np.sum(u) + error
 
 
+# --- dense layer with ReLU --------------------------------------------------------------------------
+
+
+def dense_numpy(x, w0, iterations):  # type: ignore[no-untyped-def]
+    # NumPy's two-step epilogue: the product, then the sum, then the ReLU (three arrays)
+    w = w0 / np.sqrt(x.shape[1])
+    b = np.zeros(w.shape[1])
+    mean_h = 0.0
+    for _ in range(iterations):
+        h = np.maximum(x @ w + b, 0.0)
+        mean_h = h.mean()
+        b -= 0.1 * (mean_h - 0.5)
+    return mean_h
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def dense_loop(x, w0, iterations):  # type: ignore[no-untyped-def]
+    # per row: the product row by the i-k-j order (w's rows streamed, the row's sums in a
+    # contiguous accumulator the inner loop vectorises), the bias and ReLU before the store,
+    # the row's sum for the mean; no BLAS
+    n, features = x.shape
+    units = w0.shape[1]
+    w = w0 / np.sqrt(features)
+    b = np.zeros(units)
+    h = np.empty((n, units))
+    mean_h = 0.0
+    for _ in range(iterations):
+        sums = np.zeros(n)
+        for r in prange(n):
+            row = np.zeros(units)
+            for k in range(features):
+                xk = x[r, k]
+                wk = w[k]
+                for j in range(units):
+                    row[j] += xk * wk[j]
+            total = 0.0
+            for j in range(units):
+                v = max(row[j] + b[j], 0.0)
+                h[r, j] = v
+                total += v
+            sums[r] = total
+        mean_h = sums.sum() / (n * units)
+        for j in range(units):
+            b[j] -= 0.1 * (mean_h - 0.5)
+    return mean_h
+
+
 # --- the registry ----------------------------------------------------------------------------
 
 
@@ -1609,13 +1656,16 @@ REFS: dict[str, Refs] = {
     "gauss_pivot": Refs(gauss_numpy, None, gauss_loop, lambda kw: tuple(_draws(kw, [
         ("random", ((kw["n"], kw["n"]),)), ("random", (kw["n"],))]))),
     "lu_rows": Refs(lu_numpy, None, lu_loop, lambda kw: tuple(_draws(kw, [("random", ((kw["n"], kw["n"]),))]))),
+    "dense_relu": Refs(dense_numpy, None, dense_loop, lambda kw: (*_draws(kw, [
+        ("standard_normal", ((kw["n"], kw["features"]),)), ("standard_normal", ((kw["features"], kw["units"]),))]),
+        kw["iterations"])),
 }
 
 #: The corpus programs with benchmark rows (all of them, in the corpus's order), and those
 #: without one, with the reason (none at present).
 CORPUS_ROWS = ["gray_scott", "wave_1d", "heat_f32", "image_blur", "life_uint8", "sir_dict", "particles_box",
                "nbody_pairwise", "kmeans_step", "black_scholes_f32", "asian_option_mc", "softmax_logsumexp",
-               "histogram_equalize", "covariance_shrinkage", "gauss_pivot", "lu_rows"]
+               "histogram_equalize", "covariance_shrinkage", "gauss_pivot", "lu_rows", "dense_relu"]
 CORPUS_NOT_ROWS: dict[str, str] = {}
 
 

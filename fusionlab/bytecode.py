@@ -741,7 +741,7 @@ def check_instruction(ins: Instruction) -> None:
     allowed |= {"seed", "key", "name"} if op is Opcode.RANDOM else set()
     allowed |= {"start", "step", "stop"} if op is Opcode.RANGE else set()
     allowed |= {"name", "key"} if op is Opcode.OPAQUE else set()
-    allowed |= {"subscripts"} if op in OpFamily.CONTRACTION else set()
+    allowed |= {"subscripts", "via"} if op in OpFamily.CONTRACTION else set()
     if keys - allowed:
         raise ProgramError(f"{name} does not take {', '.join(sorted(keys - allowed))}=")
     if op in OpFamily.ELEMENTWISE:
@@ -883,6 +883,25 @@ def _check_contraction(ins: Instruction) -> None:
     if np.dtype(out.dtype) != dtype:
         raise ProgramError(f"{name}: the output is {out.dtype}; the product of {ins.views_in[0].dtype} "
                            f"and {ins.views_in[1].dtype} is {dtype}")
+    _check_via(ins)
+
+
+def _check_via(ins: Instruction) -> None:
+    """``via="matmul"`` (or dot, inner, outer, einsum): the NumPy function the user called,
+    which a contraction running alone replays (the same call, the same bits); its
+    subscripts must be what that function computes for the operands' shapes."""
+    from .subscripts import VIAS, via_subscripts
+
+    via = ins.attr("via", "einsum")
+    if via != "einsum" and via not in VIAS:
+        raise ProgramError(f"CONTRACT via={via!r}: one of {', '.join(sorted(VIAS))} or einsum")
+    if via == "einsum":
+        return
+    a, b = ins.views_in
+    want = via_subscripts(via, a.shape, b.shape)
+    if want is None or contraction_letters(want) != contraction_letters(ins.attr("subscripts")):
+        raise ProgramError(f"CONTRACT via={via!r} of shapes {a.shape} and {b.shape} computes "
+                           f"subscripts={want!r}, not {ins.attr('subscripts')!r} (write via=\"einsum\")")
 
 
 def _fmt(v: View) -> str:

@@ -59,6 +59,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from .bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
+from .codegen_contract import (
+    TILE_ROWS, LibraryKernel, accumulate_lines, batch_tile_line, contraction_plan, row_lines, tile_lines,
+)
 from .costs import access_info
 from .filters import filter_folds, loop_domains
 from .text import format_instruction, format_view
@@ -91,14 +94,14 @@ _NUMBA_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "
                            "float32", "float64", "complex64", "complex128"})
 
 _RESERVED = {"chunk", "np", "numba", "kernel", "range", "True", "False", "None", "fill", "sum", "prod", "max", "min",
-             "all", "any", "full", "sp", "nsp", "nch"}
+             "all", "any", "full", "sp", "nsp", "nch", "tile", "rb"}
 
 
 def _safe(name: str) -> str:
     """A Python identifier for an array name that cannot clash with the kernel's own."""
     import keyword
 
-    if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "inj" and name[1:].isdigit() \
+    if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "injkr" and name[1:].isdigit() \
             or name.startswith(("acc", "rnd")) or re.search(r"_(row|w)\w*$", name) or re.fullmatch(r"u\d+", name) \
             or "_" in name and name.rsplit("_", 1)[1].isdigit():
         return f"{name}_"
@@ -246,6 +249,9 @@ class KernelSource:
     randoms: tuple[int, ...] = ()
     #: iterations of the ``prange`` loop (0: a serial kernel), for the run's schedule
     parallel_iterations: int = 0
+    #: calls BLAS (``np.dot`` on tiles of a contraction): the backend first sets SciPy's
+    #: OpenBLAS to one thread (:func:`fusionlab.codegen_contract.serial_library_blas`)
+    library_blas: bool = False
 
     @cached_property
     def extent_arguments(self) -> tuple[np.uint64, ...]:
@@ -488,11 +494,17 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         raise Unsupported("no computing instruction")
     for i in compute:
         op = program[i].opcode
-        if op in OpFamily.OPAQUE | OpFamily.CONTRACTION:
+        if op in OpFamily.OPAQUE:
             raise Unsupported(f"{op.name} runs with NumPy")
         if op is Opcode.RANDOM and program[i].attr("key") is None:
             raise Unsupported("RANDOM without recorded values runs with NumPy")
+    try:
+        cplan = contraction_plan(program, compute)   # a contraction with its epilogue
+    except (LibraryKernel, ValueError) as exc:
+        raise Unsupported(str(exc)) from None
     gathered = gather_sources(program, compute)
+    if cplan is not None:   # its operands are indexed by the summed letters too, not the loop alone
+        gathered |= {v.base.name for v in program[cplan.index].views_in}
     for i in compute:
         for v in program[i].views_in + program[i].outputs:
             if v.dtype not in _NUMBA_DTYPES:
@@ -704,6 +716,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     body: list[str] = []
     spans: dict[int, tuple[int, int]] = {}   # instruction -> its lines of ``body``
     accs: list[tuple[int, str, np.dtype]] = []   # scans: instruction, accumulator, its dtype
+    opening_tile: list[str] = []   # a contraction's BLAS tile, at the top of each block of rows
     for i in block:
         spans[i] = (len(body), len(body))
         ins = program[i]
@@ -724,6 +737,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             ops = [operand(ins.inputs[0])] + [_typed(operand(x), x, branch) for x in ins.inputs[1:]]
         elif op in OpFamily.GATHER:
             ops = [arg_name[ins.views_in[0]]] + [operand(x) for x in ins.inputs[1:]]
+        elif op in OpFamily.CONTRACTION:
+            ops = []   # its operands are indexed by the summed letters too (accumulate_lines)
         else:
             ops = [operand(x) for x in ins.inputs]
         half = _half_power(ins, loop)
@@ -748,6 +763,23 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                 expr = f"({ins.attr('stop')!r} if ({flat}) == {last} - 1 else {expr})"
         elif op in OpFamily.GATHER:
             expr = gather_expression(ins, ops[0], ops[1:], idx)
+        elif op in OpFamily.CONTRACTION and cplan is not None and cplan.tile:
+            a, b = (arg_name[v] for v in ins.views_in)
+            opening_tile = tile_lines(a, b, extents[0], u(TILE_ROWS), comment)
+            expr = f"tile[{idx[0]} - r0, {idx[1]}]"
+        elif op in OpFamily.CONTRACTION and cplan is not None and cplan.batch_tile:
+            opening.append(batch_tile_line(*(arg_name[v] for v in ins.views_in), idx[0], comment))
+            expr = f"tile[{idx[1]}, {idx[2]}]"
+        elif op in OpFamily.CONTRACTION and cplan is not None and cplan.row:
+            acc = f"acc{i + 1}"
+            opening += row_lines(cplan, ins, *(arg_name[v] for v in ins.views_in), idx, extents, acc)
+            opening[-1] += comment
+            expr = f"{acc}[{', '.join(idx[1:])}]"
+        elif op in OpFamily.CONTRACTION and cplan is not None:
+            acc = f"acc{i + 1}"
+            body += accumulate_lines(cplan, ins, *(arg_name[v] for v in ins.views_in), idx, acc)
+            body[-1] += comment
+            expr = acc
         elif op is Opcode.RANDOM:
             randoms.append(ins.attr("key"))
             name = f"rnd{len(randoms) - 1}"
@@ -858,7 +890,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     params = [arg_name[v] for v in args] + [f"rnd{k}" for k in range(len(randoms))] + list(extents)
     # reassociation lets the accumulations vectorise; results differ from NumPy's pairwise
     # sums in the last bits (the tests compare with a tolerance)
-    fast = ", fastmath={'reassoc'}" if (full_reductions or reduced_axes) and not scans else ""
+    fast = ", fastmath={'reassoc'}" if (full_reductions or reduced_axes or cplan is not None) and not scans else ""
     # NumPy's error model: division by zero gives inf, nan or 0 (integers), never raises
     lines.append(f"@numba.njit(parallel={parallel}{fast}, error_model='numpy', cache=True)")
     lines.append(f"def kernel({', '.join(params)}):")
@@ -894,13 +926,20 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         order = []
     elif scans:   # the scan axis innermost, its accumulators restarted for each line
         order = [a for a in order if a != scan_axis] + [scan_axis]
+    tiled = cplan is not None and cplan.tile
+    if tiled:   # blocks of rows in parallel, each its rows of the product (BLAS) then the rest
+        lines.append(f"{indent}for rb in {'numba.prange' if parallel else 'range'}"
+                     f"(({extents[0]} + {u(TILE_ROWS - 1)}) // {u(TILE_ROWS)}):")
+        indent += "    "
+        lines += [f"{indent}{x}" for x in opening_tile]
     for depth, a in enumerate(order):
-        loop = "numba.prange" if depth == 0 and parallel and not split else "range"
+        loop = "numba.prange" if depth == 0 and parallel and not split and not tiled else "range"
         if scans and depth == len(order) - 1:
             lines += [f"{indent}{acc} = {_identity(program[k].opcode.combining, dt.name)}" for k, acc, dt in accs]
         if depth == len(order) - 1:
             lines += [f"{indent}{x}" for x in inner_open]
-        lines.append(f"{indent}for {idx[a]} in {loop}({extents[a]}):")
+        bounds = "r0, r1" if tiled and depth == 0 else extents[a]
+        lines.append(f"{indent}for {idx[a]} in {loop}({bounds}):")
         indent += "    "
         if depth == 0 and not split:
             lines += [f"{indent}{x}" for x in opening]
@@ -930,9 +969,9 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     iterations = 0
     if parallel:
         iterations = -(-domain[0] // _CHUNK) if chunked or scans and rank == 1 else \
-            min(domain[0], _SPLIT) if split else domain[outer]
+            min(domain[0], _SPLIT) if split else -(-domain[0] // TILE_ROWS) if tiled else domain[outer]
     return KernelSource(source, tuple(args), tuple(domain), tuple(sorted(contracted)), tuple(block), signature,
-                        tuple(randoms), iterations)
+                        tuple(randoms), iterations, library_blas=tiled or cplan is not None and cplan.batch_tile)
 
 
 # --------------------------------------------------------------------------- gathers

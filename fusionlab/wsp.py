@@ -44,7 +44,13 @@ class Conflict(enum.Enum):
     OVERLAP = "overlapping views that are not identical (Def. 12)"
     SHAPE = "different iteration shapes"
     OPAQUE = "an opaque instruction runs alone"
-    CONTRACTION = "a contraction runs alone (np.einsum / BLAS; no kernel fuses it yet)"
+    CONTRACTION_PAIR = "two contractions do not share a loop nest (each is its own rnz nest, 003)"
+    CONTRACTION_EPILOGUE = ("a contraction's kernel holds only element-wise instructions over its output "
+                            "(its epilogue): no reduction, scan, filter, gather or generator")
+    CONTRACTION_PRODUCER = ("computes an operand of a contraction, which reads each operand element many times: "
+                            "fused, the producer would run once per use")
+    CONTRACTION_OPERAND = ("writes an operand of a contraction, which reads it at every output position: the "
+                           "operand must stay unchanged while the kernel runs")
     REDUCTION_RESULT = "reads the result of a reduction or scan that is not complete inside the kernel"
     FILTER_OUTPUT = ("uses a filter's output, which the filter's loop writes compacted: only a reduction of "
                      "the whole output fuses with its filter (filter-fold, 002)")
@@ -218,12 +224,19 @@ class WSPGraph:
         return reached
 
     def _contraction_rules(self) -> None:
-        """A contraction runs alone: its own kernel is np.einsum's (BLAS where it applies)."""
-        for c, ins in enumerate(self.program):
-            if ins.opcode in OpFamily.CONTRACTION:
-                for j in range(self.n):
-                    if j != c and self.domain[j] is not None:
-                        self._forbid(c, j, Conflict.CONTRACTION, f"instruction {c + 1} is a contraction")
+        """A contraction shares its kernel only with its *epilogue*: element-wise
+        instructions over its output's domain that neither compute nor write its operands
+        (docs/semantics.md, "Contractions: fusion"). Pairs of other shapes are SHAPE
+        conflicts already; those that read the output through another view, OVERLAP ones."""
+        contractions = [c for c, ins in enumerate(self.program) if ins.opcode in OpFamily.CONTRACTION]
+        for c in contractions:
+            ins = self.program[c]
+            for j in range(self.n):
+                if j == c or self.domain[j] is None or self.domain[j] != self.domain[c]:
+                    continue
+                got = _contraction_conflict(ins, c, self.program[j], j)
+                if got is not None:
+                    self._forbid(c, j, got[0], got[1])
 
     def _forbid(self, i: int, j: int, reason: Conflict, detail: str) -> None:
         key = (min(i, j), max(i, j))
@@ -294,6 +307,21 @@ class WSPGraph:
         for u, v, reason, detail in self.forbidden_edges():
             G.add_edge(u, v, kind="forbidden", reason=reason.name, detail=detail)
         return G
+
+
+def _contraction_conflict(c_ins: Instruction, c: int, ins: Instruction, j: int) -> tuple[Conflict, str] | None:
+    """Why instruction ``j`` (same domain) may not join contraction ``c``'s kernel, or None."""
+    name = f"{ins.opcode.name} {j + 1}"
+    if ins.opcode in OpFamily.CONTRACTION:
+        return Conflict.CONTRACTION_PAIR, f"CONTRACT {c + 1} and CONTRACT {j + 1}"
+    if ins.opcode not in OpFamily.ELEMENTWISE:
+        return Conflict.CONTRACTION_EPILOGUE, f"{name} is a {ins.family} instruction beside CONTRACT {c + 1}"
+    written = [v for v in ins.writes() if _meet([v], list(c_ins.views_in))]
+    if written and j < c:
+        return Conflict.CONTRACTION_PRODUCER, f"{name} computes {format_view(written[0])}, read by CONTRACT {c + 1}"
+    if written:
+        return Conflict.CONTRACTION_OPERAND, f"{name} writes {format_view(written[0])}, read by CONTRACT {c + 1}"
+    return None
 
 
 def _scan_axis(ins: Instruction) -> int | None:

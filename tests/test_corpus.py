@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fusionlab.bytecode import OpFamily
 from fusionlab.capture import NoticeKind, capture
 from fusionlab.execute.numba_backend import KernelCache
 from fusionlab.execute.runner import run
@@ -212,9 +213,12 @@ def test_run_under_every_driver_equals_plain_numpy(name: str, driver: str):
         assert r.driver.startswith("block by block"), r.driver
         return
     wanted = {"python": "python driver", "numba": "compiled driver"}[driver]
-    if any(n.kind is NoticeKind.OPAQUE for n in cap.notices):
-        # a block NumPy must run (an OPAQUE instruction) may send the run block by block,
-        # but never silently: the result says which block and why
+    numpy_run = OpFamily.OPAQUE | OpFamily.CONTRACTION
+    if any(n.kind is NoticeKind.OPAQUE for n in cap.notices) or \
+            any(ins.opcode in numpy_run for b in cap.batches for ins in b):
+        # a block NumPy must run (an OPAQUE instruction, a reload, a lone contraction's
+        # library call) may send the run block by block, but never silently: the result
+        # says which block and why
         assert r.driver == wanted or re.fullmatch(r"block by block: block \[[\d, ]+\] runs with NumPy \(.+\)",
                                                   r.driver), r.driver
     else:

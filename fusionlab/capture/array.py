@@ -773,6 +773,15 @@ def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
            or hasattr(type(x), "__array_ufunc__") and not isinstance(x, (np.ndarray, np.generic)))
            for x in inputs + outs):
         return _ufunc_plain(rec, ufunc, method, inputs, kwargs)
+    if ufunc is np.matmul and method == "__call__" and not kwargs and len(inputs) == 2:
+        from .contract import contraction   # it builds on this module
+
+        try:
+            got = contraction(rec, "matmul", *inputs)
+        except Exception:   # the general path below raises NumPy's own error
+            got = None
+        if got is not None:
+            return got
     extra = set(kwargs) - {"out"}
     if method == "__call__" and ufunc.__name__ in _UFUNCS and ufunc.nout == 1 and not extra and len(outs) <= 1 and \
             all(isinstance(o, Traced) for o in outs):

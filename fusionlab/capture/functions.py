@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..bytecode import Instruction, Literal, Opcode
+from .contract import contraction
 from .array import (
     NUMERIC, Traced, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view, lift, traceable, unwrap,
 )
@@ -208,7 +209,27 @@ def _shape_fn(name: str) -> Callable[..., Any]:
     return f
 
 
+def _product(via: str) -> Callable[..., Any]:
+    """``np.dot``, ``np.inner``, ``np.outer`` of two arrays as a CONTRACT (``out=``: NumPy)."""
+    def f(rec: Recorder, a: Any, b: Any, out: Any = None) -> Any:
+        return None if out is not None else contraction(rec, via, a, b)
+
+    return f
+
+
+def _einsum(rec: Recorder, *operands: Any, **kw: Any) -> Any:
+    """``np.einsum(subscripts, a, b)`` as a CONTRACT; other forms (one or three operands,
+    the interleaved form, ``out=``, ``dtype=``, ``optimize=``) run as NumPy."""
+    if kw or len(operands) != 3 or not isinstance(operands[0], str):
+        return None
+    return contraction(rec, "einsum", operands[1], operands[2], operands[0])
+
+
 _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.dot: _product("dot"),
+    np.inner: _product("inner"),
+    np.outer: _product("outer"),
+    np.einsum: _einsum,
     np.sum: _sum,
     np.prod: _prod,
     np.max: _extreme(np.maximum),

@@ -51,6 +51,7 @@ import contextlib
 import dataclasses
 import inspect
 import io
+import math
 import re
 import types
 from dataclasses import dataclass, field
@@ -364,13 +365,18 @@ def plain_namespace(source: str, filename: str = "<numpy>") -> dict[str, Any]:
 
 
 def reduction_terms(programs: Iterable[Any]) -> int:
-    """The most terms any reduction of ``programs`` (bytecode) sums: what its float results
-    may be reordered over."""
-    from ..bytecode import OpFamily
+    """The most terms any reduction (or contraction: the product of its summed extents) of
+    ``programs`` (bytecode) sums: what its float results may be reordered over."""
+    from ..bytecode import OpFamily, contraction_letters
 
     most = 1
     for p in programs:
         for ins in p:
+            if ins.opcode in OpFamily.CONTRACTION:
+                sa, sb, so = contraction_letters(ins.attr("subscripts"))
+                extent = dict(zip(sa + sb, ins.views_in[0].shape + ins.views_in[1].shape))
+                most = max(most, math.prod(n for c, n in extent.items() if c not in so))
+                continue
             if ins.opcode in OpFamily.REDUCTION | OpFamily.SCAN:
                 src = ins.views_in[0] if ins.views_in else None
                 if src is None:

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, View
 from ..codegen import loop_dtypes
+from ..subscripts import numpy_call
 
 __all__ = ["Externals", "OPAQUE_FUNCTIONS", "run_reference", "block_order", "Storage", "Pool", "gather"]
 
@@ -231,7 +232,7 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
     elif op in OpFamily.GATHER:
         np.copyto(out, gather(args[0], args[1:], out.shape))
     elif op in OpFamily.CONTRACTION:
-        np.copyto(out, np.einsum(ins.attr("subscripts"), *args), casting="unsafe")
+        np.copyto(out, numpy_call(ins.attr("via", "einsum"), ins.attr("subscripts"))(*args), casting="unsafe")
     elif op is Opcode.OPAQUE:
         key, name = ins.attr("key"), ins.attr("name")
         fn = externals.functions.get(key) if key is not None else OPAQUE_FUNCTIONS.get(name)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..bytecode import Program
 from ..codegen import KernelSource
+from ..codegen_contract import LIBRARY_KERNEL
 from ..partition import MergeCache, partition
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .driver import Driver
@@ -52,11 +53,21 @@ class RunResult:
 
     @property
     def fallbacks(self) -> list[str]:
-        """Blocks NumPy ran, and why."""
+        """Blocks NumPy ran, and why (library kernels aside: see :attr:`library_kernels`)."""
+        return self._numpy_blocks(library=False)
+
+    @property
+    def library_kernels(self) -> list[str]:
+        """Blocks that are one contraction, run as NumPy's own call (BLAS for ``@``): the
+        fastest kernel there is for them, not a fallback (docs/backend.md, "Contractions")."""
+        return self._numpy_blocks(library=True)
+
+    def _numpy_blocks(self, library: bool) -> list[str]:
         out = []
         for p in self._distinct():
             for b in p.blocks:
-                if self._kernel(b) is None and not b.reason.startswith("no computing instruction"):
+                if self._kernel(b) is None and not b.reason.startswith("no computing instruction") \
+                        and b.reason.startswith(LIBRARY_KERNEL) == library:
                     out.append(f"block {b.numbered}: {b.reason}")
         return out
 
