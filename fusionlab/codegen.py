@@ -249,8 +249,8 @@ class KernelSource:
     randoms: tuple[int, ...] = ()
     #: iterations of the ``prange`` loop (0: a serial kernel), for the run's schedule
     parallel_iterations: int = 0
-    #: calls BLAS (``np.dot`` on tiles of a contraction): the backend first sets SciPy's
-    #: OpenBLAS to one thread (:func:`fusionlab.codegen_contract.serial_library_blas`)
+    #: calls BLAS (``np.dot`` on tiles of a contraction): the driver sets SciPy's OpenBLAS
+    #: to one thread while the run lasts (:func:`fusionlab.codegen_contract.serial_library_blas`)
     library_blas: bool = False
 
     @cached_property

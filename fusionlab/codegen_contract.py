@@ -41,9 +41,10 @@ fusionlab.codegen_contract.LibraryKernel: library kernel: a contraction alone ru
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -206,12 +207,9 @@ def tile_lines(a: str, b: str, n0: str, tile_rows: str, comment: str) -> list[st
 
 
 @functools.lru_cache(maxsize=1)
-def serial_library_blas() -> bool:
-    """Set SciPy's OpenBLAS (the library Numba's ``np.dot`` calls; NumPy's own is another
-    one, left alone) to one thread, once per process: BLAS tiles run in the kernel's own
-    parallel threads, and a threaded BLAS inside them oversubscribes the cores (1024 x 1024
-    with a ReLU epilogue, two cores: 108-240 ms with two BLAS threads, 62 ms with one).
-    Returns whether the library was found."""
+def _library_blas() -> tuple[Callable[[], int], Callable[[int], None]] | None:
+    """The get and set thread-count functions of SciPy's OpenBLAS (the library Numba's
+    ``np.dot`` calls; NumPy's own is another one), or ``None`` where it is not found."""
     import ctypes
     import glob
     import os
@@ -219,13 +217,40 @@ def serial_library_blas() -> bool:
     try:
         import scipy
     except ImportError:   # Numba then has no BLAS either: np.dot would not compile
-        return False
+        return None
     libs = glob.glob(os.path.join(os.path.dirname(os.path.dirname(scipy.__file__)), "scipy.libs", "*openblas*.so*"))
     for path in libs:
         lib = ctypes.CDLL(path)
-        for name in ("scipy_openblas_set_num_threads", "openblas_set_num_threads"):
-            fn = getattr(lib, name, None)
-            if fn is not None:
-                fn(1)
-                return True
-    return False
+        for prefix in ("scipy_openblas", "openblas"):
+            get = getattr(lib, f"{prefix}_get_num_threads", None)
+            set_ = getattr(lib, f"{prefix}_set_num_threads", None)
+            if get is not None and set_ is not None:
+                get.restype = ctypes.c_int
+                return (lambda: int(get())), (lambda n: set_(ctypes.c_int(n)))
+    return None
+
+
+@contextlib.contextmanager
+def serial_library_blas(active: bool = True) -> Iterator[bool]:
+    """Run the body with SciPy's OpenBLAS on one thread, then give it back its count.
+
+    BLAS tiles run in the kernel's own parallel threads, and a threaded BLAS inside them
+    oversubscribes the cores (1024 x 1024 with a ReLU epilogue, two cores: 108-240 ms with
+    two BLAS threads, 62 ms with one). The count is restored afterwards so the user's own
+    SciPy calls in the same session keep their threads. Yields whether it applied.
+
+    >>> with serial_library_blas(active=False) as applied:
+    ...     applied
+    False
+    """
+    lib = _library_blas() if active else None
+    if lib is None:
+        yield False
+        return
+    get, set_ = lib
+    before = get()
+    set_(1)
+    try:
+        yield True
+    finally:
+        set_(before)

@@ -436,3 +436,29 @@ def test_covariance_shrinkage_captures_its_product_as_a_contract():
     a, b = ins.views_in
     assert ins.attr("subscripts") == "ij,jk->ik" and a.base.name == b.base.name == "xc" and a.strides == (1, 6)
     assert not [i for b in c.batches for i in b if i.opcode is Opcode.OPAQUE and "matmul" in str(i.attr("name"))]
+
+
+def test_a_run_with_blas_tiles_gives_scipy_blas_its_thread_count_back():
+    from fusionlab.codegen_contract import _library_blas
+
+    lib = _library_blas()
+    if lib is None:
+        pytest.skip("SciPy's OpenBLAS not found")
+    get, set_ = lib
+    before = get()
+    set_(2)
+    try:
+        seen = []
+        source = """import numpy as np
+rng = np.random.default_rng(6)
+x = rng.random((300, 40)); w = rng.random((40, 20))
+y = np.maximum(x @ w - 5.0, 0)
+"""
+        c = capture(source)
+        r = run(c, "greedy", min_size=0, cache=CACHE)
+        assert any(k.library_blas for p in r.plans for bp in p.blocks for k in (bp.kernel,) if k is not None)
+        seen.append(get())
+        np.testing.assert_allclose(r.values["y"], _plain(source)["y"], rtol=1e-12)
+        assert seen == [2]
+    finally:
+        set_(before)

@@ -72,6 +72,7 @@ import numpy as np
 
 from ..bytecode import Base, Opcode, View
 from ..codegen import KernelSource, Unsupported, _safe
+from ..codegen_contract import serial_library_blas
 from .numba_backend import KernelCache, Plan, run_plan
 from .reference import Externals, Storage
 from .threads import DEFAULT_CHUNKS_PER_THREAD, ThreadChoice, ThreadPolicy
@@ -386,6 +387,7 @@ class Driver:
     _fresh_types: list[tuple[np.dtype, int, bool]] = field(init=False, default_factory=list)
     _outer: int = field(init=False, default=0)
     _policy: ThreadPolicy = field(init=False, default_factory=ThreadPolicy)
+    _library_blas: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -394,6 +396,8 @@ class Driver:
         loops = [k.parallel_iterations for p in self.plans for bp in p.blocks
                  for k in (bp.kernel, bp.serial) if k is not None and k.parallel_iterations]
         self._outer = min(loops, default=0)
+        self._library_blas = any(k.library_blas for p in self.plans for bp in p.blocks
+                                 for k in (bp.kernel, bp.serial) if k is not None)
         self._policy = ThreadPolicy(self.threads, self.chunks_per_thread)
         if self.mode == "blocks":
             self.reason = "asked for"
@@ -427,6 +431,12 @@ class Driver:
             "compiled driver" if self.mode == "numba" else "python driver"
 
     def __call__(self) -> dict[str, np.ndarray]:
+        # BLAS tiles call SciPy's OpenBLAS inside parallel loops: one BLAS thread while the
+        # run lasts, the user's count back after it
+        with serial_library_blas(self._library_blas):
+            return self._run()
+
+    def _run(self) -> dict[str, np.ndarray]:
         # Every run sets the thread count and schedule, which also launches Numba's thread
         # pool: a compiled driver loaded from Numba's disk cache does not launch it when it
         # was compiled in a process whose kernels came from the cache (their libraries lose
