@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import statistics
-import time
 from pathlib import Path
-from typing import Callable
+
+from fusionlab.timing import median_seconds
+
+__all__ = ["HERE", "write_section", "median_seconds"]
 
 HERE = Path(__file__).resolve().parent
 
@@ -24,12 +25,3 @@ def write_section(name: str, body: str, heading: str) -> str:
     return text
 
 
-def median_seconds(fn: Callable[[], object], repeat: int = 5) -> float:
-    """The median wall time of ``fn`` over ``repeat`` runs, after one warm-up run."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)

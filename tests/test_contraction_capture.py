@@ -28,6 +28,7 @@ from fusionlab.execute.reference import Storage
 from fusionlab.execute.runner import run
 from fusionlab.partition import partition
 from fusionlab.wsp import Conflict, WSPGraph
+from test_numba import RecordingStorage
 
 CACHE = KernelCache()
 
@@ -215,16 +216,6 @@ y = np.maximum(x @ w + b, 0)
 """
 
 
-class _RecordingStorage(Storage):
-    def __init__(self, inputs=None):
-        super().__init__(inputs)
-        self.allocated: set[str] = set()
-
-    def ensure(self, base, zero=True):
-        self.allocated.add(base.name)
-        return super().ensure(base, zero)
-
-
 def test_relu_of_a_product_is_one_kernel_that_never_allocates_the_product():
     c = capture(_DENSE)
     p = c.program
@@ -235,7 +226,7 @@ def test_relu_of_a_product_is_one_kernel_that_never_allocates_the_product():
     k = get_kernel(p, block, parallel=True)
     product = next(i for i in p if i.opcode is Opcode.CONTRACT).outputs[0].base.name
     assert product in k.contracted and "np.dot(" in k.source and k.library_blas
-    storage = _RecordingStorage()   # x, w and b are recorded draws: no inputs
+    storage = RecordingStorage()   # x, w and b are recorded draws: no inputs
     pl = plan(p, blocks, min_size=0)
     out = run_plan(pl, storage, c.externals, CACHE)
     assert product not in storage.allocated and "y" in storage.allocated

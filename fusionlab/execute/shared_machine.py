@@ -21,12 +21,13 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import statistics
 import subprocess
 import sys
 import time
 from contextlib import redirect_stdout
 from typing import Any, Callable
+
+from ..timing import median_seconds
 
 SOURCE = """
 import numpy as np
@@ -43,15 +44,6 @@ for _ in range({steps}):
     u[1:-1, 1:-1] += dt * (du * lu - uvv + f * (1 - u[1:-1, 1:-1]))
     v[1:-1, 1:-1] += dt * (dv * lv + uvv - (f + k) * v[1:-1, 1:-1])
 """
-
-
-def _median(fn: Callable[[], Any], rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def measure(size: int = 1200, steps: int = 8, rounds: int = 7, competitors: tuple[int, ...] = (0, 1)) -> list[dict[str, Any]]:
@@ -88,9 +80,9 @@ def measure(size: int = 1200, steps: int = 8, rounds: int = 7, competitors: tupl
         procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n_comp)]
         try:
             time.sleep(0.5)
-            base = _median(numpy_run, rounds)
+            base = median_seconds(numpy_run, rounds, warmup=False)
             for name in drivers:
-                med = _median(drivers[name], rounds)
+                med = median_seconds(drivers[name], rounds, warmup=False)
                 choice = drivers[name].choice
                 rows.append({"competitors": n_comp, "policy": name, "numpy_ms": round(base * 1e3, 2),
                              "fused_ms": round(med * 1e3, 2), "speedup": round(base / med, 2),

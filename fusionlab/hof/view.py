@@ -27,13 +27,12 @@ Examples
 
 from __future__ import annotations
 
-import statistics
-import time
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ..budget import UNLIMITED, Budget
+from ..timing import median_seconds
 from .contraction import contraction_term
 from .explore import Exploration, Step, explore, moves
 from .loopnest import contract, loop_nest, parallel_refusal
@@ -158,22 +157,12 @@ def get_contraction_data(subscripts: str, shape_a: Sequence[int], shape_b: Seque
     }
 
 
-def _median(fn: Any, repeat: int) -> float:
-    fn()  # warm-up (and compilation)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def _time_one(term: Term, a: np.ndarray, b: np.ndarray, want: np.ndarray, parallel: bool,
               repeat: int) -> tuple[float, float]:
     got = contract(term, a, b, parallel=parallel)
     scale = float(np.max(np.abs(want))) or 1.0
     err = float(np.max(np.abs(got - want))) / scale if want.size else 0.0
-    return _median(lambda: contract(term, a, b, parallel=parallel), repeat), err
+    return median_seconds(lambda: contract(term, a, b, parallel=parallel), repeat), err
 
 
 def time_arrangements(data: Mapping[str, Any], repeat: int = 5, parallel: bool = True,
@@ -203,7 +192,7 @@ def time_arrangements(data: Mapping[str, Any], repeat: int = 5, parallel: bool =
     b = rng.random(shape_b).astype(dtype)
     want = np.einsum(data["subscripts"], a, b)
     # NumPy's product is cheap to repeat, and its first calls start BLAS's threads: a few more runs
-    numpy_s = _median(lambda: np.einsum(data["subscripts"], a, b, optimize=True), max(repeat, NUMPY_REPEAT))
+    numpy_s = median_seconds(lambda: np.einsum(data["subscripts"], a, b, optimize=True), max(repeat, NUMPY_REPEAT))
     records = []
     for k, term in enumerate(ex.terms):
         serial, err = _time_one(term, a, b, want, False, repeat)
