@@ -24,7 +24,6 @@ from fusionlab.capture import capture
 from fusionlab.codegen import Unsupported, get_kernel
 from fusionlab.costs import get_cost_model
 from fusionlab.execute.numba_backend import KernelCache, plan, run_plan
-from fusionlab.execute.reference import Storage
 from fusionlab.execute.runner import run
 from fusionlab.partition import partition
 from fusionlab.wsp import Conflict, WSPGraph
