@@ -52,24 +52,27 @@ import math
 import os
 import platform
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from .bytecode import Literal, Opcode, OpFamily, Program, View
+from .bytecode import Literal, Opcode, OpFamily, Program, View, contraction_letters
 from .costs import AdditiveCostModel
 from .wsp import WSPGraph
 
 __all__ = [
     "TimeModel", "MachineFigures", "BlockTime", "default_figures", "load_figures", "machine_path",
     "cache_root", "predict_seconds", "explain", "opcode_family", "FAMILIES", "DTYPES", "MIN_SIZE",
-    "last_level_cache_bytes", "cpu_model", "instruction_family",
+    "last_level_cache_bytes", "cpu_model", "instruction_family", "contraction_flops", "CONTRACTION_ROUTES",
 ]
 
 #: Opcode families with a measured throughput.
 FAMILIES: tuple[str, ...] = ("arithmetic", "exp", "log", "sqrt", "division", "comparison", "where", "reduction")
 #: Data types measured; others take the nearest (bool and integers: int64; float16: float32).
 DTYPES: tuple[str, ...] = ("float64", "float32", "int64")
+#: How a contraction runs: ``"einsum"``, NumPy's own loops (``np.einsum`` without
+#: ``optimize``: what the executor runs, docs/semantics.md), or ``"gemm"``, BLAS.
+CONTRACTION_ROUTES: tuple[str, ...] = ("einsum", "gemm")
 #: Blocks with fewer elements run serially: the backend's ``DEFAULT_MIN_SIZE`` (a test
 #: checks they agree; a cost model does not import the executor).
 MIN_SIZE = 4096
@@ -167,6 +170,14 @@ class MachineFigures:
     quick: bool = False
     source: str = "default"
     version: int = 1
+    #: bandwidth by working set: ``curve[kind][mode]`` is a list of ``[bytes, bytes per
+    #: second]`` (a read or a write pass over arrays of that many bytes), ascending in bytes;
+    #: empty: the two-level mix of ``bandwidth`` and ``llc_bytes``
+    curve: dict[str, dict[str, list[list[float]]]] = field(default_factory=dict)
+    #: seconds per floating-point operation of a contraction (``CONTRACT``, np.einsum):
+    #: ``{"gemm": {dtype: s}, "loop": {dtype: s}}`` — a matrix product BLAS runs, and the
+    #: loop nest einsum falls back to; empty: the defaults' figures
+    flops: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The figures as JSON-ready data."""
@@ -224,6 +235,11 @@ def default_figures() -> MachineFigures:
         },
         launch={"parallel": 2.9e-6, "serial": 0.5e-6, "argument": 0.4e-6, "run": 6.5e-6},
         allocation={"fixed": 0.12e-6, "per_byte": 1.7e-10},
+        # seconds per floating-point operation of a 192 x 192 matrix product (calibrated
+        # 2026-11-24 on the 2-core Xeon virtual machines: BLAS 125 / 197 GFLOP/s, einsum's
+        # loops 10.8 / 20 GFLOP/s); integers take einsum's float64 figure
+        flops={"gemm": {"float64": 8.0e-12, "float32": 5.1e-12, "int64": 9.3e-11},
+               "einsum": {"float64": 9.3e-11, "float32": 5.0e-11, "int64": 9.3e-11}},
         ops={   # nanoseconds per element (parallel, serial) for float64, float32, int64
             "arithmetic": _ops((0.020, 0.027), (0.014, 0.014), (0.029, 0.027)),
             "exp": _ops((3.3, 6.6), (2.2, 4.6), (3.3, 6.6)),
@@ -307,6 +323,23 @@ def instruction_family(ins: Any) -> tuple[str, ...]:
             if float(y).is_integer() and 1 <= abs(y) <= 4:
                 return ("arithmetic",) * (int(abs(y)) - 1 or 1) + (("division",) if y < 0 else ())
     return opcode_family(ins.opcode)
+
+
+def contraction_flops(ins: Any) -> int:
+    """A contraction's floating-point operations: a multiply and an add for every point of
+    its index space, ``2 * (product of every letter's extent)``.
+
+    >>> from fusionlab import parse
+    >>> p = parse('ARRAY A float64[3,4]\\nARRAY B float64[4,5]\\nARRAY C float64[3,5]\\n'
+    ...           'CONTRACT C, A, B, subscripts="ij,jk->ik"')
+    >>> contraction_flops(p[0])   # 2 * 3 * 4 * 5
+    120
+    """
+    sa, sb, _ = contraction_letters(ins.attr("subscripts"))
+    extent: dict[str, int] = {}
+    for letters, v in zip((sa, sb), ins.views_in):
+        extent.update(zip(letters, v.shape))
+    return 2 * math.prod(extent.values())
 
 
 def _dtype_key(dtype: str) -> str:
@@ -414,9 +447,15 @@ class TimeModel(AdditiveCostModel):
     merge_bonus: float = 0
 
     def __init__(self, figures: MachineFigures | None = None, min_size: int = MIN_SIZE,
-                 opaque_seconds: Mapping[int, float] | None = None) -> None:
+                 opaque_seconds: Mapping[int, float] | None = None, contraction: str = "einsum") -> None:
         self.figures = figures if figures is not None else load_figures()
         self.min_size = int(min_size)
+        if contraction not in CONTRACTION_ROUTES:
+            raise ValueError(f"contraction must be one of {', '.join(CONTRACTION_ROUTES)}, not {contraction!r}")
+        self.contraction = contraction
+        # seconds per flop of a contraction, by dtype (figures without them: the defaults')
+        flops = self.figures.flops.get(contraction) or default_figures().flops[contraction]
+        self._flop = {dt: flops.get(dt, flops.get("float64", 0.0)) for dt in DTYPES}
         # an OPAQUE call's own seconds, measured when capture ran it (``Externals.seconds``,
         # by its ``key``): a matrix product or a sort is not element-wise work over its output
         self.opaque_seconds = dict(opaque_seconds or {})
@@ -442,7 +481,7 @@ class TimeModel(AdditiveCostModel):
         return f"time: predicted seconds, a roofline per block; {self.figures.label}"
 
     def cache_key(self) -> tuple[Any, ...]:
-        return (self.name, self.unit, self.min_size, json.dumps(self.figures.to_dict(), sort_keys=True),
+        return (self.name, self.unit, self.min_size, self.contraction, json.dumps(self.figures.to_dict(), sort_keys=True),
                 tuple(sorted(self.opaque_seconds.items())))
 
     def __repr__(self) -> str:
@@ -454,13 +493,11 @@ class TimeModel(AdditiveCostModel):
         ctx = super().prepare(graph)
         program = graph.program
         w = _peak_live_bytes(program)
-        hit = min(1.0, self.figures.llc_bytes / w) if w > 0 else 1.0
-        ctx["hit"] = hit
-        # seconds per byte by (kind, parallel?): the cache-hit share at cache bandwidth
-        ctx["per_byte"] = {
-            (k, par): hit / self._bw["cache", k, m] + (1 - hit) / self._bw["memory", k, m]
-            for k in ("read", "write") for par, m in ((True, "parallel"), (False, "serial"))
-        }
+        ctx["hit"] = min(1.0, self.figures.llc_bytes / w) if w > 0 else 1.0
+        ctx["working_set"] = w
+        # seconds per byte by (kind, parallel?), one figure per program (the proof needs it)
+        ctx["per_byte"] = {(k, par): self.seconds_per_byte(k, par, w)
+                           for k in ("read", "write") for par in (True, False)}
         # ids: views (with their bytes) and bases (with the mask of their views)
         vid: dict[View, int] = {}
         bid: dict[str, int] = {}
@@ -479,6 +516,27 @@ class TimeModel(AdditiveCostModel):
         # the evaluator asks for an instruction's summary each time it builds a block
         ctx["single"] = [self._single(ctx, i) for i in range(len(program))]
         return ctx
+
+    def seconds_per_byte(self, kind: str, parallel: bool, working_set: int) -> float:
+        """Seconds per byte read (``kind="read"``) or written by a parallel or serial kernel
+        of a program whose arrays alive at once peak at ``working_set`` bytes: from the
+        calibrated curve (interpolated in the logarithm of the size, flat beyond its ends),
+        else the share ``min(1, llc / working_set)`` at cache bandwidth and the rest at
+        memory bandwidth. A parallel kernel is never dearer than a serial one.
+
+        >>> m = TimeModel(default_figures())
+        >>> m.seconds_per_byte("read", False, 1 << 20) < m.seconds_per_byte("read", False, 1 << 30)
+        True
+        """
+        def at(mode: str) -> float:
+            points = [p for p in self.figures.curve.get(kind, {}).get(mode, ()) if p[0] > 0 and p[1] > 0]
+            if points:
+                return _interpolate(points, working_set)
+            hit = min(1.0, self.figures.llc_bytes / working_set) if working_set > 0 else 1.0
+            return hit / self._bw["cache", kind, mode] + (1 - hit) / self._bw["memory", kind, mode]
+
+        serial = at("serial")
+        return min(at("parallel"), serial) if parallel else serial
 
     def summary(self, ctx: Any, i: int) -> _Summary:
         return ctx["single"][i]
@@ -500,7 +558,10 @@ class TimeModel(AdditiveCostModel):
             for fam in instruction_family(ins):
                 p, s = self._op[fam, dt]
                 par, ser = par + elements * p, ser + elements * s
-            if ins.opcode in OpFamily.OPAQUE:
+            if ins.opcode in OpFamily.CONTRACTION:
+                # NumPy runs it, alone: its multiply-adds at the contraction's own rate
+                par = ser = contraction_flops(ins) * self._flop[dt]
+            elif ins.opcode in OpFamily.OPAQUE:
                 measured = self.opaque_seconds.get(ins.attr("key"))
                 par = ser = measured if measured is not None else ser   # NumPy runs it, on one core
             elif ins.opcode in OpFamily.SCAN:
@@ -560,6 +621,19 @@ class TimeModel(AdditiveCostModel):
                 s = self.combine(ctx, s, self.summary(ctx, i))
             out.append(self._parts(ctx, s))
         return out
+
+
+def _interpolate(points: Sequence[Sequence[float]], size: float) -> float:
+    """Seconds per byte at working set ``size`` from ``[bytes, bytes per second]`` points:
+    linear in the logarithm of the size between two points, the end's figure beyond."""
+    pts = sorted((float(b), 1.0 / float(bw)) for b, bw in points if b > 0 and bw > 0)
+    if size <= pts[0][0]:
+        return pts[0][1]
+    for (b0, t0), (b1, t1) in zip(pts, pts[1:]):
+        if size <= b1:
+            x = math.log(size / b0) / math.log(b1 / b0)
+            return t0 + x * (t1 - t0)
+    return pts[-1][1]
 
 
 def _peak_live_bytes(program: Program) -> int:

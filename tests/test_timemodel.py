@@ -179,3 +179,72 @@ def test_an_opaque_call_is_priced_by_the_seconds_it_took_at_capture():
     cap = capture("import numpy as np\na = np.arange(100.0)[::-1].copy()\nb = np.sort(a)\n")
     (ins,) = [i for i in cap.program if i.opcode.name == "OPAQUE"]
     assert set(cap.externals.seconds) == {ins.attr("key")} and cap.externals.seconds[ins.attr("key")] > 0
+
+
+CONTRACTION = '''
+ARRAY A float64[300,200]
+ARRAY B float64[100,200]
+ARRAY C float64[300,100]
+ARRAY D float32[64]
+ARRAY E float32[64]
+ARRAY F float32[]
+CONTRACT C, A, B{offset=0, shape=(200,100), strides=(1,200)}, subscripts="ij,jk->ik"
+SYNC C
+CONTRACT F, D, E, subscripts="i,i->"
+'''
+
+
+@pytest.mark.parametrize("route", ["einsum", "gemm"])
+def test_contraction_priced_by_its_flops(route: str) -> None:
+    """A CONTRACT costs 2 x (product of its index extents) flops at the calibrated rate of
+    its route, beside its operands' and output's traffic (roofline), as one NumPy call."""
+    f = default_figures()
+    p = parse(CONTRACTION)
+    model = TimeModel(f, contraction=route)
+    mm, dot = explain(p, [[0, 1], [2]], model)
+    assert mm.compute == pytest.approx(2 * 300 * 200 * 100 * f.flops[route]["float64"], rel=1e-12)
+    assert dot.compute == pytest.approx(2 * 64 * f.flops[route]["float32"], rel=1e-12)
+    # A read whole; B.T's innermost stride is 200 elements: each element moves a cache line
+    assert mm.read_bytes == 300 * 200 * 8 + 100 * 200 * 64 and mm.write_bytes == 300 * 100 * 8
+    w = 300 * 200 * 8 + 100 * 200 * 8 + 300 * 100 * 8 + 2 * 64 * 4 + 4   # every array alive at the end
+    per_r, per_w = (model.seconds_per_byte(k, True, w) for k in ("read", "write"))
+    assert mm.memory == pytest.approx(mm.read_bytes * per_r + mm.write_bytes * per_w, rel=1e-12)
+    assert mm.seconds == pytest.approx(mm.launch + mm.allocation + max(mm.memory, mm.compute), rel=1e-12)
+    assert mm.bound == "compute"   # 12 MFLOP against 2 MB
+    calibrated = dataclasses.replace(f, flops={route: {"float64": 1e-9, "float32": 2e-9}})
+    (mm2, dot2) = explain(p, [[0, 1], [2]], TimeModel(calibrated, contraction=route))
+    assert mm2.compute == pytest.approx(2 * 300 * 200 * 100 * 1e-9) and dot2.compute == pytest.approx(2 * 64 * 2e-9)
+    assert check_monotonic(model, p) is None
+    with pytest.raises(ValueError, match="einsum, gemm"):
+        TimeModel(f, contraction="blas")
+
+
+CURVE = {kind: {mode: [[1 << 20, 100e9 * s], [16 << 20, 25e9 * s], [256 << 20, 10e9 * s]]
+                for mode, s in (("parallel", 2.0), ("serial", 1.0))} for kind in ("read", "write")}
+
+
+def test_bandwidth_curve_interpolates_in_the_log_of_the_working_set() -> None:
+    model = TimeModel(_figures(curve=CURVE))
+    assert model.seconds_per_byte("read", False, 1 << 10) == 1 / 100e9          # flat below
+    assert model.seconds_per_byte("read", False, 1 << 20) == 1 / 100e9
+    assert model.seconds_per_byte("write", False, 1 << 30) == 1 / 10e9           # flat above
+    mid = model.seconds_per_byte("read", False, 4 << 20)                            # halfway in log
+    assert mid == pytest.approx((1 / 100e9 + 1 / 25e9) / 2, rel=1e-12)
+    assert model.seconds_per_byte("read", True, 4 << 20) == pytest.approx(mid / 2, rel=1e-12)
+    # a parallel figure slower than the serial one is not used
+    slow = {k: {"parallel": [[1 << 20, 1e9]], "serial": [[1 << 20, 5e9]]} for k in ("read", "write")}
+    assert TimeModel(_figures(curve=slow)).seconds_per_byte("read", True, 1 << 20) == 1 / 5e9
+    # the known kernel: every byte at the curve's figure for the program's 40 MB peak
+    p = parse(KNOWN)
+    (b1, b2) = explain(p, [[0, 1, 2, 3, 4], [5]], model)
+    w = 40_000_000
+    assert b1.memory == pytest.approx(16e6 * model.seconds_per_byte("read", True, w)
+                                      + 8e6 * model.seconds_per_byte("write", True, w), rel=1e-12)
+    assert model.seconds_per_byte("read", True, w) != TimeModel(default_figures()).seconds_per_byte("read", True, w)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program=programs(max_size=7))
+def test_monotone_with_a_bandwidth_curve(program) -> None:
+    scaled = {k: {m: [[b / 1e7, bw * 1e-7] for b, bw in pts] for m, pts in d.items()} for k, d in CURVE.items()}
+    assert check_monotonic(TimeModel(_figures(curve=scaled), 3), program) is None
