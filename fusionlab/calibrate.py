@@ -384,6 +384,12 @@ def _curve(meter: _Meter, launch: dict[str, float], quick: bool) -> dict[str, di
                 t = meter.seconds(f"{kind} {nbytes >> 10} KiB {mode}", fn, inner)
                 t = max(t - launch[mode], t / 2)
                 out[kind][mode].append([float(nbytes), nbytes / t])
+    # a larger working set is never faster: a point below a larger one's figure was slowed
+    # by other load (which only ever adds time), so it takes the larger one's
+    for modes in out.values():
+        for points in modes.values():
+            for k in range(len(points) - 2, -1, -1):
+                points[k][1] = max(points[k][1], points[k + 1][1])
     return out
 
 

@@ -503,16 +503,21 @@ class TimeModel(AdditiveCostModel):
         bid: dict[str, int] = {}
         vbytes: list[int] = []
         base_views: list[int] = []
+        view_base: list[int] = []
+        base_bytes: list[int] = []
         for ins in program:
             for v in ins.views_in + ins.outputs:
                 b = bid.setdefault(v.base.name, len(bid))
                 if b == len(base_views):
                     base_views.append(0)
+                    base_bytes.append(v.base.nbytes)
                 if v not in vid:
                     vid[v] = len(vbytes)
                     vbytes.append(_view_bytes(v))
+                    view_base.append(b)
                 base_views[b] |= 1 << vid[v]
-        ctx.update(vid=vid, bid=bid, vbytes=vbytes, base_views=base_views)
+        ctx.update(vid=vid, bid=bid, vbytes=vbytes, base_views=base_views, view_base=view_base,
+                   base_bytes=base_bytes)
         # the evaluator asks for an instruction's summary each time it builds a block
         ctx["single"] = [self._single(ctx, i) for i in range(len(program))]
         return ctx
@@ -602,8 +607,8 @@ class TimeModel(AdditiveCostModel):
         for b in _bits(s.freed):
             freed |= base_views[b]
         ext_w = s.writes & ~freed
-        rb = sum(vbytes[v] for v in _bits(ext_r))
-        wb = sum(vbytes[v] for v in _bits(ext_w))
+        rb = _traffic(ext_r, ctx)
+        wb = _traffic(ext_w, ctx)
         par = s.size >= self.min_size
         memory = rb * ctx["per_byte"]["read", par] + wb * ctx["per_byte"]["write", par]
         compute = s.compute_parallel if par else s.compute_serial
@@ -621,6 +626,20 @@ class TimeModel(AdditiveCostModel):
                 s = self.combine(ctx, s, self.summary(ctx, i))
             out.append(self._parts(ctx, s))
         return out
+
+
+def _traffic(views: int, ctx: Any) -> int:
+    """Bytes moved by accessing the views in the mask ``views``: per base, the sum of its
+    views' bytes, at most the base's own bytes (``x[1:]`` and ``x[:-1]`` read one array
+    once). ``min(sum, cap)`` per base keeps the bytes monotone and subadditive in the set
+    of views, which the proof needs."""
+    per_base: dict[int, int] = {}
+    vbytes, view_base = ctx["vbytes"], ctx["view_base"]
+    for v in _bits(views):
+        b = view_base[v]
+        per_base[b] = per_base.get(b, 0) + vbytes[v]
+    caps = ctx["base_bytes"]
+    return sum(min(n, caps[b]) for b, n in per_base.items())
 
 
 def _interpolate(points: Sequence[Sequence[float]], size: float) -> float:
