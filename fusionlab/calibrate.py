@@ -8,6 +8,8 @@
   at a program's working set; its points near the last-level cache and at 256 MiB give the
   two-level ``cache`` and ``memory`` figures;
 - **launch**: a call from Python of a parallel and of a serial kernel doing one element;
+- **block by block** (a run with an opaque call or a contraction has no driver): a block's
+  Python bookkeeping, and a lone instruction NumPy runs from the executor;
 - **allocation**: a fresh ``np.empty`` written once, against the same write into memory
   used before (the difference is the page faults of new memory, per byte), and a small
   ``np.empty`` (the fixed part);
@@ -354,6 +356,32 @@ def _run_overhead(launch: dict[str, float], allocation: dict[str, float], quick:
     return max(fastest - launch["serial"] - launch["argument"] - allocation["fixed"], 0.0)
 
 
+def _block_by_block(launch: dict[str, float], quick: bool) -> dict[str, float]:
+    """What a run without a driver (block by block, :func:`fusionlab.execute.numba_backend.run_plan`)
+    adds: per block its Python bookkeeping (``block``: 32 kernel blocks against 16, block
+    by block less the same through the Python driver), and per instruction NumPy runs
+    from the executor (``numpy``: 32 lone instructions below ``min_size`` against 16)."""
+    from .execute.numba_backend import KernelCache
+    from .execute.runner import run
+    from .text import parse
+
+    cache = KernelCache()
+    repeat = 100 if quick else 300
+
+    def fastest(n: int, driver: str, min_size: int) -> float:
+        lines = ["ARRAY A float64[16]", "ARRAY B float64[16]", "RANGE A"]
+        lines += [f"ADD B, A, {k}" if k % 2 == 0 else "MULTIPLY A, B, 0.5" for k in range(n)]
+        p = parse("\n".join(lines + ["SYNC A", "SYNC B"]))
+        times = sorted(run(p, partitions={0: [[i] for i in range(len(p))]}, cache=cache, repeat=repeat,
+                           driver=driver, min_size=min_size).times)
+        return statistics.median(times[:max(3, len(times) // 10)])
+
+    per_kernel = (fastest(32, "blocks", 0) - fastest(16, "blocks", 0)) / 16
+    per_driven = (fastest(32, "python", 0) - fastest(16, "python", 0)) / 16
+    per_numpy = (fastest(32, "blocks", 1 << 30) - fastest(16, "blocks", 1 << 30)) / 16
+    return {"block": max(per_kernel - per_driven, 0.0), "numpy": max(per_numpy, launch["serial"])}
+
+
 def _allocation(meter: _Meter, llc: int, quick: bool) -> dict[str, float]:
     n = min((2 if quick else 4) * llc, 256 << 20) // 8   # a 480 MiB cache: not 2 GB of page faults
     used = np.empty(n)
@@ -493,6 +521,7 @@ def calibrate(
     bandwidth = _bandwidth(curve, llc)
     allocation = _allocation(meter, llc, options.quick)
     launch["run"] = _run_overhead(launch, allocation, options.quick)
+    launch.update(_block_by_block(launch, options.quick))
     ops = _operations(meter, options.quick)
     flops = _flops(meter, options.quick)
     after = load()
@@ -547,6 +576,8 @@ def format_figures(f: MachineFigures) -> str:
             lines.append(f"  {where + ' ' + kind:<22}{m['parallel'] / 1e9:>10.1f}{m['serial'] / 1e9:>10.1f}")
     lines.append(f"{'kernel launch µs':<24}{f.launch['parallel'] * 1e6:>10.2f}{f.launch['serial'] * 1e6:>10.2f}"
                  f"   (+{f.launch.get('argument', 0.0) * 1e6:.2f} per argument; a run: {f.launch.get('run', 0.0) * 1e6:.1f})")
+    lines.append(f"block by block µs: {f.launch.get('block', 0.0) * 1e6:.2f} per block, "
+                 f"{f.launch.get('numpy', 0.0) * 1e6:.2f} per instruction NumPy runs")
     lines.append(f"allocation: {f.allocation['fixed'] * 1e6:.2f} µs + {f.allocation['per_byte'] * 1e12:.1f} µs/MB"
                  f" (fresh memory's page faults)")
     for kind, modes in f.curve.items():

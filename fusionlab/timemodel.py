@@ -64,6 +64,7 @@ __all__ = [
     "TimeModel", "MachineFigures", "BlockTime", "default_figures", "load_figures", "machine_path",
     "cache_root", "predict_seconds", "explain", "opcode_family", "FAMILIES", "DTYPES", "MIN_SIZE",
     "last_level_cache_bytes", "cpu_model", "instruction_family", "contraction_flops", "CONTRACTION_ROUTES",
+    "RUN_BY_NUMPY",
 ]
 
 #: Opcode families with a measured throughput.
@@ -73,6 +74,8 @@ DTYPES: tuple[str, ...] = ("float64", "float32", "int64")
 #: How a contraction runs: ``"einsum"``, NumPy's own loops (``np.einsum`` without
 #: ``optimize``: what the executor runs, docs/semantics.md), or ``"gemm"``, BLAS.
 CONTRACTION_ROUTES: tuple[str, ...] = ("einsum", "gemm")
+#: Instructions NumPy runs (no kernel): a program with one runs block by block, without a driver.
+RUN_BY_NUMPY: frozenset[Opcode] = OpFamily.OPAQUE | OpFamily.CONTRACTION
 #: Blocks with fewer elements run serially: the backend's ``DEFAULT_MIN_SIZE`` (a test
 #: checks they agree; a cost model does not import the executor).
 MIN_SIZE = 4096
@@ -233,7 +236,10 @@ def default_figures() -> MachineFigures:
             "cache": {"read": {"parallel": 177e9, "serial": 92e9}, "write": {"parallel": 126e9, "serial": 70e9}},
             "memory": {"read": {"parallel": 33e9, "serial": 29e9}, "write": {"parallel": 28e9, "serial": 27e9}},
         },
-        launch={"parallel": 2.9e-6, "serial": 0.5e-6, "argument": 0.4e-6, "run": 6.5e-6},
+        # block, numpy: a block's bookkeeping and a NumPy call from the block-by-block
+        # executor (measured on the Xeon virtual machines, 2026-11-24)
+        launch={"parallel": 2.9e-6, "serial": 0.5e-6, "argument": 0.4e-6, "run": 6.5e-6,
+                "block": 1.0e-6, "numpy": 6.0e-6},
         allocation={"fixed": 0.12e-6, "per_byte": 1.7e-10},
         # seconds per floating-point operation of a 192 x 192 matrix product (calibrated
         # 2026-11-24 on the 2-core Xeon virtual machines: BLAS 125 / 197 GFLOP/s, einsum's
@@ -402,7 +408,7 @@ class _Summary(NamedTuple):
     new: int                   # base ids first written here
     freed: int                 # base ids deleted here and never synced
     size: int                  # largest iteration space of a computing instruction
-    computing: bool
+    computing: int             # computing instructions
     compute_parallel: float    # seconds
     compute_serial: float
     allocation: float
@@ -474,6 +480,10 @@ class TimeModel(AdditiveCostModel):
                 self._op[fam, dt] = (min(got["parallel"], got["serial"]), got["serial"])
         self._launch = (f.launch["parallel"], f.launch["serial"])
         self._argument = f.launch.get("argument", 0.0)
+        # runs block by block (no driver): per block, and per instruction NumPy runs
+        defaults = default_figures().launch if f.source != "default" else f.launch
+        self._block = f.launch.get("block", defaults.get("block", 0.0))
+        self._numpy = f.launch.get("numpy", defaults.get("numpy", 0.0))
 
     @property
     def description(self) -> str:
@@ -494,6 +504,12 @@ class TimeModel(AdditiveCostModel):
         program = graph.program
         w = _peak_live_bytes(program)
         ctx["hit"] = min(1.0, self.figures.llc_bytes / w) if w > 0 else 1.0
+        # an instruction NumPy must run leaves the run without a driver: block by block
+        numpy_only = 0
+        for i, ins in enumerate(program):
+            if ins.opcode in RUN_BY_NUMPY:
+                numpy_only |= 1 << i
+        ctx["numpy_only"], ctx["by_blocks"] = numpy_only, bool(numpy_only)
         ctx["working_set"] = w
         # seconds per byte by (kind, parallel?), one figure per program (the proof needs it)
         ctx["per_byte"] = {(k, par): self.seconds_per_byte(k, par, w)
@@ -583,11 +599,11 @@ class TimeModel(AdditiveCostModel):
             return out
 
         return _Summary(1 << i, mask(a.reads, vid), mask(a.writes, vid), mask(a.new, bid),
-                        mask(a.deleted - ctx["synced"], bid), size if computing else 0, computing, par, ser, alloc)
+                        mask(a.deleted - ctx["synced"], bid), size if computing else 0, int(computing), par, ser, alloc)
 
     def combine(self, ctx: Any, a: _Summary, b: _Summary) -> _Summary:
         return _Summary(a.members | b.members, a.reads | b.reads, a.writes | b.writes, a.new | b.new,
-                        a.freed | b.freed, max(a.size, b.size), a.computing or b.computing,
+                        a.freed | b.freed, max(a.size, b.size), a.computing + b.computing,
                         a.compute_parallel + b.compute_parallel, a.compute_serial + b.compute_serial,
                         a.allocation + b.allocation)
 
@@ -613,6 +629,13 @@ class TimeModel(AdditiveCostModel):
         memory = rb * ctx["per_byte"]["read", par] + wb * ctx["per_byte"]["write", par]
         compute = s.compute_parallel if par else s.compute_serial
         launch = self._launch[0 if par else 1] + self._argument * (ext_r | ext_w).bit_count()
+        if ctx["by_blocks"]:
+            # no driver: Python's per-block bookkeeping, and a lone instruction NumPy runs
+            # (an opaque call, a contraction, or one below min_size) costs at least a
+            # NumPy call from the executor: max() keeps the proof's launch inequality
+            launch += self._block
+            if s.computing == 1 and (not par or ctx["numpy_only"] & s.members):
+                launch = max(launch, self._numpy)
         return BlockTime(members, par, launch, s.allocation, memory, compute, rb, wb)
 
     def block_times(self, program: Program, blocks: Iterable[Iterable[int]]) -> list[BlockTime]:

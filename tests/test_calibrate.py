@@ -40,6 +40,8 @@ def test_figures_in_sane_ranges(busy) -> None:
         assert 0.1e-6 <= f.launch[mode] <= 1000e-6, (mode, f.launch[mode])
     assert 0 <= f.launch["argument"] <= 100e-6
     assert 0 <= f.launch["run"] <= 10_000e-6
+    assert 0 <= f.launch["block"] <= 1000e-6 and f.launch["serial"] <= f.launch["numpy"] <= 1000e-6
+    assert "block by block" in format_figures(f)
     assert 0 < f.allocation["fixed"] <= 100e-6
     assert 0 <= f.allocation["per_byte"] <= 1e-8          # at most 10 ms per MB of page faults
     for fam in FAMILIES:

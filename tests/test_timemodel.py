@@ -257,3 +257,35 @@ def test_overlapping_views_of_one_base_move_it_once() -> None:
     a, b = explain(p, [[0, 1], [2, 3]], TimeModel(default_figures()))
     assert a.read_bytes == 1001 * 8            # not 2 x 1000 x 8
     assert b.read_bytes == 1000 * 8            # two disjoint halves: both
+
+
+BY_BLOCKS = '''
+ARRAY A float64[100]
+ARRAY B float64[100]
+ARRAY C float64[100]
+ARRAY D float64[100]
+SQRT B, A
+ADD C, B, 1.0
+OPAQUE D, C, key=7, name="np.sort"
+MULTIPLY C, D, 2.0
+SYNC C
+'''
+
+
+def test_a_program_without_a_driver_pays_per_block_and_per_numpy_call() -> None:
+    """An opaque call (or a contraction) leaves the run block by block: every computing
+    block pays the bookkeeping ``launch["block"]``, and a lone instruction NumPy runs at
+    least ``launch["numpy"]``; without one, the same blocks cost kernel launches only."""
+    f = dataclasses.replace(default_figures(), launch={**default_figures().launch, "block": 3e-6, "numpy": 50e-6})
+    model = TimeModel(f)
+    p = parse(BY_BLOCKS)
+    a, b, c = explain(p, [[0, 1], [2], [3, 4]], model)
+    kernel = f.launch["serial"] + f.launch["argument"] * 2           # two views: D read, C written
+    kernel3 = kernel + f.launch["argument"]                            # A read, B and C written
+    assert a.launch == pytest.approx(kernel3 + 3e-6, rel=1e-12)     # two instructions: a kernel
+    assert b.launch == 50e-6                                          # the opaque call: NumPy
+    assert c.launch == 50e-6                                          # lone and small: NumPy
+    plain = parse(BY_BLOCKS.replace('OPAQUE D, C, key=7, name="np.sort"', "NEGATIVE D, C"))
+    a2, b2, c2 = explain(plain, [[0, 1], [2], [3, 4]], model)
+    assert a2.launch == pytest.approx(kernel3, rel=1e-12) and c2.launch == pytest.approx(kernel, rel=1e-12)
+    assert check_monotonic(model, p) is None
