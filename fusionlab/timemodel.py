@@ -64,7 +64,7 @@ __all__ = [
     "TimeModel", "MachineFigures", "BlockTime", "default_figures", "load_figures", "machine_path",
     "cache_root", "predict_seconds", "explain", "opcode_family", "FAMILIES", "DTYPES", "MIN_SIZE",
     "last_level_cache_bytes", "cpu_model", "instruction_family", "contraction_flops", "CONTRACTION_ROUTES",
-    "RUN_BY_NUMPY",
+    "RUN_BY_NUMPY", "runs_block_by_block",
 ]
 
 #: Opcode families with a measured throughput.
@@ -453,12 +453,16 @@ class TimeModel(AdditiveCostModel):
     merge_bonus: float = 0
 
     def __init__(self, figures: MachineFigures | None = None, min_size: int = MIN_SIZE,
-                 opaque_seconds: Mapping[int, float] | None = None, contraction: str = "einsum") -> None:
+                 opaque_seconds: Mapping[int, float] | None = None, contraction: str = "einsum",
+                 by_blocks: bool | None = None) -> None:
         self.figures = figures if figures is not None else load_figures()
         self.min_size = int(min_size)
         if contraction not in CONTRACTION_ROUTES:
             raise ValueError(f"contraction must be one of {', '.join(CONTRACTION_ROUTES)}, not {contraction!r}")
         self.contraction = contraction
+        # whether the run goes block by block: one driver runs every batch of a capture, so
+        # an opaque call in one batch decides for all (None: decided per program)
+        self.by_blocks = by_blocks
         # seconds per flop of a contraction, by dtype (figures without them: the defaults')
         flops = self.figures.flops.get(contraction) or default_figures().flops[contraction]
         self._flop = {dt: flops.get(dt, flops.get("float64", 0.0)) for dt in DTYPES}
@@ -491,7 +495,7 @@ class TimeModel(AdditiveCostModel):
         return f"time: predicted seconds, a roofline per block; {self.figures.label}"
 
     def cache_key(self) -> tuple[Any, ...]:
-        return (self.name, self.unit, self.min_size, self.contraction, json.dumps(self.figures.to_dict(), sort_keys=True),
+        return (self.name, self.unit, self.min_size, self.contraction, self.by_blocks, json.dumps(self.figures.to_dict(), sort_keys=True),
                 tuple(sorted(self.opaque_seconds.items())))
 
     def __repr__(self) -> str:
@@ -509,7 +513,8 @@ class TimeModel(AdditiveCostModel):
         for i, ins in enumerate(program):
             if ins.opcode in RUN_BY_NUMPY:
                 numpy_only |= 1 << i
-        ctx["numpy_only"], ctx["by_blocks"] = numpy_only, bool(numpy_only)
+        ctx["numpy_only"] = numpy_only
+        ctx["by_blocks"] = bool(numpy_only) if self.by_blocks is None else self.by_blocks
         ctx["working_set"] = w
         # seconds per byte by (kind, parallel?), one figure per program (the proof needs it)
         ctx["per_byte"] = {(k, par): self.seconds_per_byte(k, par, w)
@@ -695,14 +700,28 @@ def _peak_live_bytes(program: Program) -> int:
     return peak
 
 
+def runs_block_by_block(programs: Sequence[Program]) -> bool:
+    """Whether a run of these batches has no driver: one of them has an instruction NumPy
+    must run (:data:`RUN_BY_NUMPY`), and one driver runs every batch or none.
+
+    >>> from fusionlab import parse
+    >>> runs_block_by_block([parse("ARRAY A float64[4]\\nRANGE A"),
+    ...                      parse('ARRAY A float64[4]\\nARRAY B float64[4]\\nOPAQUE B, A, name="np.sort"')])
+    True
+    """
+    return any(ins.opcode in RUN_BY_NUMPY for p in programs for ins in p)
+
+
 def predict_seconds(program: Program | Sequence[Program], blocks: Sequence[Any],
-                    figures: MachineFigures | None = None, min_size: int = MIN_SIZE) -> float:
+                    figures: MachineFigures | None = None, min_size: int = MIN_SIZE,
+                    opaque_seconds: Mapping[int, float] | None = None) -> float:
     """The ``time`` model's prediction for one run (seconds): what the explorer shows
     beside the measured time. ``program`` is a program and ``blocks`` its partition, or a
     capture's batches and one partition per batch (``Capture.batches``, as ``run`` takes
     them). It is the model's cost plus the fixed cost of a run of the driver
     (``launch["run"]``: the same for every partition, so not part of the cost the
-    algorithms minimise). ``figures`` default to this machine's calibration (or the
+    algorithms minimise); ``opaque_seconds`` prices opaque calls by their seconds at
+    capture (``Capture.externals.seconds``). ``figures`` default to this machine's calibration (or the
     defaults).
 
     >>> from fusionlab.examples import fig3
@@ -714,11 +733,11 @@ def predict_seconds(program: Program | Sequence[Program], blocks: Sequence[Any],
     >>> abs(two - (2 * one - f.launch["run"])) < 1e-15
     True
     """
-    model = TimeModel(figures, min_size)
     if isinstance(program, Program):
         programs, partitions = [program], [blocks]
     else:
         programs, partitions = list(program), list(blocks)
+    model = TimeModel(figures, min_size, opaque_seconds=opaque_seconds, by_blocks=runs_block_by_block(programs))
     if len(programs) != len(partitions):
         raise ValueError(f"{len(programs)} batches but {len(partitions)} partitions: give one partition per batch")
     total = sum(model.cost(p, [list(b) for b in part]) for p, part in zip(programs, partitions))
