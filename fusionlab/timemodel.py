@@ -590,6 +590,10 @@ class TimeModel(AdditiveCostModel):
             elif ins.opcode in OpFamily.OPAQUE:
                 measured = self.opaque_seconds.get(ins.attr("key"))
                 par = ser = measured if measured is not None else ser   # NumPy runs it, on one core
+                # the executor hands the function copies of its arrays (it may write them)
+                # and copies the result into place: each byte read and written once more
+                moved = sum(_view_bytes(v) for v in ins.views_in + ins.outputs)
+                par = ser = ser + moved * (ctx["per_byte"]["read", False] + ctx["per_byte"]["write", False])
             elif ins.opcode in OpFamily.SCAN:
                 par *= 2    # a compiled scan runs in two parallel passes (chunk totals, then values)
         alloc = 0.0
