@@ -292,3 +292,14 @@ def test_a_program_without_a_driver_pays_per_block_and_per_numpy_call() -> None:
     a2, b2, c2 = explain(plain, [[0, 1], [2], [3, 4]], model)
     assert a2.launch == pytest.approx(kernel3, rel=1e-12) and c2.launch == pytest.approx(kernel, rel=1e-12)
     assert check_monotonic(model, p) is None
+
+
+@pytest.mark.parametrize("numpy_call", [0.1e-6, 50e-6])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program=programs(max_size=7))
+def test_monotone_block_by_block(numpy_call: float, program) -> None:
+    """Block by block (as with an opaque call elsewhere in the capture), lone instructions
+    priced as NumPy calls, cheaper or dearer than a kernel: still monotone, serial or parallel."""
+    f = _figures(launch={**default_figures().launch, "block": 2e-6, "numpy": numpy_call})
+    for min_size in (MIN_SIZE, 3):
+        assert check_monotonic(TimeModel(f, min_size, by_blocks=True), program) is None
