@@ -348,6 +348,20 @@ def contraction_flops(ins: Any) -> int:
     return 2 * math.prod(extent.values())
 
 
+#: opaque calls that are matrix products (NumPy hands them to BLAS)
+MATMUL_NAMES: frozenset[str] = frozenset({"np.matmul", "np.dot", "ndarray.dot", "ndarray.__matmul__", "operator.matmul"})
+
+
+def _matmul_flops(ins: Any) -> int:
+    """``2 m k n`` for an opaque matrix product of 1-D or 2-D operands (0 otherwise)."""
+    if ins.attr("name") not in MATMUL_NAMES or len(ins.views_in) != 2 or not ins.outputs:
+        return 0
+    a, b = ins.views_in
+    if not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2) or a.shape[-1] != b.shape[0]:
+        return 0
+    return 2 * a.shape[-1] * max(1, math.prod(ins.outputs[0].shape))
+
+
 def _dtype_key(dtype: str) -> str:
     if dtype.startswith("float") and dtype not in ("float64", "float128"):
         return "float32"
@@ -466,6 +480,8 @@ class TimeModel(AdditiveCostModel):
         # seconds per flop of a contraction, by dtype (figures without them: the defaults')
         flops = self.figures.flops.get(contraction) or default_figures().flops[contraction]
         self._flop = {dt: flops.get(dt, flops.get("float64", 0.0)) for dt in DTYPES}
+        gemm = self.figures.flops.get("gemm") or default_figures().flops["gemm"]
+        self._gemm = {dt: gemm.get(dt, gemm.get("float64", 0.0)) for dt in DTYPES}
         # an OPAQUE call's own seconds, measured when capture ran it (``Externals.seconds``,
         # by its ``key``): a matrix product or a sort is not element-wise work over its output
         self.opaque_seconds = dict(opaque_seconds or {})
@@ -590,6 +606,12 @@ class TimeModel(AdditiveCostModel):
             elif ins.opcode in OpFamily.OPAQUE:
                 measured = self.opaque_seconds.get(ins.attr("key"))
                 par = ser = measured if measured is not None else ser   # NumPy runs it, on one core
+                flops = _matmul_flops(ins)
+                if flops:
+                    # a matrix product by BLAS: its flops at the calibrated rate, not one timing
+                    # at capture (on a shared machine BLAS threads waiting for a core made a
+                    # 2 ms product take 400 ms once)
+                    par = ser = flops * self._gemm[dt]
                 # the executor hands the function copies of its arrays (it may write them)
                 # and copies the result into place: each byte read and written once more
                 moved = sum(_view_bytes(v) for v in ins.views_in + ins.outputs)

@@ -303,3 +303,18 @@ def test_monotone_block_by_block(numpy_call: float, program) -> None:
     f = _figures(launch={**default_figures().launch, "block": 2e-6, "numpy": numpy_call})
     for min_size in (MIN_SIZE, 3):
         assert check_monotonic(TimeModel(f, min_size, by_blocks=True), program) is None
+
+
+def test_an_opaque_matrix_product_is_priced_by_its_flops() -> None:
+    """np.matmul as an opaque call: 2 m k n flops at the BLAS rate (plus the executor's
+    copies), whatever one timing at capture said."""
+    p = parse('ARRAY A float64[100,400]\nARRAY B float64[400,50]\nARRAY C float64[100,50]\n'
+              'OPAQUE C, A, B, key=3, name="np.matmul"\nSYNC C\n')
+    f = default_figures()
+    m = TimeModel(f, opaque_seconds={3: 5.0})
+    (b,) = explain(p, [[0, 1]], m)
+    w = (100 * 400 + 400 * 50 + 100 * 50) * 8
+    copies = w * (m.seconds_per_byte("read", False, w) + m.seconds_per_byte("write", False, w))
+    assert b.compute == pytest.approx(2 * 100 * 400 * 50 * f.flops["gemm"]["float64"] + copies, rel=1e-12)
+    sort = parse('ARRAY A float64[100]\nARRAY C float64[100]\nOPAQUE C, A, key=3, name="np.sort"\n')
+    assert explain(sort, [[0]], m)[0].compute > 5.0      # other calls keep their measured seconds
