@@ -153,7 +153,8 @@ def _measure(cap: Any, key: tuple, repeat: int, kernels: KernelCache, until: flo
         warnings.simplefilter("ignore", RuntimeWarning)
         r = run(cap, partitions=parts, cache=kernels, repeat=1)
         times = list(r.times)
-        more = min(repeat - 1, int(max(0.0, until - time.perf_counter()) / max(times[0], 1e-6)))
+        left = max(0.0, until - time.perf_counter())
+        more = repeat - 1 if math.isinf(left) else min(repeat - 1, int(left / max(times[0], 1e-6)))
         if more > 0:
             times += run(cap, partitions=parts, cache=kernels, repeat=more).times
     return statistics.median(times), min(times), r.kernels, len(times)
@@ -280,6 +281,8 @@ def _runs(data: dict[str, Any]) -> str:
     if not runs:
         return "none"
     full = sum(1 for x in runs if x >= data["meta"]["repeat"])
+    if full == len(runs):
+        return f"all {len(runs)} with all {data['meta']['repeat']} timed runs"
     return f"{full} of {len(runs)} with all {data['meta']['repeat']}, the rest {min(runs)} or more"
 
 
