@@ -9,9 +9,14 @@ at ``tiny``; ``--workloads a,b`` and ``--presets tiny,medium`` to choose). What 
    algorithm (singleton, linear, greedy, unintrusive, optimal with a node budget, ilp for
    the four models it formulates) under each cost model (bohrium, max_contract,
    max_locality, robinson, time); the distinct partitions are the union over all of them;
-2. run each distinct partition with :func:`fusionlab.execute.run` (the Python driver,
-   the default of ``run``, ``compare`` and the explorer's timing): a compiling run, then
-   ``--repeat`` timed runs; the measured time is their median;
+2. run each partition with distinct kernels (partitions that differ only in where DEL
+   and SYNC go are one) with :func:`fusionlab.execute.run` (the Python driver, the default
+   of ``run``, ``compare`` and the explorer's timing): a compiling run, then up to
+   ``--repeat`` timed runs; the measured time is their median. With ``--minutes``, every
+   program gets an equal share of the time left, its partitions are run in
+   :data:`PRIORITY` order, and each gets as many timed runs as its share allows (at least
+   one); a partition predicted far slower than the program's fastest is not run (the
+   report lists what was left out and why);
 3. price every distinct partition with every model (summed over the batches). ``time``'s
    cost is its prediction in seconds. The paper's four count bytes, arrays, access pairs or
    a score: each gets one scale factor (seconds per unit, the geometric mean of measured /
@@ -46,12 +51,14 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from fusionlab.budget import BudgetExceeded
+from fusionlab.bytecode import Opcode
+from fusionlab.calibrate import calibrate
 from fusionlab.capture import capture
 from fusionlab.costs import get_cost_model
 from fusionlab.execute.runner import run
 from fusionlab.execute.numba_backend import KernelCache
 from fusionlab.partition import MergeCache, partition
-from fusionlab.timemodel import TimeModel, cpu_model, load_figures, predict_seconds
+from fusionlab.timemodel import TimeModel, cpu_model, load_figures, predict_seconds, runs_block_by_block
 from fusionlab.workloads import ALL_WORKLOADS, CORPUS, get_workload
 
 from _report import write_section
@@ -89,12 +96,68 @@ def _partitions(batches: list[Any], cache: MergeCache, time_model: TimeModel) ->
     return out
 
 
-def _measure(cap: Any, key: tuple, repeat: int, kernels: KernelCache) -> tuple[float, float, int]:
+#: algorithms in the order their partitions are measured when a program's share of the
+#: budget may not cover all: the time model's own choices first, singletons (the most
+#: kernels to compile, the slowest runs) last
+PRIORITY = ["greedy/time", "optimal/time", "linear/time", "greedy", "optimal", "ilp", "linear", "unintrusive",
+            "singleton"]
+#: a partition predicted this many times slower than the program's fastest prediction, and
+#: over SLOW_SECONDS a run, is not run (its row says so): a run of singletons at medium
+#: compiles and runs hundreds of kernels to confirm what the others already show
+SLOW_FACTOR, SLOW_SECONDS = 30.0, 0.5
+
+
+def _kernel_key(batches: list[Any], key: tuple) -> tuple:
+    """What a run of the partition executes: per batch, its blocks without their SYNCs
+    (two partitions that differ only in where SYNC goes run the same kernels)."""
+    out = []
+    for prog, blocks in zip(batches, key):
+        # DELs stay: a DEL beside its array's last use contracts it (a different kernel)
+        computing = [tuple(sorted(i for i in b if prog[i].opcode is not Opcode.SYNC)) for b in blocks]
+        out.append(tuple(sorted(c for c in computing if c)))
+    return tuple(out)
+
+
+def _dedupe(batches: list[Any], parts: dict[tuple, list[str]]) -> dict[tuple, list[str]]:
+    """One partition per distinct set of kernels (the first found), with everyone who chose any.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY A float64[4]\\nRANGE A\\nADD A, A, 1\\nSYNC A")
+    >>> _dedupe([p], {(((0, 1), (2,)),): ["greedy/time"], (((0,), (1,), (2,)),): ["singleton/time"],
+    ...               (((0, 1, 2),),): ["linear/time"]})
+    {(((0, 1), (2,)),): ['greedy/time', 'linear/time'], (((0,), (1,), (2,)),): ['singleton/time']}
+    """
+    first: dict[tuple, tuple] = {}
+    out: dict[tuple, list[str]] = {}
+    for key, chosen_by in parts.items():
+        k = _kernel_key(batches, key)
+        rep = first.setdefault(k, key)
+        out.setdefault(rep, []).extend(chosen_by)
+    return out
+
+
+def _rank(chosen_by: list[str]) -> int:
+    best = len(PRIORITY)
+    for who in chosen_by:
+        for k, p in enumerate(PRIORITY):
+            if who == p or who.split("/")[0] == p:
+                best = min(best, k)
+    return best
+
+
+def _measure(cap: Any, key: tuple, repeat: int, kernels: KernelCache, until: float) -> tuple[float, float, int, int]:
+    """A compiling run and one timed run; then up to ``repeat - 1`` more that fit before
+    ``until`` (perf_counter seconds). Returns median, fastest, kernels, timed runs."""
+    parts = {k: [list(b) for b in blocks] for k, blocks in enumerate(key)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        r = run(cap, partitions={k: [list(b) for b in blocks] for k, blocks in enumerate(key)},
-                cache=kernels, repeat=repeat)
-    return statistics.median(r.times), min(r.times), r.kernels
+        r = run(cap, partitions=parts, cache=kernels, repeat=1)
+        times = list(r.times)
+        left = max(0.0, until - time.perf_counter())
+        more = repeat - 1 if math.isinf(left) else min(repeat - 1, int(left / max(times[0], 1e-6)))
+        if more > 0:
+            times += run(cap, partitions=parts, cache=kernels, repeat=more).times
+    return statistics.median(times), min(times), r.kernels, len(times)
 
 
 def _price(batches: list[Any], key: tuple, time_model: TimeModel) -> dict[str, float]:
@@ -104,7 +167,8 @@ def _price(batches: list[Any], key: tuple, time_model: TimeModel) -> dict[str, f
     out = {}
     for name in MODELS:
         if name == "time":
-            out[name] = predict_seconds(batches, key, time_model.figures, time_model.min_size)
+            out[name] = predict_seconds(batches, key, time_model.figures, time_model.min_size,
+                                        time_model.opaque_seconds)
             continue
         model = get_cost_model(name)
         out[name] = float(sum(model.cost(b, [list(x) for x in blocks]) for b, blocks in zip(batches, key)))
@@ -112,19 +176,41 @@ def _price(batches: list[Any], key: tuple, time_model: TimeModel) -> dict[str, f
 
 
 def bench_program(name: str, preset: str, repeat: int, kernels: KernelCache, time_model: TimeModel,
-                  reuse: dict[tuple, list[str]] | None = None) -> list[dict]:
-    """The rows of one workload at one preset: one per distinct partition (``reuse``: the
-    partitions of an earlier run, measured again instead of searched again)."""
+                  reuse: dict[tuple, list[str]] | None = None, until: float = math.inf,
+                  not_run: list[dict] | None = None) -> list[dict]:
+    """The rows of one workload at one preset: one per distinct set of kernels (``reuse``:
+    the partitions of an earlier run, measured again instead of searched again). The
+    partitions are measured in :data:`PRIORITY` order until ``until`` (perf_counter
+    seconds): each gets a compiling run and one timed run, and more as its share of the
+    time left allows; those left out, or predicted far slower than the rest, go to
+    ``not_run`` with the reason."""
     with contextlib.redirect_stdout(io.StringIO()):
         cap = capture(get_workload(name).script(preset))
     # its opaque calls priced by the seconds they took at capture (a matmul is not a map)
-    time_model = TimeModel(time_model.figures, time_model.min_size, opaque_seconds=cap.externals.seconds)
+    time_model = TimeModel(time_model.figures, time_model.min_size, opaque_seconds=cap.externals.seconds,
+                           by_blocks=runs_block_by_block(cap.batches))
     t = time.perf_counter()
     parts = reuse if reuse else _partitions(cap.batches, MergeCache(), time_model)
+    parts = _dedupe(cap.batches, parts)
     partition_seconds = time.perf_counter() - t
+    predicted = {key: _price(cap.batches, key, time_model)["time"] for key in parts}
+    fastest = min(predicted.values())
+    order = sorted(parts, key=lambda k: (_rank(parts[k]), predicted[k]))
     rows = []
-    for key, chosen_by in parts.items():
-        med, low, n_kernels = _measure(cap, key, repeat, kernels)
+    for n, key in enumerate(order):
+        chosen_by = parts[key]
+        left = until - time.perf_counter()
+        why = ""
+        if predicted[key] > SLOW_FACTOR * fastest and predicted[key] > SLOW_SECONDS:
+            why = f"predicted {predicted[key]:.2f} s, over {SLOW_FACTOR:g}x the program's fastest prediction"
+        elif left <= 0 and rows:
+            why = "the program's share of the --minutes budget ran out"
+        if why:
+            if not_run is not None:
+                not_run.append({"workload": name, "preset": preset, "chosen_by": chosen_by[:3], "reason": why})
+            continue
+        share = time.perf_counter() + max(left, 0.0) / (len(order) - n)
+        med, low, n_kernels, runs = _measure(cap, key, repeat, kernels, share)
         parts_time = [b for prog, blocks in zip(cap.batches, key)
                       for b in time_model.block_times(prog, [list(x) for x in blocks])]
         bound = {k: sum(1 for b in parts_time if b.bound == k) for k in ("launch", "memory", "compute")}
@@ -133,7 +219,7 @@ def bench_program(name: str, preset: str, repeat: int, kernels: KernelCache, tim
             "instructions": sum(len(b) for b in cap.batches), "batches": len(cap.batches),
             "blocks": sum(len(k) for k in key), "kernels": n_kernels,
             "measured_seconds": med, "min_seconds": low, "costs": _price(cap.batches, key, time_model),
-            "bound_blocks": bound, "partition_seconds": round(partition_seconds, 3),
+            "bound_blocks": bound, "partition_seconds": round(partition_seconds, 3), "timed_runs": runs,
             "partition": [[list(b) for b in blocks] for blocks in key],
         })
     return rows
@@ -189,6 +275,27 @@ def _worst(rows: list[dict], n: int = 8) -> list[dict]:
     return sorted(best.values(), key=lambda x: -abs(x["error"]))[:n]
 
 
+def _runs(data: dict[str, Any]) -> str:
+    """How many timed runs the partitions got (fewer where a program's share ran short)."""
+    runs = [r.get("timed_runs", data["meta"]["repeat"]) for r in data["rows"]]
+    if not runs:
+        return "none"
+    full = sum(1 for x in runs if x >= data["meta"]["repeat"])
+    if full == len(runs):
+        return f"all {len(runs)} with all {data['meta']['repeat']} timed runs"
+    return f"{full} of {len(runs)} with all {data['meta']['repeat']}, the rest {min(runs)} or more"
+
+
+def _not_run_lines(meta: dict[str, Any]) -> list[str]:
+    """The partitions left out, and why, one line per reason."""
+    by_reason: dict[str, list[str]] = {}
+    for x in meta.get("not_run", []):
+        reason = x["reason"].split(" s, over")[0] if x["reason"].startswith("predicted") else x["reason"]
+        key = "predicted far slower than the program's fastest" if x["reason"].startswith("predicted") else reason
+        by_reason.setdefault(key, []).append(f"{x['workload']}/{x['preset']} ({x['chosen_by'][0]})")
+    return [f"- {reason} ({len(v)}): {', '.join(v)}" for reason, v in by_reason.items()]
+
+
 def report(data: dict[str, Any]) -> str:
     s, meta = data["summary"], data["meta"]
     lines = [
@@ -196,8 +303,8 @@ def report(data: dict[str, Any]) -> str:
         f"`bench_time_model.py` ran {meta['seconds'] / 60:.1f} minutes; load average {meta['load_start']} at the "
         f"start, {meta['load_end']} at the end (the machine was {'shared' if max(meta['load_start'], meta['load_end']) > 1 else 'quiet'}). "
         f"{meta['programs']} programs ({meta['workloads']} workloads × presets {', '.join(meta['presets'])}), "
-        f"{meta['partitions']} distinct partitions, each run {meta['repeat']} times after a compiling run "
-        f"(Python driver; median). The time model's figures: {meta['figures']}.",
+        f"{meta['partitions']} partitions with distinct kernels, each run up to {meta['repeat']} times after a "
+        f"compiling run ({_runs(data)}; Python driver; median). The time model's figures: {meta['figures']}.",
         "",
         "| cost model | unit | seconds per unit (fitted) | median error | error quartiles | Kendall's tau | mean tau within a program |",
         "| --- | --- | ---: | ---: | --- | ---: | ---: |",
@@ -230,29 +337,30 @@ def report(data: dict[str, Any]) -> str:
                      f"{w['error']:+.0%} | {w['kernels']} | {b['launch']} / {b['memory']} / {b['compute']} |")
     lines += ["", "Where `time` misses, and why (from the model's block-by-block breakdown, "
               "`fusionlab.timemodel.explain`):", "",
-              "- **Opaque NumPy calls** (matrix products, `np.cov`, sorting, Python loops over rows in LU and "
-              "Gauss elimination): the model prices an opaque instruction as element-wise arithmetic over its "
-              "output, far below a matrix product's work; such programs are under-predicted by up to 100x. A "
-              "per-function throughput (FLOPs of `matmul`, `sort`) would fix it; it is not calibrated yet.",
-              "- **Programs NumPy runs block by block** (no driver could be built: 0 kernels) pay Python's "
-              "per-instruction dispatch, which the model prices as a kernel launch.",
+              "- **Opaque NumPy calls** are priced by the seconds they took at capture, and a contraction "
+              "(`CONTRACT`) by its flops at the calibrated `np.einsum` rate; a program with either runs block by "
+              "block (no driver), priced per block (Python's bookkeeping) and per instruction NumPy runs (a call "
+              "from the executor), both calibrated.",
               "- **Medium programs on a shared machine**: a parallel kernel waits for the core another process "
               "holds (whole time slices); the calibration's parallel figures come from quiet moments, so "
               "measured times above the load's own noise are under-predicted. The load average is recorded "
               "above; the per-preset table shows tiny (launch-bound, little affected) against medium.",
-              "- **Rosenbrock, medium**: over-predicted: Numba fuses the sum's arithmetic into a vectorised "
-              "loop faster than the per-family figures add up to."]
+              "- **Bandwidth by working set**: a program's traffic is priced at the calibrated bandwidth for its "
+              "peak of live arrays (one figure per program, which keeps the model monotone); a kernel whose own "
+              "arrays fit a faster level than the program's peak runs faster than predicted."]
     if meta.get("note"):
         lines += ["", f"Note: {meta['note']}."]
-    if meta.get("skipped"):
-        lines += ["", f"Not measured (the run's `--minutes` budget ran out first): {', '.join(meta['skipped'])}."]
+    if meta.get("not_run"):
+        lines += ["", f"Partitions not run ({len(meta['not_run'])}; every program had at least one run):", ""]
+        lines += _not_run_lines(meta)
     return "\n".join(lines)
 
 
 def _order(names: list[str], presets: list[str]) -> list[tuple[str, str]]:
     """Programs in the order run: each workload at every preset, the workloads in the order
-    given — by default the smaller programs (fewer instructions at the first preset) first —
-    so that a run cut by ``--minutes`` still has both sizes of the workloads it covered."""
+    given — by default the smaller programs (fewer instructions at the first preset) first.
+    With ``--minutes``, each program gets an equal share of the time left when it starts
+    (a quick one leaves more to those after it), so every program is measured."""
     return [(n, p) for n in names for p in presets if p in get_workload(n).presets]
 
 
@@ -274,7 +382,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(HERE / "results" / "time_model.json"))
     ap.add_argument("--no-readme", action="store_true")
     ap.add_argument("--minutes", type=float, default=0.0,
-                    help="start no new program after this many minutes (0: no limit); results are written after each")
+                    help="the run's budget (0: no limit): each program gets an equal share of the time left, "
+                         "its partitions fewer timed runs (at least one each) when the share runs short; "
+                         "results are written after each program")
+    ap.add_argument("--no-calibrate", action="store_true",
+                    help="without a calibration file, use the default figures instead of running `fusionlab calibrate`")
     ap.add_argument("--reuse", default="",
                     help="a results file of an earlier run: its programs' partitions are measured again, not searched")
     ap.add_argument("--report-only", action="store_true",
@@ -301,19 +413,25 @@ def main(argv: list[str] | None = None) -> int:
             key = tuple(tuple(tuple(b) for b in blocks) for blocks in r["partition"])
             reused.setdefault((r["workload"], r["preset"]), {})[key] = r["chosen_by"]
     figures = load_figures()
+    if figures.source == "default" and not args.no_calibrate:
+        # the model predicts this machine only from its own figures (the defaults are another machine's)
+        print("no calibration of this machine: running `fusionlab calibrate` (under a minute)", file=sys.stderr)
+        figures = calibrate().figures
     time_model = TimeModel(figures)
     kernels = KernelCache()
     rows: list[dict] = []
-    skipped: list[str] = []
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     data: dict[str, Any] = {}
-    for name, preset in _order(names, presets):
-        if args.minutes and time.perf_counter() - started > 60 * args.minutes:
-            skipped.append(f"{name}/{preset}")
-            continue
+    programs = _order(names, presets)
+    not_run: list[dict] = []
+    for done, (name, preset) in enumerate(programs):
+        # each program gets an equal share of the time left: every program is measured
+        until = math.inf
+        if args.minutes:
+            until = time.perf_counter() + (started + 60 * args.minutes - time.perf_counter()) / (len(programs) - done)
         t = time.perf_counter()
-        got = bench_program(name, preset, args.repeat, kernels, time_model, reused.get((name, preset)))
+        got = bench_program(name, preset, args.repeat, kernels, time_model, reused.get((name, preset)), until, not_run)
         rows += got
         print(f"{name:<26}{preset:<8}{len(got):>3} partitions {time.perf_counter() - t:7.1f} s", file=sys.stderr)
         data = {
@@ -325,12 +443,12 @@ def main(argv: list[str] | None = None) -> int:
                 "workloads": len({r["workload"] for r in rows}), "presets": presets,
                 "programs": len({(r["workload"], r["preset"]) for r in rows}),
                 "partitions": len(rows), "repeat": args.repeat, "figures": figures.label,
-                "algorithms": ALGORITHMS, "models": MODELS, "options": OPTIONS, "skipped": skipped,
+                "algorithms": ALGORITHMS, "models": MODELS, "options": OPTIONS,
+                "not_run": not_run, "minutes": args.minutes,
             },
             "summary": summarise(rows), "per_preset": _per_preset(rows), "worst": _worst(rows), "rows": rows,
         }
         out.write_text(json.dumps(data, indent=1) + "\n")   # after each program: a run cut short keeps its figures
-    data["meta"]["skipped"] = skipped
     out.write_text(json.dumps(data, indent=1) + "\n")
     text = report(data)
     print(text)

@@ -3,15 +3,21 @@
 :func:`calibrate` times small Numba kernels, each built like the kernels of
 :mod:`fusionlab.codegen` (a ``prange`` loop, or the same loop serial):
 
-- **bandwidth** of reads (a vectorised sum) and writes (a fill), in the last-level cache
-  (arrays of a quarter of it) and in memory (four times it), parallel and serial;
+- **bandwidth** of reads (a vectorised sum) and writes (a fill), parallel and serial, over
+  arrays of 256 KiB to 256 MiB (:data:`CURVE_SIZES`): the curve the time model interpolates
+  at a program's working set; its points near the last-level cache and at 256 MiB give the
+  two-level ``cache`` and ``memory`` figures;
 - **launch**: a call from Python of a parallel and of a serial kernel doing one element;
+- **block by block** (a run with an opaque call or a contraction has no driver): a block's
+  Python bookkeeping, and a lone instruction NumPy runs from the executor;
 - **allocation**: a fresh ``np.empty`` written once, against the same write into memory
   used before (the difference is the page faults of new memory, per byte), and a small
   ``np.empty`` (the fixed part);
 - **operations**: the throughput of each opcode family (``exp``, ``log``, ``sqrt``,
   division, multiply/add, comparisons, ``where``, reductions) on float64, float32 and int64,
-  from chains of the operation on data in the core's own cache, so the loads do not count.
+  from chains of the operation on data in the core's own cache, so the loads do not count;
+- **contractions**: seconds per floating-point operation of a matrix product by BLAS
+  (``np.matmul``) and by ``np.einsum``'s own loops, float64 and float32.
 
 The figures go, with the CPU model, core count and load, to a JSON file per machine
 (:func:`fusionlab.timemodel.machine_path`). A busy machine — a load average above
@@ -25,6 +31,7 @@ the first calibration on a machine pays their compilation (about 20 s).
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import statistics
@@ -40,7 +47,7 @@ from .timemodel import (
     DTYPES, FAMILIES, MachineFigures, cpu_model, last_level_cache_bytes, machine_path,
 )
 
-__all__ = ["calibrate", "CalibrationOptions", "Calibration", "read_load", "format_figures"]
+__all__ = ["calibrate", "CalibrationOptions", "Calibration", "read_load", "format_figures", "CURVE_SIZES"]
 
 _REPS = 8   # operations chained per element in the throughput kernels
 
@@ -90,17 +97,22 @@ def _one_ser(a: np.ndarray) -> None:
 
 
 _CHAIN_FAMILIES = ("muladd", "exp", "log", "sqrt", "division", "int_division", "comparison", "where")
-# the helper operations each chain adds to its family's own: (muladd operations)
-_HELPERS = {"muladd": 0, "exp": 1, "log": 1, "sqrt": 1, "division": 1, "int_division": 1,
-            "comparison": 1, "where": 2}
+# the helper operations each kernel adds to its family's own (muladd operations): the
+# offset added to x and the accumulation; ``where``'s comparison is its own
+_HELPERS = {"muladd": 0, "exp": 2, "log": 2, "sqrt": 2, "division": 2, "int_division": 2,
+            "comparison": 2, "where": 1}
 
 
 # Eight near-identical loops, one per family, chosen outside the loops (a branch inside
-# would stop vectorisation): ``_REPS`` chained operations per element, constants of the
-# array's own type.
+# would stop vectorisation), constants of the array's own type. Arithmetic is a chain of
+# ``_REPS`` multiply-adds per element; every other family applies its operation ``_REPS``
+# times to *independent* operands (``x + c[6 + r]``) and sums them, as a fused map does: a
+# chain of dependent divisions or comparisons measured their latency, 2 to 5 times the
+# throughput a map sees (division 0.95 against 0.5 ns per element, comparisons 0.9 against
+# 0.19 ns, serial, on the Xeon virtual machines).
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=True, cache=True, error_model="numpy")   # as the kernels codegen writes
 def _chain_par(a: np.ndarray, out: np.ndarray, c: np.ndarray, family: int) -> None:
     n = a.size
     if family == 0:
@@ -112,48 +124,55 @@ def _chain_par(a: np.ndarray, out: np.ndarray, c: np.ndarray, family: int) -> No
     elif family == 1:
         for i in numba.prange(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = np.exp(-x)
-            out[i] = x
+                s += np.exp(x + c[6 + r])
+            out[i] = s
     elif family == 2:
         for i in numba.prange(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = np.log(x + c[2])
-            out[i] = x
+                s += np.log(x + c[6 + r])
+            out[i] = s
     elif family == 3:
         for i in numba.prange(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = np.sqrt(x + c[3])
-            out[i] = x
+                s += np.sqrt(x + c[6 + r])
+            out[i] = s
     elif family == 4:
         for i in numba.prange(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = c[3] / (x + c[3])
-            out[i] = x
+                s += c[3] / (x + c[6 + r])
+            out[i] = s
     elif family == 5:
         for i in numba.prange(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = x // c[2] + c[4]
-            out[i] = x
+                s += (x + c[6 + r]) // c[2]
+            out[i] = s
     elif family == 6:
         for i in numba.prange(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = x + (x > c[5])
-            out[i] = x
+                s += (x + c[6 + r]) > c[5]
+            out[i] = s
     elif family == 7:
         for i in numba.prange(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = x * c[0] if x > c[5] else x + c[1]
-            out[i] = x
+                s += x if x > c[6 + r] else c[0]
+            out[i] = s
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _chain_ser(a: np.ndarray, out: np.ndarray, c: np.ndarray, family: int) -> None:
     n = a.size
     if family == 0:
@@ -165,45 +184,52 @@ def _chain_ser(a: np.ndarray, out: np.ndarray, c: np.ndarray, family: int) -> No
     elif family == 1:
         for i in range(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = np.exp(-x)
-            out[i] = x
+                s += np.exp(x + c[6 + r])
+            out[i] = s
     elif family == 2:
         for i in range(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = np.log(x + c[2])
-            out[i] = x
+                s += np.log(x + c[6 + r])
+            out[i] = s
     elif family == 3:
         for i in range(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = np.sqrt(x + c[3])
-            out[i] = x
+                s += np.sqrt(x + c[6 + r])
+            out[i] = s
     elif family == 4:
         for i in range(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = c[3] / (x + c[3])
-            out[i] = x
+                s += c[3] / (x + c[6 + r])
+            out[i] = s
     elif family == 5:
         for i in range(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = x // c[2] + c[4]
-            out[i] = x
+                s += (x + c[6 + r]) // c[2]
+            out[i] = s
     elif family == 6:
         for i in range(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = x + (x > c[5])
-            out[i] = x
+                s += (x + c[6 + r]) > c[5]
+            out[i] = s
     elif family == 7:
         for i in range(n):
             x = a[i]
+            s = x * 0
             for r in range(_REPS):
-                x = x * c[0] if x > c[5] else x + c[1]
-            out[i] = x
+                s += x if x > c[6 + r] else c[0]
+            out[i] = s
 
 
 # families each dtype measures (transcendental functions and true division of integers
@@ -295,17 +321,18 @@ class _Meter:
         return min(xs)
 
 
-def _bandwidth(meter: _Meter, llc: int, quick: bool) -> dict[str, dict[str, dict[str, float]]]:
-    sizes = {"cache": max(llc // 4, 1 << 20), "memory": (2 if quick else 4) * llc}
-    out: dict[str, dict[str, dict[str, float]]] = {}
-    for where, nbytes in sizes.items():
-        a = np.ones(nbytes // 8)
-        inner = 1   # one call per round: the fastest call is one no other process interrupted
-        got: dict[str, dict[str, float]] = {"read": {}, "write": {}}
-        for mode, read, write in (("parallel", _read_par, _write_par), ("serial", _read_ser, _write_ser)):
-            got["read"][mode] = a.nbytes / meter.seconds(f"{where} read {mode}", lambda: read(a), inner)
-            got["write"][mode] = a.nbytes / meter.seconds(f"{where} write {mode}", lambda: write(a, 1.0), inner)
-        out[where] = got
+def _bandwidth(curve: dict[str, dict[str, list[list[float]]]], llc: int) -> dict[str, dict[str, dict[str, float]]]:
+    """The two-level figures from the curve: ``cache`` at the working set nearest a quarter
+    of the last-level cache (at most 16 MiB: a shared cache of hundreds of MiB on a virtual
+    machine is mostly other tenants'), ``memory`` at the largest."""
+    want = min(max(llc // 4, 1 << 20), 16 << 20)
+    out: dict[str, dict[str, dict[str, float]]] = {"cache": {"read": {}, "write": {}},
+                                                   "memory": {"read": {}, "write": {}}}
+    for kind, modes in curve.items():
+        for mode, points in modes.items():
+            near = min(points, key=lambda p: abs(math.log(p[0] / want)))
+            out["cache"][kind][mode] = near[1]
+            out["memory"][kind][mode] = max(points)[1]
     return out
 
 
@@ -348,8 +375,34 @@ def _run_overhead(launch: dict[str, float], allocation: dict[str, float], quick:
     return max(fastest - launch["serial"] - launch["argument"] - allocation["fixed"], 0.0)
 
 
+def _block_by_block(launch: dict[str, float], quick: bool) -> dict[str, float]:
+    """What a run without a driver (block by block, :func:`fusionlab.execute.numba_backend.run_plan`)
+    adds: per block its Python bookkeeping (``block``: 32 kernel blocks against 16, block
+    by block less the same through the Python driver), and per instruction NumPy runs
+    from the executor (``numpy``: 32 lone instructions below ``min_size`` against 16)."""
+    from .execute.numba_backend import KernelCache
+    from .execute.runner import run
+    from .text import parse
+
+    cache = KernelCache()
+    repeat = 100 if quick else 300
+
+    def fastest(n: int, driver: str, min_size: int) -> float:
+        lines = ["ARRAY A float64[16]", "ARRAY B float64[16]", "RANGE A"]
+        lines += [f"ADD B, A, {k}" if k % 2 == 0 else "MULTIPLY A, B, 0.5" for k in range(n)]
+        p = parse("\n".join(lines + ["SYNC A", "SYNC B"]))
+        times = sorted(run(p, partitions={0: [[i] for i in range(len(p))]}, cache=cache, repeat=repeat,
+                           driver=driver, min_size=min_size).times)
+        return statistics.median(times[:max(3, len(times) // 10)])
+
+    per_kernel = (fastest(32, "blocks", 0) - fastest(16, "blocks", 0)) / 16
+    per_driven = (fastest(32, "python", 0) - fastest(16, "python", 0)) / 16
+    per_numpy = (fastest(32, "blocks", 1 << 30) - fastest(16, "blocks", 1 << 30)) / 16
+    return {"block": max(per_kernel - per_driven, 0.0), "numpy": max(per_numpy, launch["serial"])}
+
+
 def _allocation(meter: _Meter, llc: int, quick: bool) -> dict[str, float]:
-    n = (2 if quick else 4) * llc // 8
+    n = min((2 if quick else 4) * llc, 256 << 20) // 8   # a 480 MiB cache: not 2 GB of page faults
     used = np.empty(n)
     _write_par(used, 1.0)
     fresh = meter.seconds("allocation fresh", lambda: _write_par(np.empty(n), 1.0))
@@ -358,14 +411,60 @@ def _allocation(meter: _Meter, llc: int, quick: bool) -> dict[str, float]:
     return {"fixed": fixed, "per_byte": max(fresh - reused, 0.0) / (8 * n)}
 
 
+#: working sets of the bandwidth curve, in bytes: the private caches, the shared cache and
+#: memory of a few machines (a 2 MiB L2 and a 480 MiB L3 that holds 30 GB/s up to about
+#: 32 MiB on the Xeon virtual machines; a 32 MiB L3 on the EPYC ones)
+CURVE_SIZES: tuple[int, ...] = (256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20)
+
+
+def _curve(meter: _Meter, launch: dict[str, float], quick: bool) -> dict[str, dict[str, list[list[float]]]]:
+    """Read and write bandwidth over arrays of each of :data:`CURVE_SIZES` bytes (the
+    largest left out when ``quick``), a kernel's launch taken off each call: what the time
+    model interpolates at a program's working set."""
+    out: dict[str, dict[str, list[list[float]]]] = {"read": {"parallel": [], "serial": []},
+                                                    "write": {"parallel": [], "serial": []}}
+    for nbytes in CURVE_SIZES[:-1] if quick else CURVE_SIZES:
+        a = np.ones(nbytes // 8)
+        inner = max(1, (8 << 20) // nbytes)   # rounds of about a millisecond, at least one call
+        for mode, read, write in (("parallel", _read_par, _write_par), ("serial", _read_ser, _write_ser)):
+            for kind, fn in (("read", lambda: read(a)), ("write", lambda: write(a, 1.0))):
+                t = meter.seconds(f"{kind} {nbytes >> 10} KiB {mode}", fn, inner)
+                t = max(t - launch[mode], t / 2)
+                out[kind][mode].append([float(nbytes), nbytes / t])
+    # a larger working set is never faster: a point below a larger one's figure was slowed
+    # by other load (which only ever adds time), so it takes the larger one's
+    for modes in out.values():
+        for points in modes.values():
+            for k in range(len(points) - 2, -1, -1):
+                points[k][1] = max(points[k][1], points[k + 1][1])
+    return out
+
+
+def _flops(meter: _Meter, quick: bool) -> dict[str, dict[str, float]]:
+    """Seconds per floating-point operation of a contraction (``2 n^3`` for a product of
+    ``n x n`` matrices): ``gemm`` through BLAS (``np.matmul``), ``einsum`` by ``np.einsum``'s
+    own loops (no ``optimize``: what the executor runs), per float type."""
+    n = 96 if quick else 192
+    out: dict[str, dict[str, float]] = {"gemm": {}, "einsum": {}}
+    for dtype in ("float64", "float32"):
+        a = np.random.default_rng(0).random((n, n)).astype(dtype)
+        b = a.T.copy()
+        flop = 2.0 * n ** 3
+        out["gemm"][dtype] = meter.seconds(f"gemm {dtype}", lambda: np.matmul(a, b), 2) / flop
+        out["einsum"][dtype] = meter.seconds(f"einsum {dtype}", lambda: np.einsum("ij,jk->ik", a, b), 1) / flop
+    out["gemm"]["int64"] = out["einsum"]["int64"] = out["einsum"]["float64"]   # integers: no BLAS
+    return out
+
+
 def _operations(meter: _Meter, quick: bool) -> dict[str, dict[str, dict[str, float]]]:
     # data in the cores' own caches: the chains measure the arithmetic, not the loads
     n = 1 << (14 if quick else 16)
     out: dict[str, dict[str, dict[str, float]]] = {f: {} for f in FAMILIES}
     for dtype, families in _MEASURED.items():
         t = np.dtype(dtype).type
-        consts = np.array([0.5, 1, 2, 1, 3, 0], dtype=dtype) if dtype == "int64" else \
-            np.array([0.999, 0.001, 2.0, 1.0, 3.0, 0.5], dtype=dtype)
+        # c[0..5]: multiply-add constants, divisor, numerator, threshold; c[6:]: the offsets
+        consts = np.array([0.5, 1, 2, 1, 3, 0] + [r + 1 for r in range(_REPS)], dtype=dtype) if dtype == "int64" \
+            else np.array([0.999, 0.001, 2.0, 1.0, 3.0, 0.5] + [1 + 0.1 * r for r in range(_REPS)], dtype=dtype)
         a = (np.arange(n) % 7).astype(dtype) if dtype == "int64" else np.full(n, t(0.5))
         o = np.empty_like(a)
         for mode, chain in (("parallel", _chain_par), ("serial", _chain_ser)):
@@ -438,10 +537,13 @@ def calibrate(
     # launches first: after the bandwidth kernels the pool's threads sleep, and waking them
     # on a busy machine costs whole time slices
     launch = _launch(meter, options.quick)
-    bandwidth = _bandwidth(meter, llc, options.quick)
+    curve = _curve(meter, launch, options.quick)
+    bandwidth = _bandwidth(curve, llc)
     allocation = _allocation(meter, llc, options.quick)
     launch["run"] = _run_overhead(launch, allocation, options.quick)
+    launch.update(_block_by_block(launch, options.quick))
     ops = _operations(meter, options.quick)
+    flops = _flops(meter, options.quick)
     after = load()
     reasons = []
     worst = max(before, after)
@@ -464,7 +566,7 @@ def calibrate(
     figures = MachineFigures(
         host=platform.node() or "unknown", cpu=cpu_model(), cores=cores,
         threads=int(numba.get_num_threads()), llc_bytes=llc,
-        bandwidth=bandwidth, launch=launch, allocation=allocation, ops=ops,
+        bandwidth=bandwidth, launch=launch, allocation=allocation, ops=ops, curve=curve, flops=flops,
         measured=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         seconds=round(time.perf_counter() - started, 2), load=round(worst, 2), spread=round(spread, 3),
         noisy=bool(reasons), reasons=tuple(reasons), quick=options.quick, source="measured",
@@ -494,8 +596,17 @@ def format_figures(f: MachineFigures) -> str:
             lines.append(f"  {where + ' ' + kind:<22}{m['parallel'] / 1e9:>10.1f}{m['serial'] / 1e9:>10.1f}")
     lines.append(f"{'kernel launch µs':<24}{f.launch['parallel'] * 1e6:>10.2f}{f.launch['serial'] * 1e6:>10.2f}"
                  f"   (+{f.launch.get('argument', 0.0) * 1e6:.2f} per argument; a run: {f.launch.get('run', 0.0) * 1e6:.1f})")
+    lines.append(f"block by block µs: {f.launch.get('block', 0.0) * 1e6:.2f} per block, "
+                 f"{f.launch.get('numpy', 0.0) * 1e6:.2f} per instruction NumPy runs")
     lines.append(f"allocation: {f.allocation['fixed'] * 1e6:.2f} µs + {f.allocation['per_byte'] * 1e12:.1f} µs/MB"
                  f" (fresh memory's page faults)")
+    for kind, modes in f.curve.items():
+        for mode, points in modes.items():
+            lines.append(f"  {kind} {mode} GB/s by working set: "
+                         + ", ".join(f"{b / 2**20:g} MiB {bw / 1e9:.0f}" for b, bw in points))
+    for route, dtypes in f.flops.items():
+        lines.append(f"  contraction by {route}: " + ", ".join(f"{dt} {1e-9 / s:.1f} GFLOP/s"
+                                                             for dt, s in dtypes.items() if s > 0))
     lines.append(f"{'ns per element':<24}" + "".join(f"{d + ' par':>14}{d + ' ser':>14}" for d in DTYPES))
     for fam in FAMILIES:
         cells = []

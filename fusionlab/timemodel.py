@@ -52,24 +52,30 @@ import math
 import os
 import platform
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from .bytecode import Literal, Opcode, OpFamily, Program, View
+from .bytecode import Literal, Opcode, OpFamily, Program, View, contraction_letters
 from .costs import AdditiveCostModel
 from .wsp import WSPGraph
 
 __all__ = [
     "TimeModel", "MachineFigures", "BlockTime", "default_figures", "load_figures", "machine_path",
     "cache_root", "predict_seconds", "explain", "opcode_family", "FAMILIES", "DTYPES", "MIN_SIZE",
-    "last_level_cache_bytes", "cpu_model", "instruction_family",
+    "last_level_cache_bytes", "cpu_model", "instruction_family", "contraction_flops", "CONTRACTION_ROUTES",
+    "RUN_BY_NUMPY", "runs_block_by_block",
 ]
 
 #: Opcode families with a measured throughput.
 FAMILIES: tuple[str, ...] = ("arithmetic", "exp", "log", "sqrt", "division", "comparison", "where", "reduction")
 #: Data types measured; others take the nearest (bool and integers: int64; float16: float32).
 DTYPES: tuple[str, ...] = ("float64", "float32", "int64")
+#: How a contraction runs: ``"einsum"``, NumPy's own loops (``np.einsum`` without
+#: ``optimize``: what the executor runs, docs/semantics.md), or ``"gemm"``, BLAS.
+CONTRACTION_ROUTES: tuple[str, ...] = ("einsum", "gemm")
+#: Instructions NumPy runs (no kernel): a program with one runs block by block, without a driver.
+RUN_BY_NUMPY: frozenset[Opcode] = OpFamily.OPAQUE | OpFamily.CONTRACTION
 #: Blocks with fewer elements run serially: the backend's ``DEFAULT_MIN_SIZE`` (a test
 #: checks they agree; a cost model does not import the executor).
 MIN_SIZE = 4096
@@ -167,6 +173,14 @@ class MachineFigures:
     quick: bool = False
     source: str = "default"
     version: int = 1
+    #: bandwidth by working set: ``curve[kind][mode]`` is a list of ``[bytes, bytes per
+    #: second]`` (a read or a write pass over arrays of that many bytes), ascending in bytes;
+    #: empty: the two-level mix of ``bandwidth`` and ``llc_bytes``
+    curve: dict[str, dict[str, list[list[float]]]] = field(default_factory=dict)
+    #: seconds per floating-point operation of a contraction (``CONTRACT``, np.einsum):
+    #: ``{"gemm": {dtype: s}, "loop": {dtype: s}}`` — a matrix product BLAS runs, and the
+    #: loop nest einsum falls back to; empty: the defaults' figures
+    flops: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The figures as JSON-ready data."""
@@ -222,8 +236,16 @@ def default_figures() -> MachineFigures:
             "cache": {"read": {"parallel": 177e9, "serial": 92e9}, "write": {"parallel": 126e9, "serial": 70e9}},
             "memory": {"read": {"parallel": 33e9, "serial": 29e9}, "write": {"parallel": 28e9, "serial": 27e9}},
         },
-        launch={"parallel": 2.9e-6, "serial": 0.5e-6, "argument": 0.4e-6, "run": 6.5e-6},
+        # block, numpy: a block's bookkeeping and a NumPy call from the block-by-block
+        # executor (measured on the Xeon virtual machines, 2026-11-24)
+        launch={"parallel": 2.9e-6, "serial": 0.5e-6, "argument": 0.4e-6, "run": 6.5e-6,
+                "block": 1.0e-6, "numpy": 6.0e-6},
         allocation={"fixed": 0.12e-6, "per_byte": 1.7e-10},
+        # seconds per floating-point operation of a 192 x 192 matrix product (calibrated
+        # 2026-11-24 on the 2-core Xeon virtual machines: BLAS 125 / 197 GFLOP/s, einsum's
+        # loops 10.8 / 20 GFLOP/s); integers take einsum's float64 figure
+        flops={"gemm": {"float64": 8.0e-12, "float32": 5.1e-12, "int64": 9.3e-11},
+               "einsum": {"float64": 9.3e-11, "float32": 5.0e-11, "int64": 9.3e-11}},
         ops={   # nanoseconds per element (parallel, serial) for float64, float32, int64
             "arithmetic": _ops((0.020, 0.027), (0.014, 0.014), (0.029, 0.027)),
             "exp": _ops((3.3, 6.6), (2.2, 4.6), (3.3, 6.6)),
@@ -309,6 +331,37 @@ def instruction_family(ins: Any) -> tuple[str, ...]:
     return opcode_family(ins.opcode)
 
 
+def contraction_flops(ins: Any) -> int:
+    """A contraction's floating-point operations: a multiply and an add for every point of
+    its index space, ``2 * (product of every letter's extent)``.
+
+    >>> from fusionlab import parse
+    >>> p = parse('ARRAY A float64[3,4]\\nARRAY B float64[4,5]\\nARRAY C float64[3,5]\\n'
+    ...           'CONTRACT C, A, B, subscripts="ij,jk->ik"')
+    >>> contraction_flops(p[0])   # 2 * 3 * 4 * 5
+    120
+    """
+    sa, sb, _ = contraction_letters(ins.attr("subscripts"))
+    extent: dict[str, int] = {}
+    for letters, v in zip((sa, sb), ins.views_in):
+        extent.update(zip(letters, v.shape))
+    return 2 * math.prod(extent.values())
+
+
+#: opaque calls that are matrix products (NumPy hands them to BLAS)
+MATMUL_NAMES: frozenset[str] = frozenset({"np.matmul", "np.dot", "ndarray.dot", "ndarray.__matmul__", "operator.matmul"})
+
+
+def _matmul_flops(ins: Any) -> int:
+    """``2 m k n`` for an opaque matrix product of 1-D or 2-D operands (0 otherwise)."""
+    if ins.attr("name") not in MATMUL_NAMES or len(ins.views_in) != 2 or not ins.outputs:
+        return 0
+    a, b = ins.views_in
+    if not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2) or a.shape[-1] != b.shape[0]:
+        return 0
+    return 2 * a.shape[-1] * max(1, math.prod(ins.outputs[0].shape))
+
+
 def _dtype_key(dtype: str) -> str:
     if dtype.startswith("float") and dtype not in ("float64", "float128"):
         return "float32"
@@ -369,7 +422,7 @@ class _Summary(NamedTuple):
     new: int                   # base ids first written here
     freed: int                 # base ids deleted here and never synced
     size: int                  # largest iteration space of a computing instruction
-    computing: bool
+    computing: int             # computing instructions
     compute_parallel: float    # seconds
     compute_serial: float
     allocation: float
@@ -414,9 +467,21 @@ class TimeModel(AdditiveCostModel):
     merge_bonus: float = 0
 
     def __init__(self, figures: MachineFigures | None = None, min_size: int = MIN_SIZE,
-                 opaque_seconds: Mapping[int, float] | None = None) -> None:
+                 opaque_seconds: Mapping[int, float] | None = None, contraction: str = "einsum",
+                 by_blocks: bool | None = None) -> None:
         self.figures = figures if figures is not None else load_figures()
         self.min_size = int(min_size)
+        if contraction not in CONTRACTION_ROUTES:
+            raise ValueError(f"contraction must be one of {', '.join(CONTRACTION_ROUTES)}, not {contraction!r}")
+        self.contraction = contraction
+        # whether the run goes block by block: one driver runs every batch of a capture, so
+        # an opaque call in one batch decides for all (None: decided per program)
+        self.by_blocks = by_blocks
+        # seconds per flop of a contraction, by dtype (figures without them: the defaults')
+        flops = self.figures.flops.get(contraction) or default_figures().flops[contraction]
+        self._flop = {dt: flops.get(dt, flops.get("float64", 0.0)) for dt in DTYPES}
+        gemm = self.figures.flops.get("gemm") or default_figures().flops["gemm"]
+        self._gemm = {dt: gemm.get(dt, gemm.get("float64", 0.0)) for dt in DTYPES}
         # an OPAQUE call's own seconds, measured when capture ran it (``Externals.seconds``,
         # by its ``key``): a matrix product or a sort is not element-wise work over its output
         self.opaque_seconds = dict(opaque_seconds or {})
@@ -435,6 +500,10 @@ class TimeModel(AdditiveCostModel):
                 self._op[fam, dt] = (min(got["parallel"], got["serial"]), got["serial"])
         self._launch = (f.launch["parallel"], f.launch["serial"])
         self._argument = f.launch.get("argument", 0.0)
+        # runs block by block (no driver): per block, and per instruction NumPy runs
+        defaults = default_figures().launch if f.source != "default" else f.launch
+        self._block = f.launch.get("block", defaults.get("block", 0.0))
+        self._numpy = f.launch.get("numpy", defaults.get("numpy", 0.0))
 
     @property
     def description(self) -> str:
@@ -442,7 +511,7 @@ class TimeModel(AdditiveCostModel):
         return f"time: predicted seconds, a roofline per block; {self.figures.label}"
 
     def cache_key(self) -> tuple[Any, ...]:
-        return (self.name, self.unit, self.min_size, json.dumps(self.figures.to_dict(), sort_keys=True),
+        return (self.name, self.unit, self.min_size, self.contraction, self.by_blocks, json.dumps(self.figures.to_dict(), sort_keys=True),
                 tuple(sorted(self.opaque_seconds.items())))
 
     def __repr__(self) -> str:
@@ -454,31 +523,62 @@ class TimeModel(AdditiveCostModel):
         ctx = super().prepare(graph)
         program = graph.program
         w = _peak_live_bytes(program)
-        hit = min(1.0, self.figures.llc_bytes / w) if w > 0 else 1.0
-        ctx["hit"] = hit
-        # seconds per byte by (kind, parallel?): the cache-hit share at cache bandwidth
-        ctx["per_byte"] = {
-            (k, par): hit / self._bw["cache", k, m] + (1 - hit) / self._bw["memory", k, m]
-            for k in ("read", "write") for par, m in ((True, "parallel"), (False, "serial"))
-        }
+        ctx["hit"] = min(1.0, self.figures.llc_bytes / w) if w > 0 else 1.0
+        # an instruction NumPy must run leaves the run without a driver: block by block
+        numpy_only = 0
+        for i, ins in enumerate(program):
+            if ins.opcode in RUN_BY_NUMPY:
+                numpy_only |= 1 << i
+        ctx["numpy_only"] = numpy_only
+        ctx["by_blocks"] = bool(numpy_only) if self.by_blocks is None else self.by_blocks
+        ctx["working_set"] = w
+        # seconds per byte by (kind, parallel?), one figure per program (the proof needs it)
+        ctx["per_byte"] = {(k, par): self.seconds_per_byte(k, par, w)
+                           for k in ("read", "write") for par in (True, False)}
         # ids: views (with their bytes) and bases (with the mask of their views)
         vid: dict[View, int] = {}
         bid: dict[str, int] = {}
         vbytes: list[int] = []
         base_views: list[int] = []
+        view_base: list[int] = []
+        base_bytes: list[int] = []
         for ins in program:
             for v in ins.views_in + ins.outputs:
                 b = bid.setdefault(v.base.name, len(bid))
                 if b == len(base_views):
                     base_views.append(0)
+                    base_bytes.append(v.base.nbytes)
                 if v not in vid:
                     vid[v] = len(vbytes)
                     vbytes.append(_view_bytes(v))
+                    view_base.append(b)
                 base_views[b] |= 1 << vid[v]
-        ctx.update(vid=vid, bid=bid, vbytes=vbytes, base_views=base_views)
+        ctx.update(vid=vid, bid=bid, vbytes=vbytes, base_views=base_views, view_base=view_base,
+                   base_bytes=base_bytes)
         # the evaluator asks for an instruction's summary each time it builds a block
         ctx["single"] = [self._single(ctx, i) for i in range(len(program))]
         return ctx
+
+    def seconds_per_byte(self, kind: str, parallel: bool, working_set: int) -> float:
+        """Seconds per byte read (``kind="read"``) or written by a parallel or serial kernel
+        of a program whose arrays alive at once peak at ``working_set`` bytes: from the
+        calibrated curve (interpolated in the logarithm of the size, flat beyond its ends),
+        else the share ``min(1, llc / working_set)`` at cache bandwidth and the rest at
+        memory bandwidth. A parallel kernel is never dearer than a serial one.
+
+        >>> m = TimeModel(default_figures())
+        >>> m.seconds_per_byte("read", False, 1 << 20) < m.seconds_per_byte("read", False, 1 << 30)
+        True
+        """
+        def at(mode: str) -> float:
+            points = [p for p in self.figures.curve.get(kind, {}).get(mode, ()) if p[0] > 0 and p[1] > 0]
+            if points:
+                return _interpolate(points, working_set)
+            hit = min(1.0, self.figures.llc_bytes / working_set) if working_set > 0 else 1.0
+            return hit / self._bw["cache", kind, mode] + (1 - hit) / self._bw["memory", kind, mode]
+
+        serial = at("serial")
+        return min(at("parallel"), serial) if parallel else serial
 
     def summary(self, ctx: Any, i: int) -> _Summary:
         return ctx["single"][i]
@@ -500,9 +600,22 @@ class TimeModel(AdditiveCostModel):
             for fam in instruction_family(ins):
                 p, s = self._op[fam, dt]
                 par, ser = par + elements * p, ser + elements * s
-            if ins.opcode in OpFamily.OPAQUE:
+            if ins.opcode in OpFamily.CONTRACTION:
+                # NumPy runs it, alone: its multiply-adds at the contraction's own rate
+                par = ser = contraction_flops(ins) * self._flop[dt]
+            elif ins.opcode in OpFamily.OPAQUE:
                 measured = self.opaque_seconds.get(ins.attr("key"))
                 par = ser = measured if measured is not None else ser   # NumPy runs it, on one core
+                flops = _matmul_flops(ins)
+                if flops:
+                    # a matrix product by BLAS: its flops at the calibrated rate, not one timing
+                    # at capture (on a shared machine BLAS threads waiting for a core made a
+                    # 2 ms product take 400 ms once)
+                    par = ser = flops * self._gemm[dt]
+                # the executor hands the function copies of its arrays (it may write them)
+                # and copies the result into place: each byte read and written once more
+                moved = sum(_view_bytes(v) for v in ins.views_in + ins.outputs)
+                par = ser = ser + moved * (ctx["per_byte"]["read", False] + ctx["per_byte"]["write", False])
             elif ins.opcode in OpFamily.SCAN:
                 par *= 2    # a compiled scan runs in two parallel passes (chunk totals, then values)
         alloc = 0.0
@@ -517,11 +630,11 @@ class TimeModel(AdditiveCostModel):
             return out
 
         return _Summary(1 << i, mask(a.reads, vid), mask(a.writes, vid), mask(a.new, bid),
-                        mask(a.deleted - ctx["synced"], bid), size if computing else 0, computing, par, ser, alloc)
+                        mask(a.deleted - ctx["synced"], bid), size if computing else 0, int(computing), par, ser, alloc)
 
     def combine(self, ctx: Any, a: _Summary, b: _Summary) -> _Summary:
         return _Summary(a.members | b.members, a.reads | b.reads, a.writes | b.writes, a.new | b.new,
-                        a.freed | b.freed, max(a.size, b.size), a.computing or b.computing,
+                        a.freed | b.freed, max(a.size, b.size), a.computing + b.computing,
                         a.compute_parallel + b.compute_parallel, a.compute_serial + b.compute_serial,
                         a.allocation + b.allocation)
 
@@ -541,12 +654,19 @@ class TimeModel(AdditiveCostModel):
         for b in _bits(s.freed):
             freed |= base_views[b]
         ext_w = s.writes & ~freed
-        rb = sum(vbytes[v] for v in _bits(ext_r))
-        wb = sum(vbytes[v] for v in _bits(ext_w))
+        rb = _traffic(ext_r, ctx)
+        wb = _traffic(ext_w, ctx)
         par = s.size >= self.min_size
         memory = rb * ctx["per_byte"]["read", par] + wb * ctx["per_byte"]["write", par]
         compute = s.compute_parallel if par else s.compute_serial
         launch = self._launch[0 if par else 1] + self._argument * (ext_r | ext_w).bit_count()
+        if ctx["by_blocks"]:
+            # no driver: Python's per-block bookkeeping, and a lone instruction NumPy runs
+            # (an opaque call, a contraction, or one below min_size) costs at least a
+            # NumPy call from the executor: max() keeps the proof's launch inequality
+            launch += self._block
+            if s.computing == 1 and (not par or ctx["numpy_only"] & s.members):
+                launch = max(launch, self._numpy)
         return BlockTime(members, par, launch, s.allocation, memory, compute, rb, wb)
 
     def block_times(self, program: Program, blocks: Iterable[Iterable[int]]) -> list[BlockTime]:
@@ -560,6 +680,33 @@ class TimeModel(AdditiveCostModel):
                 s = self.combine(ctx, s, self.summary(ctx, i))
             out.append(self._parts(ctx, s))
         return out
+
+
+def _traffic(views: int, ctx: Any) -> int:
+    """Bytes moved by accessing the views in the mask ``views``: per base, the sum of its
+    views' bytes, at most the base's own bytes (``x[1:]`` and ``x[:-1]`` read one array
+    once). ``min(sum, cap)`` per base keeps the bytes monotone and subadditive in the set
+    of views, which the proof needs."""
+    per_base: dict[int, int] = {}
+    vbytes, view_base = ctx["vbytes"], ctx["view_base"]
+    for v in _bits(views):
+        b = view_base[v]
+        per_base[b] = per_base.get(b, 0) + vbytes[v]
+    caps = ctx["base_bytes"]
+    return sum(min(n, caps[b]) for b, n in per_base.items())
+
+
+def _interpolate(points: Sequence[Sequence[float]], size: float) -> float:
+    """Seconds per byte at working set ``size`` from ``[bytes, bytes per second]`` points:
+    linear in the logarithm of the size between two points, the end's figure beyond."""
+    pts = sorted((float(b), 1.0 / float(bw)) for b, bw in points if b > 0 and bw > 0)
+    if size <= pts[0][0]:
+        return pts[0][1]
+    for (b0, t0), (b1, t1) in zip(pts, pts[1:]):
+        if size <= b1:
+            x = math.log(size / b0) / math.log(b1 / b0)
+            return t0 + x * (t1 - t0)
+    return pts[-1][1]
 
 
 def _peak_live_bytes(program: Program) -> int:
@@ -579,14 +726,28 @@ def _peak_live_bytes(program: Program) -> int:
     return peak
 
 
+def runs_block_by_block(programs: Sequence[Program]) -> bool:
+    """Whether a run of these batches has no driver: one of them has an instruction NumPy
+    must run (:data:`RUN_BY_NUMPY`), and one driver runs every batch or none.
+
+    >>> from fusionlab import parse
+    >>> runs_block_by_block([parse("ARRAY A float64[4]\\nRANGE A"),
+    ...                      parse('ARRAY A float64[4]\\nARRAY B float64[4]\\nOPAQUE B, A, name="np.sort"')])
+    True
+    """
+    return any(ins.opcode in RUN_BY_NUMPY for p in programs for ins in p)
+
+
 def predict_seconds(program: Program | Sequence[Program], blocks: Sequence[Any],
-                    figures: MachineFigures | None = None, min_size: int = MIN_SIZE) -> float:
+                    figures: MachineFigures | None = None, min_size: int = MIN_SIZE,
+                    opaque_seconds: Mapping[int, float] | None = None) -> float:
     """The ``time`` model's prediction for one run (seconds): what the explorer shows
     beside the measured time. ``program`` is a program and ``blocks`` its partition, or a
     capture's batches and one partition per batch (``Capture.batches``, as ``run`` takes
     them). It is the model's cost plus the fixed cost of a run of the driver
     (``launch["run"]``: the same for every partition, so not part of the cost the
-    algorithms minimise). ``figures`` default to this machine's calibration (or the
+    algorithms minimise); ``opaque_seconds`` prices opaque calls by their seconds at
+    capture (``Capture.externals.seconds``). ``figures`` default to this machine's calibration (or the
     defaults).
 
     >>> from fusionlab.examples import fig3
@@ -598,11 +759,11 @@ def predict_seconds(program: Program | Sequence[Program], blocks: Sequence[Any],
     >>> abs(two - (2 * one - f.launch["run"])) < 1e-15
     True
     """
-    model = TimeModel(figures, min_size)
     if isinstance(program, Program):
         programs, partitions = [program], [blocks]
     else:
         programs, partitions = list(program), list(blocks)
+    model = TimeModel(figures, min_size, opaque_seconds=opaque_seconds, by_blocks=runs_block_by_block(programs))
     if len(programs) != len(partitions):
         raise ValueError(f"{len(programs)} batches but {len(partitions)} partitions: give one partition per batch")
     total = sum(model.cost(p, [list(b) for b in part]) for p, part in zip(programs, partitions))

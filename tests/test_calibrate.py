@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fusionlab.calibrate import CalibrationOptions, calibrate, format_figures, read_load
+from fusionlab.calibrate import CURVE_SIZES, CalibrationOptions, calibrate, format_figures, read_load
 from fusionlab.cli import main
 from fusionlab.timemodel import DTYPES, FAMILIES, MachineFigures, load_figures, machine_path
 
@@ -40,6 +40,8 @@ def test_figures_in_sane_ranges(busy) -> None:
         assert 0.1e-6 <= f.launch[mode] <= 1000e-6, (mode, f.launch[mode])
     assert 0 <= f.launch["argument"] <= 100e-6
     assert 0 <= f.launch["run"] <= 10_000e-6
+    assert 0 <= f.launch["block"] <= 1000e-6 and f.launch["serial"] <= f.launch["numpy"] <= 1000e-6
+    assert "block by block" in format_figures(f)
     assert 0 < f.allocation["fixed"] <= 100e-6
     assert 0 <= f.allocation["per_byte"] <= 1e-8          # at most 10 ms per MB of page faults
     for fam in FAMILIES:
@@ -50,6 +52,18 @@ def test_figures_in_sane_ranges(busy) -> None:
                 assert 1e-13 <= m[mode] <= 1e-6, (fam, dt, mode, m[mode])   # 0.1 ps .. 1 µs per element
     # transcendental functions cost more than an addition on this kind of CPU
     assert f.ops["exp"]["float64"]["serial"] > f.ops["arithmetic"]["float64"]["serial"]
+    # the bandwidth curve: every working set but the largest (quick), ascending, sane
+    for kind in ("read", "write"):
+        for mode in ("parallel", "serial"):
+            points = f.curve[kind][mode]
+            assert [b for b, _ in points] == [float(x) for x in CURVE_SIZES[:-1]]
+            assert all(1e9 <= bw <= 2000e9 for _, bw in points), (kind, mode, points)
+    # contractions: BLAS between 1 and 10,000 GFLOP/s, einsum's loops slower than BLAS
+    for dt in ("float64", "float32"):
+        assert 1e-13 <= f.flops["gemm"][dt] <= 1e-9, (dt, f.flops["gemm"][dt])
+        assert 1e-12 <= f.flops["einsum"][dt] <= 1e-8, (dt, f.flops["einsum"][dt])
+        assert f.flops["einsum"][dt] > f.flops["gemm"][dt]
+    assert "contraction by gemm" in format_figures(f) and "by working set" in format_figures(f)
     assert f.cores == (os.cpu_count() or 1) and f.threads >= 1 and f.llc_bytes > 0
     assert f.cpu and f.host and f.quick and f.source == "measured"
 

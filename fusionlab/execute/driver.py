@@ -7,7 +7,9 @@ kernel that has streamed its arrays through the caches, as Python's own objects 
 from memory), where the compiled loops of a hand-written program pay nothing. The driver
 is one function for a whole run — every batch of a capture — that calls the kernels
 itself: run as plain Python it keeps only the calls; compiled by Numba (``@numba.njit``,
-its decorator) Python calls it once.
+its decorator) Python calls it once. Before each parallel kernel whose loop differs from
+the last one's, it sets the dynamic schedule's chunk for that loop (its last argument
+``ch``: threads times chunks per thread, 0 for Numba's static schedule).
 
 What the storage does at run time (:class:`~fusionlab.execute.reference.Storage`:
 allocation on first use, zeroing or copying an input, lent random draws, copy on write
@@ -49,10 +51,11 @@ Examples
 >>> plans = [plan(p, [[0, 1, 2, 3, 4]], min_size=0)]
 >>> print(get_driver(plans).source)  # doctest: +ELLIPSIS
 @numba.njit(cache=True)
-def driver(s0, m0):
+def driver(s0, m0, ch):
     # batch 1
     A = s0  # A: 1000 float64
     S = m0  # S: synced, returned (new each run)
+    numba.set_parallel_chunksize(max(1, 1 // ch) if ch else 0)
     k_...(A, S[0:1], np.uint64(1000))  # block [1, 2, 3, 4, 5]
     return (S,)
 >>> run = Driver(plans, Externals(), KernelCache())
@@ -223,7 +226,7 @@ def get_driver(plans: Sequence[Plan], externals: Externals | None = None, inputs
 
 def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int) -> DriverSource:
     """The driver's source from the walk's events: names, slots, statements."""
-    used: set[str] = {"np", "numba", "as_strided", "driver"}
+    used: set[str] = {"np", "numba", "as_strided", "driver", "ch"}
     kernels: dict[str, tuple[str, KernelSource]] = {}
     for ev in events:
         if ev[0] == "call" and ev[1].key not in kernels:
@@ -253,6 +256,7 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int) -> 
     free: dict[tuple[str, int], list[int]] = {}
     slot_of: dict[int, int] = {}
     body: list[str] = []
+    chunked_for = 0   # the parallel loop the schedule's chunk was last set for
 
     def draw_arg(key: int, flat: bool) -> str:
         if (key, flat) not in draws:
@@ -303,6 +307,12 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int) -> 
                 free.setdefault(slots[s], []).append(s)
         elif ev[0] == "call":
             spec, args, numbered = ev[1], ev[2], ev[3]
+            if spec.parallel_iterations and spec.parallel_iterations != chunked_for:
+                # the chunk of the dynamic schedule follows this loop, not the run's
+                # shortest: a 245-chunk reduction's chunk of 30 handed a million-element
+                # map out in 33,000 pieces (15 times slower, docs/backend.md)
+                chunked_for = spec.parallel_iterations
+                body.append(f"numba.set_parallel_chunksize(max(1, {chunked_for} // ch) if ch else 0)")
             exprs = [_view(inc.var, max(inc.base.size, 1), v) for inc, v in args]
             exprs += [draw_arg(k, False) for k in spec.randoms]
             exprs += [f"np.uint64({n})" for n in spec.extents]
@@ -310,7 +320,7 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int) -> 
     returns = [final[name] for name in final]
     draw_order = sorted(draws, key=lambda d: (d[0], not d[1]))
     params = [draws[d] for d in draw_order] + [name for _, name in inputs.values()] + \
-        [f"s{k}" for k in range(len(slots))] + [f"m{k}" for k in range(len(fresh))]
+        [f"s{k}" for k in range(len(slots))] + [f"m{k}" for k in range(len(fresh))] + ["ch"]
     lines = ["@numba.njit(cache=True)", f"def driver({', '.join(params)}):"]
     lines += [f"    {line}" for line in body]
     lines.append(f"    return ({''.join(f'{inc.var}, ' for inc in returns).rstrip(', ')}{',' if len(returns) == 1 else ''})")
@@ -455,7 +465,9 @@ class Driver:
             if self._fn is None:
                 fn = self.cache.get_driver(spec)
                 self._fn = fn if self.mode == "numba" else fn.py_func   # py_func: the same source, not compiled
-            out = self._fn(*self._args, *slots, *fresh)
+            # chunks per parallel loop (threads x chunks per thread; 0: static schedule)
+            ch = self.choice.threads * self.chunks_per_thread if self.choice.chunksize else 0
+            out = self._fn(*self._args, *slots, *fresh, ch)
         except Exception as exc:  # Numba's typing or lowering errors come in many classes
             return self._fall_back(exc)
         finally:
