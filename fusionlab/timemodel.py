@@ -63,7 +63,7 @@ from .wsp import WSPGraph
 __all__ = [
     "TimeModel", "MachineFigures", "BlockTime", "default_figures", "load_figures", "machine_path",
     "cache_root", "predict_seconds", "explain", "opcode_family", "FAMILIES", "DTYPES", "MIN_SIZE",
-    "last_level_cache_bytes", "cpu_model", "instruction_family", "contraction_flops", "CONTRACTION_ROUTES",
+    "last_level_cache_bytes", "cpu_model", "instruction_family", "contraction_flops", "contraction_route", "CONTRACTION_ROUTES",
     "RUN_BY_NUMPY", "runs_block_by_block",
 ]
 
@@ -72,8 +72,11 @@ FAMILIES: tuple[str, ...] = ("arithmetic", "exp", "log", "sqrt", "division", "co
 #: Data types measured; others take the nearest (bool and integers: int64; float16: float32).
 DTYPES: tuple[str, ...] = ("float64", "float32", "int64")
 #: How a contraction runs: ``"einsum"``, NumPy's own loops (``np.einsum`` without
-#: ``optimize``: what the executor runs, docs/semantics.md), or ``"gemm"``, BLAS.
-CONTRACTION_ROUTES: tuple[str, ...] = ("einsum", "gemm")
+#: ``optimize``), ``"gemm"``, BLAS, or ``"auto"``: each CONTRACT by the call it replays
+#: (:func:`contraction_route`).
+CONTRACTION_ROUTES: tuple[str, ...] = ("auto", "einsum", "gemm")
+#: NumPy calls that reach BLAS on float operands (a CONTRACT's ``via``)
+BLAS_CALLS: frozenset[str] = frozenset({"matmul", "dot", "inner"})
 #: Instructions NumPy runs (no kernel): a program with one runs block by block, without a driver.
 RUN_BY_NUMPY: frozenset[Opcode] = OpFamily.OPAQUE | OpFamily.CONTRACTION
 #: Blocks with fewer elements run serially: the backend's ``DEFAULT_MIN_SIZE`` (a test
@@ -352,6 +355,20 @@ def contraction_flops(ins: Any) -> int:
 MATMUL_NAMES: frozenset[str] = frozenset({"np.matmul", "np.dot", "ndarray.dot", "ndarray.__matmul__", "operator.matmul"})
 
 
+def contraction_route(ins: Any) -> str:
+    """``"gemm"`` for a CONTRACT whose NumPy call reaches BLAS (``via`` matmul, dot or inner on
+    float operands: a lone one replays that call, a fused one runs BLAS tiles), else ``"einsum"``.
+
+    >>> from fusionlab import parse
+    >>> p = parse('ARRAY A float64[3,4]\\nARRAY B float64[4,5]\\nARRAY C float64[3,5]\\n'
+    ...           'CONTRACT C, A, B, subscripts="ij,jk->ik", via="matmul"\\n')
+    >>> contraction_route(p[0])
+    'gemm'
+    """
+    floats = all(v.dtype.startswith("float") for v in ins.views_in)
+    return "gemm" if floats and ins.attr("via") in BLAS_CALLS else "einsum"
+
+
 def _matmul_flops(ins: Any) -> int:
     """``2 m k n`` for an opaque matrix product of 1-D or 2-D operands (0 otherwise)."""
     if ins.attr("name") not in MATMUL_NAMES or len(ins.views_in) != 2 or not ins.outputs:
@@ -467,7 +484,7 @@ class TimeModel(AdditiveCostModel):
     merge_bonus: float = 0
 
     def __init__(self, figures: MachineFigures | None = None, min_size: int = MIN_SIZE,
-                 opaque_seconds: Mapping[int, float] | None = None, contraction: str = "einsum",
+                 opaque_seconds: Mapping[int, float] | None = None, contraction: str = "auto",
                  by_blocks: bool | None = None) -> None:
         self.figures = figures if figures is not None else load_figures()
         self.min_size = int(min_size)
@@ -477,9 +494,11 @@ class TimeModel(AdditiveCostModel):
         # whether the run goes block by block: one driver runs every batch of a capture, so
         # an opaque call in one batch decides for all (None: decided per program)
         self.by_blocks = by_blocks
-        # seconds per flop of a contraction, by dtype (figures without them: the defaults')
-        flops = self.figures.flops.get(contraction) or default_figures().flops[contraction]
-        self._flop = {dt: flops.get(dt, flops.get("float64", 0.0)) for dt in DTYPES}
+        # seconds per flop of a contraction, by route and dtype (figures without them: the defaults')
+        self._flops = {}
+        for route in CONTRACTION_ROUTES[1:]:
+            flops = self.figures.flops.get(route) or default_figures().flops[route]
+            self._flops[route] = {dt: flops.get(dt, flops.get("float64", 0.0)) for dt in DTYPES}
         gemm = self.figures.flops.get("gemm") or default_figures().flops["gemm"]
         self._gemm = {dt: gemm.get(dt, gemm.get("float64", 0.0)) for dt in DTYPES}
         # an OPAQUE call's own seconds, measured when capture ran it (``Externals.seconds``,
@@ -602,7 +621,8 @@ class TimeModel(AdditiveCostModel):
                 par, ser = par + elements * p, ser + elements * s
             if ins.opcode in OpFamily.CONTRACTION:
                 # NumPy runs it, alone: its multiply-adds at the contraction's own rate
-                par = ser = contraction_flops(ins) * self._flop[dt]
+                route = contraction_route(ins) if self.contraction == "auto" else self.contraction
+                par = ser = contraction_flops(ins) * self._flops[route][dt]
             elif ins.opcode in OpFamily.OPAQUE:
                 measured = self.opaque_seconds.get(ins.attr("key"))
                 par = ser = measured if measured is not None else ser   # NumPy runs it, on one core

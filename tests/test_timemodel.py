@@ -218,8 +218,21 @@ def test_contraction_priced_by_its_flops(route: str) -> None:
     (mm2, dot2) = explain(p, [[0, 1], [2]], TimeModel(calibrated, contraction=route))
     assert mm2.compute == pytest.approx(2 * 300 * 200 * 100 * 1e-9) and dot2.compute == pytest.approx(2 * 64 * 2e-9)
     assert check_monotonic(model, p) is None
-    with pytest.raises(ValueError, match="einsum, gemm"):
+    with pytest.raises(ValueError, match="auto, einsum, gemm"):
         TimeModel(f, contraction="blas")
+
+
+def test_contraction_route_follows_the_numpy_call_it_replays() -> None:
+    """auto: BLAS's rate for a float matmul / dot / inner, einsum's own loops otherwise."""
+    f = default_figures()
+    head = "ARRAY A float64[30,20]\nARRAY B float64[20,10]\nARRAY C float64[30,10]\n"
+    for via, route in (("matmul", "gemm"), ("dot", "gemm"), ("einsum", "einsum")):
+        p = parse(head + f'CONTRACT C, A, B, subscripts="ij,jk->ik", via="{via}"\n')
+        (b,) = explain(p, [[0]], TimeModel(f))
+        assert b.compute == pytest.approx(2 * 30 * 20 * 10 * f.flops[route]["float64"], rel=1e-12)
+    ints = parse(head.replace("float64", "int64") + 'CONTRACT C, A, B, subscripts="ij,jk->ik", via="matmul"\n')
+    (b,) = explain(ints, [[0]], TimeModel(f))
+    assert b.compute == pytest.approx(2 * 30 * 20 * 10 * f.flops["einsum"]["int64"], rel=1e-12)
 
 
 CURVE = {kind: {mode: [[1 << 20, 100e9 * s], [16 << 20, 25e9 * s], [256 << 20, 10e9 * s]]
