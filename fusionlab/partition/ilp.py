@@ -40,10 +40,11 @@ from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Bohrium, MaxContract, MaxLocality, Robinson, UnsupportedCostModel, access_info
 from ..wsp import _bits, reachability
 from . import _highs_worker
-from ._common import Context, ProgramOrState, announce, cut_note, finish, setup
+from ._common import Context, ProgramOrState, announce, coarsest_bound, cut_note, finish, setup
 from .greedy import greedy_merge
 from .linear import LinearCut, linear_merge
 from .result import PartitionResult
+from .separation import separated
 from .unintrusive import unintrusive_merge
 
 # Models up to this many variables are solved in this process (milliseconds); larger ones
@@ -233,6 +234,8 @@ class _Seed:
         return f"the best of the linear, unintrusive and greedy partitions ({self.which})"
 
     def finish(self, notes: list[str], cut: str = "", bound: float | None = None) -> PartitionResult:
+        # unsolved, the answer still carries a proven bound: at worst all in one block
+        bound = max(bound if bound is not None else -np.inf, coarsest_bound(self.ctx))
         return finish(self.ctx, "ilp", self.blocks, proven_optimal=False, notes=notes, bound=bound, budget_cut=cut)
 
 
@@ -283,6 +286,7 @@ def _solve(ctx: Context, own: Budget, seed: _Seed, P: _Model, o: list[int], mask
     if ctx.evaluator.cost(blocks) > seed.cost + 1e-9:
         notes[0] += f"; HiGHS's best so far costs more than {seed.describe()}, returned instead"
         return seed.finish(notes, cut, bound)
+    bound = max(bound if bound is not None else -np.inf, coarsest_bound(ctx))
     return finish(ctx, "ilp", blocks, proven_optimal=False, notes=notes, bound=bound, budget_cut=cut)
 
 
@@ -309,12 +313,10 @@ def _build(ctx: Context, budget: Budget, max_variables: int | None) -> tuple[_Mo
     big = max(m, 1)
     o = [P.var(0, m - 1, True) for _ in range(m)]
     reach = reachability(succ, budget, "ilp: model building")
-    forbidden = set()
-    for a in range(m):
-        budget.check("ilp: model building")
-        for b in range(a + 1, m):
-            if not state.compatible(ids[a], ids[b]):
-                forbidden.add((a, b))
+    # fuse-preventing pairs, and the pairs a path through a block separated from one of
+    # them keeps apart: fewer fusion variables, and strict order rows the LP feels
+    sep = separated(succ, lambda a, b: state.compatible(ids[a], ids[b]), budget, phase="ilp: model building")
+    forbidden = {(a, b) for a in range(m) for b in _bits(sep[a]) if b > a}
     s_var: dict[tuple[int, int], int] = {}
 
     def s(a: int, b: int) -> int | None:

@@ -23,7 +23,8 @@ from typing import Any, Callable
 from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Evaluator
 from ..wsp import PartitionState, _bits, _find_cycle, reachability
-from ._common import BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, dense, finish, setup, sparse
+from ._common import (BaseIndex, ProgramOrState, SavingIndex, announce, coarsest_bound, cut_note, dense, finish,
+                      setup, sparse)
 from .greedy import greedy_merge
 from .linear import LinearCut, linear_merge
 from .result import NodeOutcome, PartitionResult, SearchTrace, TraceNode, WeightEdge
@@ -412,7 +413,11 @@ class _Run:
             notes.append(f"not proven optimal: {self.stopped} after {self.explored} nodes")
             if self.caller_stopped:
                 cut_phase = "optimal: search"
-        bound = None if proven else self.lower_bound()
+        bound = None
+        if not proven:
+            # before the search has a bound of its own, all instructions in one block give one
+            found = self.lower_bound()
+            bound = max(found if found is not None else -float("inf"), coarsest_bound(ctx))
         trace = None
         if self.search_ is not None:
             search = self.search_
