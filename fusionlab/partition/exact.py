@@ -10,7 +10,7 @@
    parts' optima is a lower bound and their join, legal and of that cost, is an optimum
    (``docs/semantics.md``, "Algorithms").
 2. **Branch and bound first** (:func:`~fusionlab.partition.optimal.optimal`, seeded by
-   linear, unintrusive and greedy) with a share of the time: most captured batches are
+   linear, unintrusive and greedy) for half a second at most: most captured batches are
    proven in milliseconds, and its search trace is kept for the search-tree view.
 3. **Then the ILP** (:func:`~fusionlab.partition.ilp.ilp`, built-in models) with the time
    left, when the branch and bound did not prove its answer.
@@ -39,7 +39,7 @@ _ILP_MODELS = (Bohrium, MaxContract, MaxLocality, Robinson)
 
 def exact(
     program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, time_limit: float = 10.0,
-    bnb_share: float = 0.25, use_ilp: bool = True, decompose: bool = True, max_nodes: int = 1_000_000, trace_limit: int = 20_000,
+    bnb_time: float = 0.5, use_ilp: bool = True, decompose: bool = True, max_nodes: int = 1_000_000, trace_limit: int = 20_000,
     budget: Budget | None = None,
 ) -> PartitionResult:
     """The cheapest legal partition, by the portfolio above, within ``time_limit`` seconds.
@@ -48,8 +48,9 @@ def exact(
     ----------
     time_limit
         Seconds for the whole search, counted once the WSP graph is built, never past ``budget``.
-    bnb_share
-        The branch and bound's share of the time (of each part) before the ILP takes over.
+    bnb_time
+        Seconds for the branch and bound (of each part, at most half the time left) before
+        the ILP takes over: it proves most captured batches in milliseconds, or not soon.
     use_ilp
         Run the ILP when the branch and bound stops unproven (``False``: the branch and bound alone).
     decompose
@@ -69,11 +70,11 @@ def exact(
     >>> cut.proven_optimal, cut.bound <= 304 <= cut.cost
     (False, True)
     """
-    if not 0.0 < bnb_share <= 1.0:
-        raise ValueError(f"bnb_share must be in (0, 1], not {bnb_share!r}")
+    if not bnb_time > 0:
+        raise ValueError(f"bnb_time must be a positive number of seconds, not {bnb_time!r}")
     ctx = setup(program_or_state, cost_model, budget)
     own = (UNLIMITED if budget is None else budget).child(time_limit)
-    opts = dict(bnb_share=bnb_share, use_ilp=use_ilp, max_nodes=max_nodes, trace_limit=trace_limit)
+    opts = dict(bnb_time=bnb_time, use_ilp=use_ilp, max_nodes=max_nodes, trace_limit=trace_limit)
     parts = independent_parts(ctx) if decompose and not isinstance(program_or_state, PartitionState) else []
     if len(parts) > 1:
         joined = _solve_parts(ctx, own, parts, opts)
@@ -136,7 +137,7 @@ def _solve_parts(ctx: Context, own: Budget, parts: list[list[int]], opts: dict[s
     """Solve each part apart and join them; ``None`` when a check fails (solve the whole)."""
     blocks: list[list[int]] = []
     total = bound = 0.0
-    proven, methods, sizes = True, set(), []
+    proven, methods, sizes = True, set(), []  # methods: how each part was proven
     try:
         for k, members in enumerate(parts):
             sub = WSPGraph(_subprogram(ctx.program, members), budget=own)
@@ -159,7 +160,7 @@ def _solve_parts(ctx: Context, own: Budget, parts: list[list[int]], opts: dict[s
         return None  # the parts did not add up: solve the whole program instead
     head = (f"{len(parts)} independent parts (largest {max(sizes)} of {len(ctx.program)} instructions), "
             f"solved apart")
-    notes = [_verdict(proven, ", ".join(sorted(m for m in methods if m)), result.cost, bound), head]
+    notes = [_verdict(proven, " and ".join(sorted(m for m in methods if m)), result.cost, bound), head]
     return finish(ctx, "exact", blocks, proven_optimal=proven, notes=notes,
                   bound=None if proven else max(bound, coarsest_bound(ctx)))
 
@@ -175,11 +176,12 @@ def _verdict(proven: bool, method: str, cost: float, bound: float) -> str:
     return f"not proven optimal: best {cost:g}, lower bound {bound:g} (gap {gap:.1f}%)"
 
 
-def _portfolio(state: PartitionState, ctx: Context, own: Budget, *, bnb_share: float, use_ilp: bool,
+def _portfolio(state: PartitionState, ctx: Context, own: Budget, *, bnb_time: float, use_ilp: bool,
                max_nodes: int, trace_limit: int) -> PartitionResult:
     """Branch and bound with a share of ``own``, then the ILP with the rest."""
-    share = bnb_share if use_ilp and isinstance(ctx.model, _ILP_MODELS) else 1.0
-    first = optimal(state, ctx.model, time_limit=own.remaining() * share, max_nodes=max_nodes,
+    alone = not (use_ilp and isinstance(ctx.model, _ILP_MODELS))
+    first = optimal(state, ctx.model, time_limit=own.remaining() if alone else min(bnb_time, own.remaining() / 2),
+                    max_nodes=max_nodes,
                     trace_limit=trace_limit, budget=own)
     if first.proven_optimal:
         return finish(ctx, "exact", first.blocks, proven_optimal=True, trace=first.trace,
