@@ -225,6 +225,11 @@ class WSPGraph:
                     if j != c and self.domain[j] is not None:
                         self._forbid(c, j, Conflict.CONTRACTION, f"instruction {c + 1} is a contraction")
 
+    def forbid_pair(self, i: int, j: int, reason: Conflict, detail: str) -> None:
+        """Add a fuse-preventing edge (an exact search's relaxation adds the pairs it derived
+        from the whole program to a part of it)."""
+        self._forbid(i, j, reason, detail)
+
     def _forbid(self, i: int, j: int, reason: Conflict, detail: str) -> None:
         key = (min(i, j), max(i, j))
         self._explicit.setdefault(key, (reason, detail))

@@ -30,6 +30,7 @@ from ..bytecode import Program
 from ..costs import Bohrium, MaxContract, MaxLocality, Robinson
 from ..wsp import PartitionState, WSPGraph
 from ._common import Context, ProgramOrState, coarsest_bound, dense, finish, setup
+from .classes import shape_classes, solve_by_shape
 from .ilp import ilp
 from .optimal import optimal
 from .result import PartitionResult
@@ -75,12 +76,50 @@ def exact(
     ctx = setup(program_or_state, cost_model, budget)
     own = (UNLIMITED if budget is None else budget).child(time_limit)
     opts = dict(bnb_time=bnb_time, use_ilp=use_ilp, max_nodes=max_nodes, trace_limit=trace_limit)
-    parts = independent_parts(ctx) if decompose and not isinstance(program_or_state, PartitionState) else []
+    whole = isinstance(program_or_state, PartitionState) or not decompose
+    parts = [] if whole else independent_parts(ctx)
     if len(parts) > 1:
         joined = _solve_parts(ctx, own, parts, opts)
         if joined is not None:
             return joined
-    return _portfolio(ctx.state, ctx, own, **opts)
+    return _solve_one(ctx, own, opts, split=not whole)
+
+
+def _solve_one(ctx: Context, own: Budget, opts: dict[str, Any], split: bool) -> PartitionResult:
+    """One part: split by iteration shape when that applies (half the time), else or then
+    the portfolio on the whole part."""
+    classes = shape_classes(ctx) if split else []
+    if not classes:
+        return _portfolio(ctx.state, ctx, own, **opts)
+    methods: list[str] = []
+
+    def solve(sub: Context, budget: Budget) -> PartitionResult:
+        got = _portfolio(sub.state, sub, budget, **opts)
+        methods.append(_method(got))
+        return got
+
+    try:
+        got = solve_by_shape(ctx, own.child(own.remaining() * 0.7), classes, solve)
+    except BudgetExceeded:
+        got = None
+    if got is None:
+        return _portfolio(ctx.state, ctx, own, **opts)
+    blocks, proven, bound, note = got
+    joined = finish(ctx, "exact", blocks)
+    tol = 1e-6 * max(1.0, abs(bound))
+    if joined.legal and joined.cost < bound - tol:
+        bound = 0.0  # cannot happen when the argument above holds; never claim a wrong bound
+    if joined.legal and proven and abs(joined.cost - bound) <= tol:
+        how = _how(methods)
+        return finish(ctx, "exact", blocks, proven_optimal=True, notes=[f"proven optimal by {how}", note])
+    rest = _portfolio(ctx.state, ctx, own, **opts)
+    if rest.proven_optimal:
+        return rest
+    best = joined if joined.legal and joined.cost < rest.cost else rest
+    bound = min(max(bound, rest.bound if rest.bound is not None else bound), best.cost)
+    notes = [_verdict(False, "", best.cost, bound), note + ("; joined: not optimal or not legal"), *rest.notes[1:]]
+    return finish(ctx, "exact", best.blocks, proven_optimal=False, trace=rest.trace, notes=notes, bound=bound,
+                  budget_cut="exact: search")
 
 
 def independent_parts(ctx: Context) -> list[list[int]]:
@@ -146,7 +185,7 @@ def _solve_parts(ctx: Context, own: Budget, parts: list[list[int]], opts: dict[s
             left = sum(len(p) for p in parts[k:])
             share = own.child(own.remaining() * len(members) / left)
             part_ctx = setup(sub, ctx.model, share)
-            got = _portfolio(part_ctx.state, part_ctx, share, **opts)
+            got = _solve_one(part_ctx, share, opts, split=True)
             blocks += [[members[i] for i in b] for b in got.blocks]
             total += got.cost
             bound += got.cost if got.proven_optimal else (got.bound if got.bound is not None else 0.0)
@@ -160,9 +199,15 @@ def _solve_parts(ctx: Context, own: Budget, parts: list[list[int]], opts: dict[s
         return None  # the parts did not add up: solve the whole program instead
     head = (f"{len(parts)} independent parts (largest {max(sizes)} of {len(ctx.program)} instructions), "
             f"solved apart")
-    notes = [_verdict(proven, " and ".join(sorted(m for m in methods if m)), result.cost, bound), head]
+    notes = [_verdict(proven, _how(methods), result.cost, bound), head]
     return finish(ctx, "exact", blocks, proven_optimal=proven, notes=notes,
                   bound=None if proven else max(bound, coarsest_bound(ctx)))
+
+
+def _how(methods: Any) -> str:
+    """The methods that proved the parts, each named once."""
+    names = [name for name in ("the branch and bound", "the ILP") if any(name in m for m in methods)]
+    return " and ".join(names)
 
 
 def _method(r: PartitionResult) -> str:
