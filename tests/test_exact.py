@@ -159,3 +159,41 @@ def test_separated_pairs_never_share_a_block_of_a_legal_partition(p):
             continue
         for b in blocks:
             assert not any(sep[x] >> y & 1 for x in b for y in b)
+
+
+@settings(max_examples=60)
+@given(p=programs(min_size=3, max_size=8))
+def test_the_shape_classes_bound_the_optimum_and_their_join_is_checked(p):
+    from fusionlab.budget import UNLIMITED
+    from fusionlab.partition._common import finish
+    from fusionlab.partition.classes import shape_classes, solve_by_shape
+
+    g = WSPGraph(p)
+    truth = exhaustive(g, "bohrium")
+    ctx = setup(g, "bohrium")
+    classes = shape_classes(ctx)
+    if not classes:
+        return
+    computing = [i for i in range(len(p)) if p[i].opcode.name not in ("DEL", "SYNC")]
+    assert sorted(i for c in classes for i in c if i in computing) == computing  # each in exactly one class
+    got = solve_by_shape(ctx, UNLIMITED, classes, lambda sub, budget: exhaustive(sub.graph, "bohrium"))
+    assert got is not None
+    blocks, proven, bound, _ = got
+    assert proven and bound <= truth.cost + 1e-9
+    joined = finish(ctx, "exact", blocks)
+    assert sorted(i for b in blocks for i in b) == list(range(len(p)))
+    if joined.legal and joined.cost == pytest.approx(bound):
+        assert joined.cost == pytest.approx(truth.cost)
+
+
+def test_the_shape_split_proves_a_batch_the_whole_searches_do_not():
+    from fusionlab.capture import capture
+    from fusionlab.workloads import get_workload
+
+    batches = capture(get_workload("water_ice").script("tiny"), {"__name__": "__main__"}).batches
+    batch = max(batches, key=len)
+    whole = exact(batch, "bohrium", time_limit=3, decompose=False)
+    got = exact(batch, "bohrium", time_limit=60)
+    assert got.proven_optimal and got.legal and "split by iteration shape" in got.notes[1]
+    assert not whole.proven_optimal and whole.bound <= got.cost <= whole.cost
+    assert got.cost == 116872  # greedy's 116968 is not optimal
