@@ -68,8 +68,11 @@ def solve(program: Program, algorithm: str, model: str, budget: float) -> dict[s
         if algorithm == "exact":
             how = r.notes[0]
             method = " + ".join(m for m, word in (("B&B", "branch and bound"), ("ILP", "ILP")) if word in how)
-            if len(r.notes) > 1 and "independent parts" in r.notes[1]:
-                method += f" ({r.notes[1].split(' independent')[0]} parts)"
+            detail = " ".join(r.notes[1:2])
+            if "independent parts" in detail:
+                method += f" ({detail.split(' independent')[0]} parts)"
+            elif "split by iteration shape" in detail:
+                method += " (shape split)"
     gap = None
     if not r.proven_optimal and r.bound is not None and r.cost:
         gap = (r.cost - r.bound) / r.cost
@@ -186,7 +189,8 @@ def main() -> None:
     presets = args.presets.split(",")
     sizes, seeds, corpus = [100, 200, 300], [1, 2], CORPUS_CELLS
     if args.quick:
-        names, presets, sizes, seeds, corpus = names[:4] if not args.workloads else names, ["tiny"], [100], [1], ()
+        names = names[:4] if not args.workloads else names
+        presets, sizes, seeds, corpus = ["tiny"], [100], [1], ()
     load = os.getloadavg()[0]
     started = time.perf_counter()
     print(HEADER)

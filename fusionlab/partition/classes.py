@@ -33,7 +33,8 @@ Solver = Callable[[Context, Budget], PartitionResult]
 def shape_classes(ctx: Context) -> list[list[int]]:
     """Per iteration shape, its instructions and the system instructions of the bases they
     touch (a DEL or SYNC may be in several); empty when the split does not apply (not the
-    Bohrium model, an opaque instruction, fewer than two shapes).
+    Bohrium model, an opaque instruction, fewer than two shapes, or one shape with more
+    than 80% of the instructions).
 
     >>> from fusionlab import parse
     >>> p = parse("ARRAY A float64[4]\\nARRAY B float64[5]\\nCOPY A, 1\\nCOPY B, 2\\nDEL A\\nSYNC B")
@@ -52,8 +53,8 @@ def shape_classes(ctx: Context) -> list[list[int]]:
             return []  # a shapeless instruction that is not a system one: not covered above
         else:
             groups.setdefault(g.domain[i], []).append(i)
-    if len(groups) < 2:
-        return []
+    if len(groups) < 2 or max(map(len, groups.values())) > 0.8 * len(program):
+        return []  # one shape holds nearly everything: the split would not make it smaller
     out = []
     for members in groups.values():
         bases = {v.base.name for i in members for v in program[i].outputs + program[i].views_in}
@@ -84,8 +85,10 @@ def _subprogram(program: Program, members: list[int]) -> Program:
 
 
 def _rules_within(graph: WSPGraph, sub: WSPGraph, members: list[int]) -> bool:
-    """Whether every fuse-preventing pair of the class is one of the whole graph's."""
-    return all(graph.forbidden(members[u], members[v]) is not None for u, v, *_ in sub.forbidden_edges())
+    """Whether every fuse-preventing pair of the class is one of the whole graph's (a class
+    has one iteration shape and no opaque instruction: its pairs are the explicit ones)."""
+    return all(graph.forbidden(members[u], members[v]) is not None
+               for u in range(sub.n) for v in _bits(sub.explicit_mask[u]) if v > u)
 
 
 def solve_by_shape(ctx: Context, own: Budget, classes: list[list[int]], solve: Solver

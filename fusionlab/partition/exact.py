@@ -85,43 +85,6 @@ def exact(
     return _solve_one(ctx, own, opts, split=not whole)
 
 
-def _solve_one(ctx: Context, own: Budget, opts: dict[str, Any], split: bool) -> PartitionResult:
-    """One part: split by iteration shape when that applies (half the time), else or then
-    the portfolio on the whole part."""
-    classes = shape_classes(ctx) if split else []
-    if not classes:
-        return _portfolio(ctx.state, ctx, own, **opts)
-    methods: list[str] = []
-
-    def solve(sub: Context, budget: Budget) -> PartitionResult:
-        got = _portfolio(sub.state, sub, budget, **opts)
-        methods.append(_method(got))
-        return got
-
-    try:
-        got = solve_by_shape(ctx, own.child(own.remaining() * 0.7), classes, solve)
-    except BudgetExceeded:
-        got = None
-    if got is None:
-        return _portfolio(ctx.state, ctx, own, **opts)
-    blocks, proven, bound, note = got
-    joined = finish(ctx, "exact", blocks)
-    tol = 1e-6 * max(1.0, abs(bound))
-    if joined.legal and joined.cost < bound - tol:
-        bound = 0.0  # cannot happen when the argument above holds; never claim a wrong bound
-    if joined.legal and proven and abs(joined.cost - bound) <= tol:
-        how = _how(methods)
-        return finish(ctx, "exact", blocks, proven_optimal=True, notes=[f"proven optimal by {how}", note])
-    rest = _portfolio(ctx.state, ctx, own, **opts)
-    if rest.proven_optimal:
-        return rest
-    best = joined if joined.legal and joined.cost < rest.cost else rest
-    bound = min(max(bound, rest.bound if rest.bound is not None else bound), best.cost)
-    notes = [_verdict(False, "", best.cost, bound), note + ("; joined: not optimal or not legal"), *rest.notes[1:]]
-    return finish(ctx, "exact", best.blocks, proven_optimal=False, trace=rest.trace, notes=notes, bound=bound,
-                  budget_cut="exact: search")
-
-
 def independent_parts(ctx: Context) -> list[list[int]]:
     """Groups of instructions that share no base, when the model lets them be solved apart
     (pairwise savings, no per-block bonus); one group otherwise.
@@ -221,26 +184,68 @@ def _verdict(proven: bool, method: str, cost: float, bound: float) -> str:
     return f"not proven optimal: best {cost:g}, lower bound {bound:g} (gap {gap:.1f}%)"
 
 
+def _solve_one(ctx: Context, own: Budget, opts: dict[str, Any], split: bool) -> PartitionResult:
+    """One part: the portfolio, with the split by iteration shape between its two searches."""
+    return _portfolio(ctx.state, ctx, own, split=split, **opts)
+
+
 def _portfolio(state: PartitionState, ctx: Context, own: Budget, *, bnb_time: float, use_ilp: bool,
-               max_nodes: int, trace_limit: int) -> PartitionResult:
-    """Branch and bound with a share of ``own``, then the ILP with the rest."""
-    alone = not (use_ilp and isinstance(ctx.model, _ILP_MODELS))
-    first = optimal(state, ctx.model, time_limit=own.remaining() if alone else min(bnb_time, own.remaining() / 2),
-                    max_nodes=max_nodes,
-                    trace_limit=trace_limit, budget=own)
+               max_nodes: int, trace_limit: int, split: bool = False) -> PartitionResult:
+    """Branch and bound for ``bnb_time`` (its seeds are the fallback), then the split by
+    iteration shape (``split``, 60% of the time left), then the ILP with the rest."""
+    ilp_too = use_ilp and isinstance(ctx.model, _ILP_MODELS)
+    classes = shape_classes(ctx) if split else []
+    first = optimal(state, ctx.model, time_limit=min(bnb_time, own.remaining() / 2) if ilp_too or classes
+                    else own.remaining(), max_nodes=max_nodes, trace_limit=trace_limit, budget=own)
     if first.proven_optimal:
         return finish(ctx, "exact", first.blocks, proven_optimal=True, trace=first.trace,
                       notes=["proven optimal by the branch and bound", *first.notes])
-    results = [first]
-    if use_ilp and isinstance(ctx.model, _ILP_MODELS) and not own.expired():
+    results, bounds, notes = [first], [first.bound], [first.notes[0]]
+    if classes and not own.expired():
+        opts = dict(bnb_time=bnb_time, use_ilp=use_ilp, max_nodes=max_nodes, trace_limit=trace_limit)
+        got = _split(ctx, own.child(own.remaining() * (0.6 if ilp_too else 1.0)), classes, opts)
+        if got is not None and got.proven_optimal:
+            return got
+        if got is not None:
+            results.append(got)
+            bounds.append(got.bound)
+            notes.append(got.notes[1])
+    if ilp_too and not own.expired():
         second = ilp(state, ctx.model, time_limit=own.remaining(), budget=own)
         if second.proven_optimal:
             return finish(ctx, "exact", second.blocks, proven_optimal=True, trace=first.trace,
                           notes=["proven optimal by the ILP", *first.notes[:1], *second.notes])
         results.append(second)
+        bounds.append(second.bound)
+        notes.append(second.notes[0])
     best = min((r for r in results if r.legal), key=lambda r: r.cost)
-    bounds = [r.bound for r in results if r.bound is not None] + [coarsest_bound(ctx)]
-    bound = min(max(bounds), best.cost)
-    notes = [_verdict(False, "", best.cost, bound)] + [n for r in results for n in r.notes[:1]]
-    return finish(ctx, "exact", best.blocks, proven_optimal=False, trace=first.trace, notes=notes, bound=bound,
-                  budget_cut="exact: search")
+    bound = min(max([b for b in bounds if b is not None] + [coarsest_bound(ctx)]), best.cost)
+    return finish(ctx, "exact", best.blocks, proven_optimal=False, trace=first.trace,
+                  notes=[_verdict(False, "", best.cost, bound), *notes], bound=bound, budget_cut="exact: search")
+
+
+def _split(ctx: Context, own: Budget, classes: list[list[int]], opts: dict[str, Any]) -> PartitionResult | None:
+    """The split by iteration shape: the join (proven when legal and as cheap as the bound),
+    with the classes' bound; ``None`` when it does not apply or ran out of time."""
+    methods: list[str] = []
+
+    def solve(sub: Context, budget: Budget) -> PartitionResult:
+        got = _portfolio(sub.state, sub, budget, **opts)
+        methods.append(_method(got))
+        return got
+
+    try:
+        got = solve_by_shape(ctx, own, classes, solve)
+    except BudgetExceeded:
+        return None
+    if got is None:
+        return None
+    blocks, proven, bound, note = got
+    joined = finish(ctx, "exact", blocks)
+    tol = 1e-6 * max(1.0, abs(bound))
+    if joined.legal and joined.cost < bound - tol:
+        bound = 0.0  # cannot happen when the argument in classes.py holds; never claim a wrong bound
+    if joined.legal and proven and abs(joined.cost - bound) <= tol:
+        return finish(ctx, "exact", blocks, proven_optimal=True, notes=[f"proven optimal by {_how(methods)}", note])
+    return finish(ctx, "exact", blocks, notes=["not proven optimal", note + "; their join is not optimal or not legal"],
+                  bound=bound)
