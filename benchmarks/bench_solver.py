@@ -190,7 +190,8 @@ def main() -> None:
     sizes, seeds, corpus = [100, 200, 300], [1, 2], CORPUS_CELLS
     if args.quick:
         names = names[:4] if not args.workloads else names
-        presets, sizes, seeds, corpus = ["tiny"], [100], [1], ()
+        presets = ["tiny"] if args.presets == ap.get_default("presets") else presets
+        sizes, seeds, corpus = [100], [1], ()
     load = os.getloadavg()[0]
     started = time.perf_counter()
     print(HEADER)

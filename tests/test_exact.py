@@ -197,3 +197,14 @@ def test_the_shape_split_proves_a_batch_the_whole_searches_do_not():
     assert got.proven_optimal and got.legal and "split by iteration shape" in got.notes[1]
     assert not whole.proven_optimal and whole.bound <= got.cost <= whole.cost
     assert got.cost == 116872  # greedy's 116968 is not optimal
+
+
+def test_the_explorer_shows_the_gap_of_a_stopped_exact_search():
+    from fusionlab.viz.listing import partition_summary
+
+    r = exact(fig3(), "bohrium", max_nodes=1, use_ilp=False)
+    entry = {"algorithm": "exact", "cost_model": "bohrium", "status": "budget", "cost": r.cost, "unit": "bytes",
+             "cost_elements": r.cost_elements, "blocks": r.numbered(), "legal": r.legal,
+             "proven_optimal": r.proven_optimal, "bound": r.bound}
+    assert partition_summary(entry) == ("exact / bohrium: 4 blocks, cost 304 bytes (38 elements), legal, "
+                                        "not proven optimal (best so far; lower bound 240, gap 21.1%)")
