@@ -192,7 +192,7 @@ def _solve_one(ctx: Context, own: Budget, opts: dict[str, Any], split: bool) -> 
 def _portfolio(state: PartitionState, ctx: Context, own: Budget, *, bnb_time: float, use_ilp: bool,
                max_nodes: int, trace_limit: int, split: bool = False) -> PartitionResult:
     """Branch and bound for ``bnb_time`` (its seeds are the fallback), then the split by
-    iteration shape (``split``, 60% of the time left), then the ILP with the rest."""
+    iteration shape (``split``, 80% of the time left), then the ILP with the rest."""
     ilp_too = use_ilp and isinstance(ctx.model, _ILP_MODELS)
     classes = shape_classes(ctx) if split else []
     first = optimal(state, ctx.model, time_limit=min(bnb_time, own.remaining() / 2) if ilp_too or classes
@@ -203,7 +203,7 @@ def _portfolio(state: PartitionState, ctx: Context, own: Budget, *, bnb_time: fl
     results, bounds, notes = [first], [first.bound], [first.notes[0]]
     if classes and not own.expired():
         opts = dict(bnb_time=bnb_time, use_ilp=use_ilp, max_nodes=max_nodes, trace_limit=trace_limit)
-        got = _split(ctx, own.child(own.remaining() * (0.6 if ilp_too else 1.0)), classes, opts)
+        got = _split(ctx, own.child(own.remaining() * (0.8 if ilp_too else 1.0)), classes, opts)
         if got is not None and got.proven_optimal:
             return got
         if got is not None:
