@@ -208,3 +208,12 @@ def test_the_explorer_shows_the_gap_of_a_stopped_exact_search():
              "proven_optimal": r.proven_optimal, "bound": r.bound}
     assert partition_summary(entry) == ("exact / bohrium: 4 blocks, cost 304 bytes (38 elements), legal, "
                                         "not proven optimal (best so far; lower bound 240, gap 21.1%)")
+
+
+def test_the_command_line_runs_exact_with_its_time_limit(capsys):
+    from fusionlab.cli import main
+
+    assert main(["partition", "fig3", "-a", "exact", "--time-limit", "5", "--max-nodes", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "exact / bohrium: 4 blocks, cost 304 bytes (38 elements), legal, proven optimal" in out
+    assert "note: proven optimal by the ILP" in out  # one node is not enough for the branch and bound
