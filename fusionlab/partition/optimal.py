@@ -34,7 +34,7 @@ from .unintrusive import unintrusive_merge
 _EPS = 1e-9
 # Above this many starting blocks the separated pairs are not derived (bit masks of this
 # many bits per block; the search would not finish on such a program anyway).
-SEPARATION_LIMIT = 3000
+SEPARATION_LIMIT = 2000
 
 
 class _Search:
