@@ -215,7 +215,8 @@ def test_the_command_line_runs_exact_with_its_time_limit(capsys):
 
     assert main(["partition", "fig3", "-a", "exact", "--time-limit", "5", "--max-nodes", "1"]) == 0
     out = capsys.readouterr().out
-    assert "exact / bohrium: 3 blocks, cost 304 bytes (38 elements), legal, proven optimal" in out
+    # the optimum's cost is 38 elements; which of the equal-cost partitions comes back is a tie
+    assert re.search(r"exact / bohrium: \d+ blocks, cost 304 bytes \(38 elements\), legal, proven optimal", out)
     # one node is not enough for the branch and bound on the whole: the shape split proves it
     assert "note: proven optimal by the branch and bound and the ILP" in out
     assert "note: split by iteration shape into 2 classes (largest 15 instructions)" in out
