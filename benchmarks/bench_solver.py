@@ -201,8 +201,11 @@ def main() -> None:
     if args.quick:
         print(summary(rows, args.budget, args.cell_budget))
         return
+    alone = ("" if not args.no_compare else
+             " (run with --no-compare: the branch and bound and the ILP alone were not run)")
     body = (f"Measured {time.strftime('%Y-%m-%d %H:%M')} in {took / 60:.1f} min, load average {load:.1f} at the "
-            f"start; {args.budget:g} s per workload batch, {args.cell_budget:g} s per cell. "
+            f"start; presets {', '.join(presets)}{alone}; {args.budget:g} s per workload batch, "
+            f"{args.cell_budget:g} s per cell. "
             f"\"proven\" counts the distinct batches `exact` proved; \"proved by\" is the method that closed them; "
             f"the last two columns run the branch and bound and the ILP alone on the largest batch (its time when "
             f"proven, else the gap between the best found and the bound).\n\n{HEADER}\n"
