@@ -116,7 +116,7 @@ def _batches(target: str, preset: str) -> list[Program]:
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
     opts: dict[str, object] = {}
-    if args.algorithm == "optimal":
+    if args.algorithm in ("optimal", "exact"):
         opts = {"time_limit": args.time_limit, "max_nodes": args.max_nodes}
     elif args.algorithm == "ilp":
         opts = {"time_limit": args.time_limit}
@@ -422,8 +422,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", "-f", choices=["text", "json", "dot"], default="text",
                    help="output: text (listing with blocks), json, or dot (Graphviz source); default text")
     p.add_argument("--trace", action="store_true", help="include the search trace in JSON (optimal)")
-    p.add_argument("--time-limit", type=float, default=30.0, help="seconds for optimal and ilp")
-    p.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal")
+    p.add_argument("--time-limit", type=float, default=30.0, help="seconds for optimal, ilp and exact")
+    p.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal (and exact's branch and bound)")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="seconds the whole command may spend partitioning (all batches); a search cut by it "
                         "returns its best so far, not proven; default: no limit")
@@ -459,8 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
     v = python_command("verify", "run plainly and captured (replayed under a partition); compare", _cmd_verify)
     partition_choice(v)
     v.add_argument("--format", "-f", choices=["text", "json"], default="text")
-    v.add_argument("--time-limit", type=float, default=30.0, help="seconds for optimal and ilp")
-    v.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal")
+    v.add_argument("--time-limit", type=float, default=30.0, help="seconds for optimal, ilp and exact")
+    v.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal (and exact's branch and bound)")
     r = python_command("run", "run a Python file or workload with fused Numba kernels", _cmd_run)
     partition_choice(r)
     r.add_argument("--check", action="store_true",

@@ -60,7 +60,7 @@ DEFAULT_COST_MODELS = ("bohrium", "max_contract", "max_locality", "robinson")
 # shown first: fast on every program (the display appears once these are known)
 CHEAP_ALGORITHMS = ("singleton", "linear", "greedy")
 # searches that prove optimality; cut by the budget they return their best so far, not proven
-EXACT_ALGORITHMS = ("optimal", "ilp", "exhaustive")
+EXACT_ALGORITHMS = ("optimal", "ilp", "exact", "exhaustive")
 # Search-trace nodes kept in a report by default: a saved report of a few hundred
 # instructions stays well under 1 MB (the whole trace is fetched over the kernel channel).
 DEFAULT_TRACE_LIMIT = 200

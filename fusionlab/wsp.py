@@ -238,6 +238,11 @@ class WSPGraph:
                 if got is not None:
                     self._forbid(c, j, got[0], got[1])
 
+    def forbid_pair(self, i: int, j: int, reason: Conflict, detail: str) -> None:
+        """Add a fuse-preventing edge (an exact search's relaxation adds the pairs it derived
+        from the whole program to a part of it)."""
+        self._forbid(i, j, reason, detail)
+
     def _forbid(self, i: int, j: int, reason: Conflict, detail: str) -> None:
         key = (min(i, j), max(i, j))
         self._explicit.setdefault(key, (reason, detail))

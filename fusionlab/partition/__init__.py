@@ -9,6 +9,7 @@ unintrusive merges that never exclude an optimum (Fig. 6, Theorem 3)
 greedy     merge over the heaviest legal weight edge (Fig. 7)
 optimal    branch and bound from unintrusive, seeded by greedy (Fig. 11)
 ilp        an exact integer program solved by HiGHS
+exact      independent parts, each by branch and bound then the ILP
 exhaustive every legal partition (small programs; the test oracle)
 ========== ==================================================================
 
@@ -32,6 +33,7 @@ from ..budget import Budget
 from ..costs import get_cost_model
 from ._common import ProgramOrState
 from .cache import MergeCache
+from .exact import exact
 from .exhaustive import exhaustive
 from .greedy import greedy
 from .ilp import ilp
@@ -48,6 +50,7 @@ ALGORITHMS: dict[str, Callable[..., PartitionResult]] = {
     "greedy": greedy,
     "optimal": optimal,
     "ilp": ilp,
+    "exact": exact,
     "exhaustive": exhaustive,
 }
 

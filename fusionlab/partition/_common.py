@@ -246,3 +246,10 @@ def dense(ev: Evaluator) -> bool:
 
 def is_additive(model: Any) -> bool:
     return isinstance(model, AdditiveCostModel)
+
+
+def coarsest_bound(ctx: Context) -> float:
+    """The cost of every instruction in one block: by monotonicity (Def. 6) no partition,
+    legal or not, costs less (each is merged into it by merges that never add cost)."""
+    n = len(ctx.program)
+    return ctx.evaluator.cost_masks([(1 << n) - 1]) if n else 0.0

@@ -34,12 +34,14 @@ def solve(problem: dict[str, Any]) -> dict[str, Any]:
     if rows:
         A = coo_matrix((problem["vals"], (problem["r"], problem["c"])), shape=(rows, cols)).tocsr()
         cons = [LinearConstraint(A, np.asarray(problem["lo"]), np.asarray(problem["hi"]))]
+    # a relative gap of zero: HiGHS's default (1e-4) stops within 0.01% of the optimum and calls
+    # that optimal (random_program(100, seed=1): 360168 bytes "optimal", the optimum is 360160)
     res = milp(
         c=np.asarray(problem["cost"], dtype=float),
         integrality=np.asarray(problem["integrality"]),
         bounds=Bounds(problem["lb"], problem["ub"]),
         constraints=cons,
-        options={"time_limit": limit, "disp": False},
+        options={"time_limit": limit, "disp": False, "mip_rel_gap": problem.get("mip_rel_gap", 0.0)},
     )
     return {
         "status": int(res.status),

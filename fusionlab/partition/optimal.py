@@ -23,13 +23,18 @@ from typing import Any, Callable
 from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Evaluator
 from ..wsp import PartitionState, _bits, _find_cycle, reachability
-from ._common import BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, dense, finish, setup, sparse
+from ._common import (BaseIndex, ProgramOrState, SavingIndex, announce, coarsest_bound, cut_note, dense, finish,
+                      setup, sparse)
 from .greedy import greedy_merge
 from .linear import LinearCut, linear_merge
 from .result import NodeOutcome, PartitionResult, SearchTrace, TraceNode, WeightEdge
+from .separation import separated
 from .unintrusive import unintrusive_merge
 
 _EPS = 1e-9
+# Above this many starting blocks the separated pairs are not derived (bit masks of this
+# many bits per block; the search would not finish on such a program anyway).
+SEPARATION_LIMIT = 2000
 
 
 class _Search:
@@ -62,6 +67,7 @@ class _Search:
         # a saving needs a shared view (or a created or freed base) under a sparse model,
         # a shared base under any pairwise one; joined blocks are neighbours
         index: Any = None if everyone else SavingIndex(state) if sparse(ev) else BaseIndex(state)
+        apart = _separated_blocks(state, ids, self.succ, budget) if m <= SEPARATION_LIMIT else None
         edges: list[tuple[float, int, int]] = []
         for a in range(m):
             budget.check("optimal: weight edges")
@@ -73,6 +79,8 @@ class _Search:
             for b in later:
                 if not state.compatible(ids[a], ids[b]):
                     continue
+                if apart is not None and apart[a] >> b & 1:
+                    continue  # no legal partition puts them together: an optimum never merges them
                 s = ev.saving(self.masks[a], self.masks[b], self._others(a, b))
                 joined = (a, b) in reduced or (b, a) in reduced
                 if everyone or s > _EPS or joined:
@@ -186,6 +194,44 @@ class _Search:
         for k, c in enumerate(comp):
             groups[c] = groups.get(c, 0) | self.masks[k]
         return [list(_bits(mask)) for mask in groups.values()]
+
+
+def _separated_blocks(state: PartitionState, ids: list[int], succ: list[list[int]], budget: Budget) -> list[int]:
+    """:func:`~fusionlab.partition.separation.separated` over the starting blocks, from their
+    shapes, explicit fuse-preventing edges and opaque instructions (no pairwise loop)."""
+    m = len(ids)
+    pos_of_ins = {}
+    for k, b in enumerate(ids):
+        for i in _bits(state.members[b]):
+            pos_of_ins[i] = k
+    by_shape: dict[Any, int] = {}
+    shaped = opaque = 0
+    for k, b in enumerate(ids):
+        d = state.domain[b]
+        if d is not None:
+            by_shape[d] = by_shape.get(d, 0) | 1 << k
+            shaped |= 1 << k
+        if state.opaque[b]:
+            opaque |= 1 << k
+    initial = []
+    for k, b in enumerate(ids):
+        budget.check("optimal: weight edges")
+        d = state.domain[b]
+        mask = shaped & ~by_shape[d] if d is not None else 0
+        for i in _bits(state.explicit[b]):
+            mask |= 1 << pos_of_ins[i]
+        # an opaque block runs alone: apart from every shaped or opaque block (not from the
+        # shapeless system instructions)
+        if state.opaque[b]:
+            mask |= shaped | opaque
+        elif d is not None:
+            mask |= opaque
+        initial.append(mask & ~(1 << k))
+    sym = list(initial)
+    for k in range(m):
+        for j in _bits(initial[k]):
+            sym[j] |= 1 << k
+    return separated(succ, budget=budget, initial=sym, phase="optimal: weight edges")
 
 
 def _transitive_reduction(succ: list[list[int]], budget: Budget = UNLIMITED) -> set[tuple[int, int]]:
@@ -412,7 +458,11 @@ class _Run:
             notes.append(f"not proven optimal: {self.stopped} after {self.explored} nodes")
             if self.caller_stopped:
                 cut_phase = "optimal: search"
-        bound = None if proven else self.lower_bound()
+        bound = None
+        if not proven:
+            # before the search has a bound of its own, all instructions in one block give one
+            found = self.lower_bound()
+            bound = max(found if found is not None else -float("inf"), coarsest_bound(ctx))
         trace = None
         if self.search_ is not None:
             search = self.search_

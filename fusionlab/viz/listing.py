@@ -57,7 +57,11 @@ def partition_summary(entry: Mapping[str, Any]) -> str:
         if entry["proven_optimal"]:
             verdict += ", proven optimal"
         else:
-            bound = "" if entry.get("bound") is None else f"; lower bound {format_cost(entry['bound'])}"
+            bound = ""
+            if entry.get("bound") is not None:
+                bound = f"; lower bound {format_cost(entry['bound'])}"
+                if entry["cost"]:  # how far the best found may be from the optimum
+                    bound += f", gap {(entry['cost'] - entry['bound']) / entry['cost'] * 100:.1f}%"
             verdict += f", not proven optimal (best so far{bound})"
     elif status == "budget":
         verdict += ", cut by the time budget (best so far)"

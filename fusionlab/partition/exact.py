@@ -1,0 +1,264 @@
+"""An exact portfolio: independent parts, each by branch and bound, a split by iteration
+shape, then the ILP.
+
+1. **Independent parts.** Instructions that share no base (hence no dependency, and no view
+   to read once or base to contract) form parts solved one by one and joined. This is exact
+   when merging blocks of different parts saves nothing — a model whose savings are
+   pairwise with no per-block bonus (Bohrium, Max Contract, Max Locality; not Robinson's,
+   whose every merge saves a block) — and when each part's WSP graph is the whole graph's
+   restricted to it (its rules are per base, and this is checked). Then every legal
+   partition's restriction to a part is legal there and costs add up, so the sum of the
+   parts' optima is a lower bound and their join, legal and of that cost, is an optimum
+   (``docs/semantics.md``, "Algorithms").
+2. **Branch and bound first** (:func:`~fusionlab.partition.optimal.optimal`, seeded by
+   linear, unintrusive and greedy) for half a second at most: most captured batches are
+   proven in milliseconds, and its search trace is kept for the search-tree view.
+3. **Split by iteration shape** (:mod:`.classes`, Bohrium model) with 80% of the time left:
+   each shape's instructions solved apart by steps 2 and 4; the sum of their optima bounds
+   the optimum, and their join, when legal and of that cost, is one.
+4. **Then the ILP** (:func:`~fusionlab.partition.ilp.ilp`, built-in models) with the time
+   left, when nothing before proved the answer.
+
+The answer is the cheapest legal partition found; ``bound`` is the best proven lower bound
+(the largest of the steps' bounds, and never below the cost of all instructions in one
+block, which bounds every partition of a monotone model). ``notes`` name the method that
+proved the optimum, or the gap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..budget import UNLIMITED, Budget, BudgetExceeded
+from ..bytecode import Program
+from ..costs import Bohrium, MaxContract, MaxLocality, Robinson
+from ..wsp import PartitionState, WSPGraph, _bits
+from ._common import Context, ProgramOrState, coarsest_bound, dense, finish, setup
+from .classes import shape_classes, solve_by_shape
+from .ilp import ilp
+from .optimal import optimal
+from .result import PartitionResult
+
+_ILP_MODELS = (Bohrium, MaxContract, MaxLocality, Robinson)
+
+
+def exact(
+    program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, time_limit: float = 10.0,
+    bnb_time: float = 0.5, use_ilp: bool = True, decompose: bool = True, max_nodes: int = 1_000_000, trace_limit: int = 20_000,
+    budget: Budget | None = None,
+) -> PartitionResult:
+    """The cheapest legal partition, by the portfolio above, within ``time_limit`` seconds.
+
+    Parameters
+    ----------
+    time_limit
+        Seconds for the whole search, counted once the WSP graph is built, never past ``budget``.
+    bnb_time
+        Seconds for the branch and bound (of each part, at most half the time left) before
+        the ILP takes over: it proves most captured batches in milliseconds, or not soon.
+    use_ilp
+        Run the ILP when the branch and bound stops unproven (``False``: the branch and bound alone).
+    decompose
+        Solve independent parts apart (programs and graphs only, not a partition state).
+    max_nodes, trace_limit
+        The branch and bound's node limit and how many nodes its trace records.
+    budget
+        The caller's :class:`~fusionlab.budget.Budget`.
+
+    Examples
+    --------
+    >>> from fusionlab.examples import fig3
+    >>> r = exact(fig3(), "bohrium")
+    >>> r.cost_elements, r.proven_optimal, r.notes[0]
+    (38, True, 'proven optimal by the branch and bound')
+    >>> cut = exact(fig3(), "bohrium", max_nodes=1, use_ilp=False)
+    >>> cut.proven_optimal, cut.bound <= 304 <= cut.cost
+    (False, True)
+    """
+    if not bnb_time > 0:
+        raise ValueError(f"bnb_time must be a positive number of seconds, not {bnb_time!r}")
+    ctx = setup(program_or_state, cost_model, budget)
+    own = (UNLIMITED if budget is None else budget).child(time_limit)
+    opts = dict(bnb_time=bnb_time, use_ilp=use_ilp, max_nodes=max_nodes, trace_limit=trace_limit)
+    whole = isinstance(program_or_state, PartitionState) or not decompose
+    parts = [] if whole else independent_parts(ctx)
+    if len(parts) > 1:
+        joined = _solve_parts(ctx, own, parts, opts)
+        if joined is not None:
+            return joined
+    return _solve_one(ctx, own, opts, split=not whole)
+
+
+def independent_parts(ctx: Context) -> list[list[int]]:
+    """Groups of instructions that share no base, when the model lets them be solved apart
+    (pairwise savings, no per-block bonus); one group otherwise.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY A float64[4]\\nARRAY B float64[4]\\nCOPY A, 1\\nCOPY B, 2\\nSYNC A\\nSYNC B")
+    >>> independent_parts(setup(p, "bohrium"))
+    [[0, 2], [1, 3]]
+    >>> independent_parts(setup(p, "robinson"))    # every merge saves a block: not apart
+    [[0, 1, 2, 3]]
+    """
+    n = len(ctx.program)
+    if dense(ctx.evaluator) or n == 0:
+        return [list(range(n))]
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    first: dict[str, int] = {}
+    for i, ins in enumerate(ctx.program):
+        for v in ins.outputs + ins.views_in:
+            j = first.setdefault(v.base.name, i)
+            parent[find(i)] = find(j)
+    for u, v in ctx.graph.dependencies:
+        parent[find(u)] = find(v)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values())
+
+
+def _subprogram(program: Program, members: list[int]) -> Program:
+    """The instructions ``members`` (in order) over the bases they use."""
+    names = {v.base.name for i in members for v in program[i].outputs + program[i].views_in}
+    return Program(tuple(b for b in program.bases if b.name in names), tuple(program[i] for i in members))
+
+
+def _same_rules(graph: WSPGraph, sub: WSPGraph, members: list[int]) -> bool:
+    """Whether the part's fuse-preventing pairs are the whole graph's restricted to it: the
+    same shapes, opaque instructions and explicit pairs (which decide every pair) — in time
+    linear in the part, not quadratic."""
+    inside = 0
+    for g in members:
+        inside |= 1 << g
+    for k, g in enumerate(members):
+        if sub.domain[k] != graph.domain[g] or sub.opaque[k] != graph.opaque[g]:
+            return False
+        mapped = 0
+        for j in _bits(sub.explicit_mask[k]):
+            mapped |= 1 << members[j]
+        if mapped != graph.explicit_mask[g] & inside:
+            return False
+    return True
+
+
+def _solve_parts(ctx: Context, own: Budget, parts: list[list[int]], opts: dict[str, Any]) -> PartitionResult | None:
+    """Solve each part apart and join them; ``None`` when a check fails (solve the whole)."""
+    blocks: list[list[int]] = []
+    total = bound = 0.0
+    proven, methods, sizes = True, set(), []  # methods: how each part was proven
+    try:
+        for k, members in enumerate(parts):
+            sub = WSPGraph(_subprogram(ctx.program, members), budget=own)
+            if not _same_rules(ctx.graph, sub, members):
+                return None
+            left = sum(len(p) for p in parts[k:])
+            share = own.child(own.remaining() * len(members) / left)
+            part_ctx = setup(sub, ctx.model, share)
+            got = _solve_one(part_ctx, share, opts, split=True)
+            blocks += [[members[i] for i in b] for b in got.blocks]
+            total += got.cost
+            bound += got.cost if got.proven_optimal else (got.bound if got.bound is not None else 0.0)
+            proven = proven and got.proven_optimal
+            methods.add(_method(got))
+            sizes.append(len(members))
+    except BudgetExceeded:
+        return None
+    result = finish(ctx, "exact", blocks)
+    if not result.legal or abs(result.cost - total) > 1e-6 * max(1.0, abs(total)):
+        return None  # the parts did not add up: solve the whole program instead
+    head = (f"{len(parts)} independent parts (largest {max(sizes)} of {len(ctx.program)} instructions), "
+            f"solved apart")
+    notes = [_verdict(proven, _how(methods), result.cost, bound), head]
+    return finish(ctx, "exact", blocks, proven_optimal=proven, notes=notes,
+                  bound=None if proven else max(bound, coarsest_bound(ctx)))
+
+
+def _how(methods: Any) -> str:
+    """The methods that proved the parts, each named once."""
+    names = [name for name in ("the branch and bound", "the ILP") if any(name in m for m in methods)]
+    return " and ".join(names)
+
+
+def _method(r: PartitionResult) -> str:
+    return r.notes[0].removeprefix("proven optimal by ") if r.proven_optimal and r.notes else ""
+
+
+def _verdict(proven: bool, method: str, cost: float, bound: float) -> str:
+    if proven:
+        return f"proven optimal by {method}"
+    gap = (cost - bound) / cost * 100 if cost else 0.0
+    return f"not proven optimal: best {cost:g}, lower bound {bound:g} (gap {gap:.1f}%)"
+
+
+def _solve_one(ctx: Context, own: Budget, opts: dict[str, Any], split: bool) -> PartitionResult:
+    """One part: the portfolio, with the split by iteration shape between its two searches."""
+    return _portfolio(ctx.state, ctx, own, split=split, **opts)
+
+
+def _portfolio(state: PartitionState, ctx: Context, own: Budget, *, bnb_time: float, use_ilp: bool,
+               max_nodes: int, trace_limit: int, split: bool = False) -> PartitionResult:
+    """Branch and bound for ``bnb_time`` (its seeds are the fallback), then the split by
+    iteration shape (``split``, 80% of the time left), then the ILP with the rest."""
+    ilp_too = use_ilp and isinstance(ctx.model, _ILP_MODELS)
+    classes = shape_classes(ctx) if split else []
+    first = optimal(state, ctx.model, time_limit=min(bnb_time, own.remaining() / 2) if ilp_too or classes
+                    else own.remaining(), max_nodes=max_nodes, trace_limit=trace_limit, budget=own)
+    if first.proven_optimal:
+        return finish(ctx, "exact", first.blocks, proven_optimal=True, trace=first.trace,
+                      notes=["proven optimal by the branch and bound", *first.notes])
+    results, bounds, notes = [first], [first.bound], [first.notes[0]]
+    if classes and not own.expired():
+        opts = dict(bnb_time=bnb_time, use_ilp=use_ilp, max_nodes=max_nodes, trace_limit=trace_limit)
+        got = _split(ctx, own.child(own.remaining() * (0.8 if ilp_too else 1.0)), classes, opts)
+        if got is not None and got.proven_optimal:
+            return got
+        if got is not None:
+            results.append(got)
+            bounds.append(got.bound)
+            notes.append(got.notes[1])
+    if ilp_too and not own.expired():
+        second = ilp(state, ctx.model, time_limit=own.remaining(), budget=own)
+        if second.proven_optimal:
+            return finish(ctx, "exact", second.blocks, proven_optimal=True, trace=first.trace,
+                          notes=["proven optimal by the ILP", *first.notes[:1], *second.notes])
+        results.append(second)
+        bounds.append(second.bound)
+        notes.append(second.notes[0])
+    best = min((r for r in results if r.legal), key=lambda r: r.cost)
+    bound = min(max([b for b in bounds if b is not None] + [coarsest_bound(ctx)]), best.cost)
+    return finish(ctx, "exact", best.blocks, proven_optimal=False, trace=first.trace,
+                  notes=[_verdict(False, "", best.cost, bound), *notes], bound=bound, budget_cut="exact: search")
+
+
+def _split(ctx: Context, own: Budget, classes: list[list[int]], opts: dict[str, Any]) -> PartitionResult | None:
+    """The split by iteration shape: the join (proven when legal and as cheap as the bound),
+    with the classes' bound; ``None`` when it does not apply or ran out of time."""
+    methods: list[str] = []
+
+    def solve(sub: Context, budget: Budget) -> PartitionResult:
+        got = _portfolio(sub.state, sub, budget, **opts)
+        methods.append(_method(got))
+        return got
+
+    try:
+        got = solve_by_shape(ctx, own, classes, solve)
+    except BudgetExceeded:
+        return None
+    if got is None:
+        return None
+    blocks, proven, bound, note = got
+    joined = finish(ctx, "exact", blocks)
+    tol = 1e-6 * max(1.0, abs(bound))
+    if joined.legal and joined.cost < bound - tol:
+        bound = 0.0  # cannot happen when the argument in classes.py holds; never claim a wrong bound
+    if joined.legal and proven and abs(joined.cost - bound) <= tol:
+        return finish(ctx, "exact", blocks, proven_optimal=True, notes=[f"proven optimal by {_how(methods)}", note])
+    return finish(ctx, "exact", blocks, notes=["not proven optimal", note + "; their join is not optimal or not legal"],
+                  bound=bound)
