@@ -58,7 +58,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .bytecode import Literal, Opcode, OpFamily, Program, View, contraction_letters
 from .costs import AdditiveCostModel
-from .wsp import WSPGraph
+from .wsp import WSPGraph, bit_indices
 
 __all__ = [
     "TimeModel", "MachineFigures", "BlockTime", "default_figures", "load_figures", "machine_path",
@@ -445,13 +445,6 @@ class _Summary(NamedTuple):
     allocation: float
 
 
-def _bits(x: int) -> Iterable[int]:
-    while x:
-        low = x & -x
-        yield low.bit_length() - 1
-        x ^= low
-
-
 class TimeModel(AdditiveCostModel):
     """Predicted seconds of a partition on this machine (see the module notes).
 
@@ -662,16 +655,16 @@ class TimeModel(AdditiveCostModel):
         return self._parts(ctx, s).seconds
 
     def _parts(self, ctx: Any, s: _Summary) -> BlockTime:
-        members = tuple(_bits(s.members))
+        members = tuple(bit_indices(s.members))
         if not s.computing:
             return BlockTime(members, False, 0.0, s.allocation, 0.0, 0.0, 0, 0)
         base_views, vbytes = ctx["base_views"], ctx["vbytes"]
         inner = 0   # views of bases the block creates: reads of them stay inside
-        for b in _bits(s.new):
+        for b in bit_indices(s.new):
             inner |= base_views[b]
         ext_r = s.reads & ~inner
         freed = 0   # views of bases the block frees (never synced): writes of them stay inside
-        for b in _bits(s.freed):
+        for b in bit_indices(s.freed):
             freed |= base_views[b]
         ext_w = s.writes & ~freed
         rb = _traffic(ext_r, ctx)
@@ -709,7 +702,7 @@ def _traffic(views: int, ctx: Any) -> int:
     of views, which the proof needs."""
     per_base: dict[int, int] = {}
     vbytes, view_base = ctx["vbytes"], ctx["view_base"]
-    for v in _bits(views):
+    for v in bit_indices(views):
         b = view_base[v]
         per_base[b] = per_base.get(b, 0) + vbytes[v]
     caps = ctx["base_bytes"]

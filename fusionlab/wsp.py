@@ -35,7 +35,8 @@ from .bytecode import Instruction, Opcode, OpFamily, Program, View
 from .filters import filter_readers, loop_domains
 from .text import format_view
 
-__all__ = ["Conflict", "IllegalMerge", "Dependency", "WSPGraph", "PartitionState", "partition_problems"]
+__all__ = ["Conflict", "IllegalMerge", "Dependency", "WSPGraph", "PartitionState", "partition_problems",
+           "bit_indices", "find_cycle", "reachability"]
 
 
 class Conflict(enum.Enum):
@@ -491,7 +492,12 @@ class _AccessTable:
 # --------------------------------------------------------------------------- partitions
 
 
-def _bits(mask: int) -> Iterator[int]:
+def bit_indices(mask: int) -> Iterator[int]:
+    """The indices of the set bits of ``mask``, lowest first (blocks and sets are bit masks).
+
+    >>> list(bit_indices(0b10110))
+    [1, 2, 4]
+    """
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1
@@ -553,7 +559,7 @@ class PartitionState:
     def _summarise(self, b: int, mask: int) -> None:
         g = self.graph
         dom, opq, expl = None, False, 0
-        idx = list(_bits(mask))
+        idx = list(bit_indices(mask))
         for i in idx:
             dom = dom if g.domain[i] is None else g.domain[i]
             opq = opq or g.opaque[i]
@@ -564,12 +570,12 @@ class PartitionState:
     # -- views of the state ------------------------------------------------------------
     def blocks(self) -> list[tuple[int, ...]]:
         """The blocks as sorted tuples of instruction indices, ordered by first instruction."""
-        out = [tuple(_bits(m)) for m in self.members.values()]
+        out = [tuple(bit_indices(m)) for m in self.members.values()]
         return sorted(out)
 
     def block(self, b: int) -> tuple[int, ...]:
         """The instructions of block ``b``."""
-        return tuple(_bits(self.members[b]))
+        return tuple(bit_indices(self.members[b]))
 
     def copy(self) -> "PartitionState":
         """An independent copy."""
@@ -636,15 +642,15 @@ class PartitionState:
         hit = self.explicit[b1] & self.members[b2]
         if hit:
             v = (hit & -hit).bit_length() - 1
-            for u in _bits(self.members[b1]):
+            for u in bit_indices(self.members[b1]):
                 got = self.graph.forbidden(u, v)
                 if got is not None:
                     return got
         return None
 
     def _witness(self, b1: int, b2: int) -> tuple[int, int]:
-        for u in _bits(self.members[b1]):
-            for v in _bits(self.members[b2]):
+        for u in bit_indices(self.members[b1]):
+            for v in bit_indices(self.members[b2]):
                 if self.graph.forbidden(u, v) is not None:
                     return u, v
         raise AssertionError("no witness")  # only called when a rule applies
@@ -816,7 +822,7 @@ class PartitionState:
         m_small = self.members.pop(small)
         m_big = self.members.pop(big)
         self.members[z] = m_big | m_small
-        for i in _bits(m_small if reuse else m_big | m_small):
+        for i in bit_indices(m_small if reuse else m_big | m_small):
             self.block_of[i] = z
         succ = self.succ.pop(big)
         succ |= self.succ.pop(small)
@@ -936,7 +942,7 @@ def partition_problems(graph: WSPGraph, blocks: Iterable[Iterable[int]], *, limi
     if more:
         problems.append(f"... and {more} more pairs of instructions that may not share a block")
     state = PartitionState(graph, blocks)
-    cycle = _find_cycle(state.succ)
+    cycle = find_cycle(state.succ)
     if cycle:
         label = " -> ".join("{" + ",".join(str(i + 1) for i in state.block(b)) + "}" for b in cycle)
         problems.append(f"the blocks depend on each other in a cycle: {label}")
@@ -1013,7 +1019,7 @@ def reachability(succ: list[list[int]] | list[set[int]], budget: Budget | None =
     return reach
 
 
-def _find_cycle(succ: dict[int, set[int]]) -> list[int] | None:
+def find_cycle(succ: dict[int, set[int]]) -> list[int] | None:
     """A directed cycle ``[b0, b1, ..., b0]`` in ``succ``, or ``None``."""
     colour: dict[int, int] = {}
     for root in succ:

@@ -19,7 +19,7 @@ from ..costs import (
     graph_accesses,
     get_cost_model,
 )
-from ..wsp import PartitionState, WSPGraph, _bits, partition_problems
+from ..wsp import PartitionState, WSPGraph, bit_indices, partition_problems
 from .result import PartitionResult, SearchTrace
 
 ProgramOrState = Program | WSPGraph | PartitionState
@@ -182,7 +182,7 @@ class SavingIndex:
         for b, mask in state.members.items():
             views: set[Any] = set()
             special: set[str] = set()
-            for i in _bits(mask):
+            for i in bit_indices(mask):
                 ins = program[i]
                 views.update(ins.reads())
                 views.update(ins.writes())

@@ -22,7 +22,7 @@ from typing import Any, Callable
 from ..budget import Budget
 from ..bytecode import OpFamily, Program
 from ..costs import Bohrium, graph_accesses
-from ..wsp import Conflict, WSPGraph, _bits
+from ..wsp import Conflict, WSPGraph, bit_indices
 from .separation import separated
 from ._common import Context, setup
 from .result import PartitionResult
@@ -88,7 +88,7 @@ def _rules_within(graph: WSPGraph, sub: WSPGraph, members: list[int]) -> bool:
     """Whether every fuse-preventing pair of the class is one of the whole graph's (a class
     has one iteration shape and no opaque instruction: its pairs are the explicit ones)."""
     return all(graph.forbidden(members[u], members[v]) is not None
-               for u in range(sub.n) for v in _bits(sub.explicit_mask[u]) if v > u)
+               for u in range(sub.n) for v in bit_indices(sub.explicit_mask[u]) if v > u)
 
 
 def solve_by_shape(ctx: Context, own: Budget, classes: list[list[int]], solve: Solver
@@ -112,7 +112,7 @@ def solve_by_shape(ctx: Context, own: Budget, classes: list[list[int]], solve: S
         inside = sum(1 << i for i in members)
         where = {g: k for k, g in enumerate(members)}
         for u, g in enumerate(members):
-            for h in _bits(apart[g] & inside):
+            for h in bit_indices(apart[g] & inside):
                 if h > g and sub.forbidden(u, where[h]) is None:
                     sub.forbid_pair(u, where[h], Conflict.SHAPE, "a dependency path through another iteration shape")
         left = sum(len(c) for c in classes[k:])

@@ -32,7 +32,7 @@ from typing import Any
 from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..bytecode import Program
 from ..costs import Bohrium, MaxContract, MaxLocality, Robinson
-from ..wsp import PartitionState, WSPGraph, _bits
+from ..wsp import PartitionState, WSPGraph, bit_indices
 from ._common import Context, ProgramOrState, coarsest_bound, dense, finish, setup
 from .classes import shape_classes, solve_by_shape
 from .ilp import ilp
@@ -141,7 +141,7 @@ def _same_rules(graph: WSPGraph, sub: WSPGraph, members: list[int]) -> bool:
         if sub.domain[k] != graph.domain[g] or sub.opaque[k] != graph.opaque[g]:
             return False
         mapped = 0
-        for j in _bits(sub.explicit_mask[k]):
+        for j in bit_indices(sub.explicit_mask[k]):
             mapped |= 1 << members[j]
         if mapped != graph.explicit_mask[g] & inside:
             return False

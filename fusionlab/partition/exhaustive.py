@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..budget import Budget, BudgetExceeded
-from ..wsp import _bits, _find_cycle
+from ..wsp import bit_indices, find_cycle
 from ._common import ProgramOrState, announce, cut_note, finish, setup
 from .result import PartitionResult
 
@@ -54,12 +54,12 @@ def exhaustive(
             for b in succ[a]:
                 if label[a] != label[b]:
                     g_succ[label[a]].add(label[b])
-        if _find_cycle(g_succ) is not None:
+        if find_cycle(g_succ) is not None:
             return
         gmasks = [sum(masks[k] for k in g) for g in groups]
         cost = ev.cost_masks(gmasks)
         if best is None or cost < best[0] - 1e-9:
-            best = (cost, [list(_bits(x)) for x in gmasks])
+            best = (cost, [list(bit_indices(x)) for x in gmasks])
 
     def place(k: int) -> None:
         budget.check("exhaustive: enumeration")
@@ -81,7 +81,7 @@ def exhaustive(
         announce(budget, "exhaustive: enumeration")
         place(0)
     except BudgetExceeded as exc:
-        blocks = best[1] if best is not None else [list(_bits(x)) for x in masks]
+        blocks = best[1] if best is not None else [list(bit_indices(x)) for x in masks]
         what = "the cheapest legal partition seen so far" if best is not None else "the starting partition"
         return finish(ctx, "exhaustive", blocks, notes=[cut_note(exc, f"returning {what}")], budget_cut=exc.phase)
     assert best is not None  # the starting partition itself is legal

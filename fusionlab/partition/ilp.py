@@ -38,7 +38,7 @@ import numpy as np
 
 from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Bohrium, MaxContract, MaxLocality, Robinson, UnsupportedCostModel, graph_accesses
-from ..wsp import _bits, reachability
+from ..wsp import bit_indices, reachability
 from . import _highs_worker
 from ._common import Context, ProgramOrState, announce, coarsest_bound, cut_note, finish, setup
 from .greedy import greedy_merge
@@ -249,7 +249,7 @@ def _solve(ctx: Context, own: Budget, seed: _Seed, P: _Model, o: list[int], mask
     """Run HiGHS on the model with the time left; read its answer."""
     m = len(masks)
     if m <= 1:
-        return finish(ctx, "ilp", [list(_bits(mk)) for mk in masks], proven_optimal=True,
+        return finish(ctx, "ilp", [list(bit_indices(mk)) for mk in masks], proven_optimal=True,
                       notes=["one starting block: nothing to solve"])
     try:
         announce(own, "ilp: solving")
@@ -288,7 +288,7 @@ def _solve(ctx: Context, own: Budget, seed: _Seed, P: _Model, o: list[int], mask
     for k in range(m):
         key = int(round(res["x"][o[k]]))
         groups[key] = groups.get(key, 0) | masks[k]
-    blocks = [list(_bits(mk)) for mk in groups.values()]
+    blocks = [list(bit_indices(mk)) for mk in groups.values()]
     if res["status"] == 0:
         return finish(ctx, "ilp", blocks, proven_optimal=True, notes=[solver_note])
     notes = [f"not proven optimal: {res['message']}", solver_note]
@@ -330,7 +330,7 @@ def _build(ctx: Context, budget: Budget, max_variables: int | None) -> tuple[_Mo
     announce(budget, "ilp: model building")
     P = _Model(budget, max_variables)
     pos = {b: k for k, b in enumerate(ids)}
-    unit_of = {i: k for k, mask in enumerate(masks) for i in _bits(mask)}
+    unit_of = {i: k for k, mask in enumerate(masks) for i in bit_indices(mask)}
     succ = [sorted(pos[x] for x in state.succ[b]) for b in ids]
     big = max(m, 1)
     o = [P.var(0, m - 1, True) for _ in range(m)]
@@ -338,7 +338,7 @@ def _build(ctx: Context, budget: Budget, max_variables: int | None) -> tuple[_Mo
     # fuse-preventing pairs, and the pairs a path through a block separated from one of
     # them keeps apart: fewer fusion variables, and strict order rows the LP feels
     sep = separated(succ, lambda a, b: state.compatible(ids[a], ids[b]), budget, phase="ilp: model building")
-    forbidden = {(a, b) for a in range(m) for b in _bits(sep[a]) if b > a}
+    forbidden = {(a, b) for a in range(m) for b in bit_indices(sep[a]) if b > a}
     s_var: dict[tuple[int, int], int] = {}
 
     def s(a: int, b: int) -> int | None:
@@ -391,7 +391,7 @@ def _build(ctx: Context, budget: Budget, max_variables: int | None) -> tuple[_Mo
             users: dict[Any, list[int]] = {}
             for k, mask in enumerate(masks):
                 views, new, dels = set(), set(), set()
-                for i in _bits(mask):
+                for i in bit_indices(mask):
                     views |= acc[i].reads if reading else acc[i].writes
                     new |= acc[i].new
                     dels |= acc[i].deleted

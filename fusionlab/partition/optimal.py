@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Evaluator
-from ..wsp import PartitionState, _bits, _find_cycle, reachability
+from ..wsp import PartitionState, bit_indices, find_cycle, reachability
 from ._common import (BaseIndex, ProgramOrState, SavingIndex, announce, coarsest_bound, cut_note, dense, finish,
                       setup, sparse)
 from .greedy import greedy_merge
@@ -59,7 +59,7 @@ class _Search:
         self.explicit = [state.explicit[b] for b in ids]
         self.unit_of = {}
         for k, mask in enumerate(self.masks):
-            for i in _bits(mask):
+            for i in bit_indices(mask):
                 self.unit_of[i] = k
         self.succ = [sorted(pos[x] for x in state.succ[b]) for b in ids]
         reduced = _transitive_reduction(self.succ, budget)
@@ -158,7 +158,7 @@ class _Search:
                 if ca != cb:
                     succ[ca].add(cb)
                     cross.setdefault((ca, cb), (a, b))
-        cycle = _find_cycle(succ)
+        cycle = find_cycle(succ)
         if cycle is None:
             return None
         pairs = []
@@ -193,7 +193,7 @@ class _Search:
         groups: dict[int, int] = {}
         for k, c in enumerate(comp):
             groups[c] = groups.get(c, 0) | self.masks[k]
-        return [list(_bits(mask)) for mask in groups.values()]
+        return [list(bit_indices(mask)) for mask in groups.values()]
 
 
 def _separated_blocks(state: PartitionState, ids: list[int], succ: list[list[int]], budget: Budget) -> list[int]:
@@ -202,7 +202,7 @@ def _separated_blocks(state: PartitionState, ids: list[int], succ: list[list[int
     m = len(ids)
     pos_of_ins = {}
     for k, b in enumerate(ids):
-        for i in _bits(state.members[b]):
+        for i in bit_indices(state.members[b]):
             pos_of_ins[i] = k
     by_shape: dict[Any, int] = {}
     shaped = opaque = 0
@@ -218,7 +218,7 @@ def _separated_blocks(state: PartitionState, ids: list[int], succ: list[list[int
         budget.check("optimal: weight edges")
         d = state.domain[b]
         mask = shaped & ~by_shape[d] if d is not None else 0
-        for i in _bits(state.explicit[b]):
+        for i in bit_indices(state.explicit[b]):
             mask |= 1 << pos_of_ins[i]
         # an opaque block runs alone: apart from every shaped or opaque block (not from the
         # shapeless system instructions)
@@ -229,7 +229,7 @@ def _separated_blocks(state: PartitionState, ids: list[int], succ: list[list[int
         initial.append(mask & ~(1 << k))
     sym = list(initial)
     for k in range(m):
-        for j in _bits(initial[k]):
+        for j in bit_indices(initial[k]):
             sym[j] |= 1 << k
     return separated(succ, budget=budget, initial=sym, phase="optimal: weight edges")
 
@@ -363,7 +363,7 @@ class _Run:
             self.notes.append("unintrusive preconditioning skipped: the model is not additive and pairwise")
             self.offer(state.blocks(), ev.cost(state.blocks()))
         self.search_ = _Search(state, ev, self.budget)
-        self.start_blocks = tuple(tuple(_bits(mk)) for mk in self.search_.masks)
+        self.start_blocks = tuple(tuple(bit_indices(mk)) for mk in self.search_.masks)
         self.seeds.append(("unintrusive", ev.cost_masks(self.search_.masks)))
         if seed_greedy:
             seeded = state.copy()

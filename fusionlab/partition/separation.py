@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..budget import UNLIMITED, Budget
-from ..wsp import _bits, reachability
+from ..wsp import bit_indices, reachability
 
 
 def separated(succ: list[list[int]], compatible: Callable[[int, int], bool] | None = None,
@@ -61,15 +61,15 @@ def separated(succ: list[list[int]], compatible: Callable[[int, int], bool] | No
             add = 0
             # a -> x -> b with x separated from a: b is separated from a (and, reversed, the
             # blocks before an x separated from a that comes before a)
-            for x in _bits(reach[a] & sep[a]):
+            for x in bit_indices(reach[a] & sep[a]):
                 add |= reach[x]
-            for x in _bits(coreach[a] & sep[a]):
+            for x in bit_indices(coreach[a] & sep[a]):
                 add |= coreach[x]
             add &= ~sep[a]
             if add:
                 grown = True
                 sep[a] |= add
-                for b in _bits(add):
+                for b in bit_indices(add):
                     sep[b] |= 1 << a
         if not grown:
             break

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Evaluator
-from ..wsp import PartitionState, _bits
+from ..wsp import PartitionState, bit_indices
 from ._common import BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, finish, setup, sparse
 from .result import PartitionResult
 
@@ -40,7 +40,7 @@ def _covers(state: PartitionState, u: int, v: int) -> bool:
     du = state.domain[u]
     if du is not None and state.domain[v] != du:
         return False
-    for i in _bits(state.explicit[u] & ~state.members[v]):
+    for i in bit_indices(state.explicit[u] & ~state.members[v]):
         x = state.block_of[i]
         if x != u and state.forbidden_between(v, x) is None:
             return False
