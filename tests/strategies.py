@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from hypothesis import strategies as st
 
 from fusionlab.bytecode import Base, Instruction, Literal, Opcode, Program, ProgramError, check_instruction
@@ -139,3 +141,16 @@ def numpy_sources(draw: st.DrawFn) -> str:
             lines.append(f"{new} = {x}.copy(); {new}[0] = {y}[-1]")
         arrays.append(new)
     return "\n".join(lines) + "\n"
+
+
+def set_partitions(items: list) -> "Iterator[list[list]]":
+    """Every partition of ``items`` into non-empty blocks (Bell-number many): the exhaustive
+    oracle the cost and exact-search tests enumerate."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in set_partitions(rest):
+        yield [[first]] + part
+        for k in range(len(part)):
+            yield part[:k] + [[first] + part[k]] + part[k + 1:]

@@ -18,7 +18,7 @@ from fusionlab.examples import fig3
 from fusionlab.partition import partition
 from fusionlab.wsp import WSPGraph
 
-from strategies import programs
+from strategies import programs, set_partitions
 
 SINGLETONS = [[i] for i in range(17)]
 OPTIMUM = [[0, 1, 4, 5, 6, 7, 8, 11, 12], [2, 3], [9, 10, 13, 14, 15, 16]]
@@ -138,17 +138,6 @@ def test_fast_pair_saving_is_the_cost_difference(case, name):
         assert ev.saving(masks[a] | masks[c], masks[b]) == model.cost(p, bigger) - model.cost(p, both)
 
 
-def _set_partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for part in _set_partitions(rest):
-        yield [[first]] + part
-        for k in range(len(part)):
-            yield part[:k] + [[first] + part[k]] + part[k + 1:]
-
-
 @pytest.mark.parametrize("name", ["bohrium", "max_contract", "max_locality", "robinson"])
 def test_fast_pair_saving_on_every_merge_of_every_partition(name):
     # arrays created, freed and synced in every combination of blocks (contractions gained
@@ -158,7 +147,7 @@ def test_fast_pair_saving_on_every_merge_of_every_partition(name):
     model = get_cost_model(name)
     fast, plain = model.evaluator(WSPGraph(p)), model.evaluator(WSPGraph(p))
     checked = 0
-    for blocks in _set_partitions(list(range(len(p)))):
+    for blocks in set_partitions(list(range(len(p)))):
         masks = [sum(1 << i for i in blk) for blk in blocks]
         for a in range(len(masks)):
             for b in range(a + 1, len(masks)):

@@ -18,7 +18,7 @@ from fusionlab.partition.exhaustive import exhaustive
 from fusionlab.partition.separation import separated
 from fusionlab.wsp import WSPGraph, partition_problems
 
-from strategies import programs
+from strategies import programs, set_partitions
 
 MODELS = ["bohrium", "max_contract", "max_locality", "robinson"]
 
@@ -136,17 +136,6 @@ def test_separated_pairs_follow_paths_through_incompatible_blocks():
     assert separated([[], [], []], lambda a, b: {a, b} != {0, 1}) == [0b10, 0b01, 0]
 
 
-def _set_partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for part in _set_partitions(rest):
-        for k in range(len(part)):
-            yield part[:k] + [[first] + part[k]] + part[k + 1:]
-        yield [[first]] + part
-
-
 @settings(max_examples=40)
 @given(p=programs(max_size=7))
 def test_separated_pairs_never_share_a_block_of_a_legal_partition(p):
@@ -154,7 +143,7 @@ def test_separated_pairs_never_share_a_block_of_a_legal_partition(p):
     n = len(p)
     succ = [sorted({v for u, v in g.dependencies if u == i}) for i in range(n)]
     sep = separated(succ, lambda a, b: g.forbidden(a, b) is None)
-    for blocks in _set_partitions(list(range(n))):
+    for blocks in set_partitions(list(range(n))):
         if partition_problems(g, blocks):
             continue
         for b in blocks:
