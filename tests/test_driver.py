@@ -330,3 +330,23 @@ def test_each_parallel_loop_gets_its_own_chunk():
     a = np.arange(1_000_000, dtype=float)
     np.testing.assert_allclose(got["S"], np.sum(a * a), rtol=1e-12)
     np.testing.assert_allclose(got["T"], a * a + 1.0)
+
+
+def test_a_compiled_driver_keeps_the_runs_chunk_so_numba_can_cache_it():
+    """Numba's set_parallel_chunksize in compiled code holds a ctypes pointer: a compiled
+    driver that called it could not be cached on disk (NumbaWarning), and warm-cache runs in
+    fresh processes went block by block. Only the Python driver sets a chunk per loop."""
+    from numba.core.errors import NumbaWarning
+
+    p = parse("ARRAY A float64[1000000]\nARRAY T float64[1000000]\nARRAY S float64[]\nRANGE A\n"
+              "MULTIPLY T, A, A\nSUM S, T, axis=None\nADD T, T, 2.0\nSYNC S\nSYNC T\n")
+    plans = [plan(p, [[0], [1], [2], [3], [4, 5]], min_size=4096)]
+    assert "set_parallel_chunksize" not in get_driver(plans, chunk_per_loop=False).source
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumbaWarning)
+        d = Driver(plans, Externals(), CACHE, mode="numba", threads=2)
+        got = d()
+    assert d.runs == "compiled driver" and "set_parallel_chunksize" not in d.spec.source
+    a = np.arange(1_000_000, dtype=float)
+    np.testing.assert_allclose(got["S"], np.sum(a * a), rtol=1e-12)
+    np.testing.assert_allclose(got["T"], a * a + 2.0)

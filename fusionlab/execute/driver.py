@@ -130,13 +130,18 @@ class _Inc:
 
 
 def get_driver(plans: Sequence[Plan], externals: Externals | None = None, inputs: Sequence[str] = (),
-               failed: Mapping[str, str] | None = None, max_calls: int | None = DEFAULT_MAX_CALLS) -> DriverSource:
+               failed: Mapping[str, str] | None = None, max_calls: int | None = DEFAULT_MAX_CALLS,
+               chunk_per_loop: bool = True) -> DriverSource:
     """The driver of a run of ``plans`` (in order, on one storage), or raise
     :class:`~fusionlab.codegen.Unsupported`.
 
     ``externals`` holds the recorded draws (lending needs their type and layout), ``inputs``
     names the bases whose first contents come from the caller, ``failed`` the kernels Numba
     refused (by key); ``max_calls`` caps the kernel calls (None: no cap).
+    ``chunk_per_loop`` sets the dynamic schedule's chunk before each parallel loop that
+    differs from the last: only for a driver run as Python, since Numba's
+    ``set_parallel_chunksize`` in compiled code holds a ctypes pointer, which makes the
+    compiled driver impossible to cache on disk (a compiled driver keeps the run's chunk).
     """
     externals = externals or Externals()
     failed = failed or {}
@@ -221,10 +226,10 @@ def get_driver(plans: Sequence[Plan], externals: Externals | None = None, inputs
                 share(base)
             for name in bp.frees:
                 release(name)
-    return _emit(events, final, calls)
+    return _emit(events, final, calls, chunk_per_loop)
 
 
-def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int) -> DriverSource:
+def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chunk_per_loop: bool = True) -> DriverSource:
     """The driver's source from the walk's events: names, slots, statements."""
     used: set[str] = {"np", "numba", "as_strided", "driver", "ch"}
     kernels: dict[str, tuple[str, KernelSource]] = {}
@@ -307,7 +312,7 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int) -> 
                 free.setdefault(slots[s], []).append(s)
         elif ev[0] == "call":
             spec, args, numbered = ev[1], ev[2], ev[3]
-            if spec.parallel_iterations and spec.parallel_iterations != chunked_for:
+            if chunk_per_loop and spec.parallel_iterations and spec.parallel_iterations != chunked_for:
                 # the chunk of the dynamic schedule follows this loop, not the run's
                 # shortest: a 245-chunk reduction's chunk of 30 handed a million-element
                 # map out in 33,000 pieces (15 times slower, docs/backend.md)
@@ -414,7 +419,8 @@ class Driver:
             return
         try:
             self.spec = get_driver(self.plans, self.externals, list(self.inputs), self.cache.failed,
-                                   self.max_calls if self.mode == "numba" else None)
+                                   self.max_calls if self.mode == "numba" else None,
+                                   chunk_per_loop=self.mode != "numba")
         except TooManyCalls as exc:
             # too long to compile: the same driver runs as Python, which still skips the
             # per-block bookkeeping (LU or Gaussian elimination in Python loops: thousands of calls)
