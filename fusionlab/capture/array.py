@@ -23,6 +23,7 @@ import numpy as np
 
 from ..bytecode import Instruction, Literal, Opcode, OpFamily, ProgramError, View, check_instruction
 from .masked import Expansion, expand_selection
+from .scatter import ListedKey, listed_key
 from .recorder import Handle, NoticeKind, Recorder
 
 _REDUCE = {"add": Opcode.ADD_REDUCE, "multiply": Opcode.MULTIPLY_REDUCE, "maximum": Opcode.MAXIMUM_REDUCE,
@@ -321,6 +322,9 @@ class Traced:
             target = self._derive(lambda a: a[vkey])
             target._real[...] = unwrap(value)
             emit_split(rec, Instruction(Opcode.COPY, (target._v,), (operand(value),)))
+            return
+        listed = listed_key(key, self.shape) if self.ndim else None
+        if listed is not None and _assign_listed(self, listed, value):
             return
         if isinstance(key, Traced) and key.dtype == bool and key.shape == self.shape and \
                 isinstance(value, Traced) and assign_selected(rec, self, key, value):
@@ -680,6 +684,26 @@ def gather(rec: Recorder, src: Traced, key: Any) -> Traced | None:
     out = Traced.fresh(rec, real)
     emit_split(rec, Instruction(Opcode.GATHER, (out._v,), (src._v,) + tuple(v._v for v in views)))
     return out
+
+
+def _assign_listed(target: Traced, listed: ListedKey, value: Any) -> bool:
+    """Record ``target[key] = value`` for a key of constant listed indices as one COPY per
+    index (:mod:`.scatter`); ``False`` (nothing done) when ``value`` does not broadcast to
+    the indexed shape, so NumPy's own error comes from the indexed assignment."""
+    rec, ndim = target._rec, target.ndim
+    indexed = tuple(len(listed.indices) if a == listed.axis else n for a, n in enumerate(target.shape))
+    vshape = np.shape(unwrap(value))
+    if not _broadcasts(vshape, indexed):
+        return False
+    if isinstance(value, Traced) and np.may_share_memory(value._real, target._real):
+        value = _copy_of(value)   # NumPy reads the whole value before the first write
+    for k in range(len(listed.indices)):
+        row = target._derive(lambda a, key=listed.row_key(k, ndim): a[key])
+        vkey = listed.value_key(k, vshape, len(indexed)) if isinstance(value, Traced) else None
+        part = value if vkey is None else value._derive(lambda a, key=vkey: a[key])
+        row._real[...] = unwrap(part)
+        emit_split(rec, Instruction(Opcode.COPY, (row._v,), (operand(part),)))
+    return True
 
 
 def _copy_of(x: Traced, dtype: Any = None, scalar: bool = False) -> Traced:
