@@ -154,8 +154,8 @@ class MachineFigures:
     ``"memory"``, ``kind`` ``"read"`` or ``"write"``, ``mode`` ``"parallel"`` or
     ``"serial"``); ``launch[mode]`` and ``launch["argument"]`` in seconds per call and per
     argument; ``allocation`` ``{"fixed": s, "per_byte": s}``; ``ops[family][dtype][mode]``
-    seconds per element; ``launch["run"]`` is the fixed cost of one run of the driver.
-    ``noisy`` and ``reasons`` say whether other load disturbed them.
+    seconds per element; ``launch["run"]`` is the fixed cost of one run of the driver and
+    ``launch["batch"]`` what each further batch of the run adds. ``noisy`` and ``reasons`` say whether other load disturbed them.
     """
 
     host: str
@@ -241,7 +241,7 @@ def default_figures() -> MachineFigures:
         },
         # block, numpy: a block's bookkeeping and a NumPy call from the block-by-block
         # executor (measured on the Xeon virtual machines, 2026-11-24)
-        launch={"parallel": 2.9e-6, "serial": 0.5e-6, "argument": 0.4e-6, "run": 6.5e-6,
+        launch={"parallel": 2.9e-6, "serial": 0.5e-6, "argument": 0.4e-6, "run": 6.5e-6, "batch": 1.0e-6,
                 "block": 1.0e-6, "numpy": 6.0e-6},
         allocation={"fixed": 0.12e-6, "per_byte": 1.7e-10},
         # seconds per floating-point operation of a 192 x 192 matrix product (calibrated
@@ -758,8 +758,8 @@ def predict_seconds(program: Program | Sequence[Program], blocks: Sequence[Any],
     beside the measured time. ``program`` is a program and ``blocks`` its partition, or a
     capture's batches and one partition per batch (``Capture.batches``, as ``run`` takes
     them). It is the model's cost plus the fixed cost of a run of the driver
-    (``launch["run"]``: the same for every partition, so not part of the cost the
-    algorithms minimise); ``opaque_seconds`` prices opaque calls by their seconds at
+    (``launch["run"]``) and of each batch after the first (``launch["batch"]``): the same
+    for every partition, so not part of the cost the algorithms minimise; ``opaque_seconds`` prices opaque calls by their seconds at
     capture (``Capture.externals.seconds``). ``figures`` default to this machine's calibration (or the
     defaults).
 
@@ -769,7 +769,7 @@ def predict_seconds(program: Program | Sequence[Program], blocks: Sequence[Any],
     >>> one == TimeModel(f).cost(fig3(), [range(17)]) + f.launch["run"]
     True
     >>> two = predict_seconds([fig3(), fig3()], [[range(17)], [range(17)]], f)   # two batches, one run
-    >>> abs(two - (2 * one - f.launch["run"])) < 1e-15
+    >>> abs(two - (2 * one - f.launch["run"] + f.launch["batch"])) < 1e-15
     True
     """
     if isinstance(program, Program):
@@ -780,7 +780,8 @@ def predict_seconds(program: Program | Sequence[Program], blocks: Sequence[Any],
     if len(programs) != len(partitions):
         raise ValueError(f"{len(programs)} batches but {len(partitions)} partitions: give one partition per batch")
     total = sum(model.cost(p, [list(b) for b in part]) for p, part in zip(programs, partitions))
-    return total + model.figures.launch.get("run", 0.0)
+    launch = model.figures.launch
+    return total + launch.get("run", 0.0) + launch.get("batch", 0.0) * (len(programs) - 1)
 
 
 def explain(program: Program, blocks: Iterable[Iterable[int]], model: TimeModel | None = None) -> list[BlockTime]:

@@ -36,10 +36,14 @@ def test_figures_in_sane_ranges(busy) -> None:
             for mode in ("parallel", "serial"):
                 bw = f.bandwidth[where][kind][mode]
                 assert 1e9 <= bw <= 500e9, (where, kind, mode, bw)
+    # a parallel launch waits for every thread to get a time slice: on a machine busier
+    # than its cores (measured: 16 ms at a load of 6 on 2 cores) it is slices, not µs
+    busier = os.getloadavg()[0] > (os.cpu_count() or 1)
     for mode in ("parallel", "serial"):
-        assert 0.1e-6 <= f.launch[mode] <= 1000e-6, (mode, f.launch[mode])
+        assert 0.1e-6 <= f.launch[mode] <= (100_000e-6 if busier else 1000e-6), (mode, f.launch[mode])
     assert 0 <= f.launch["argument"] <= 100e-6
     assert 0 <= f.launch["run"] <= 10_000e-6
+    assert 0 <= f.launch["batch"] <= 10_000e-6
     assert 0 <= f.launch["block"] <= 1000e-6 and f.launch["serial"] <= f.launch["numpy"] <= 1000e-6
     assert "block by block" in format_figures(f)
     assert 0 < f.allocation["fixed"] <= 100e-6
