@@ -310,7 +310,11 @@ def report(data: dict[str, Any]) -> str:
         f"start, {meta['load_end']} at the end (the machine was {'shared' if max(meta['load_start'], meta['load_end']) > 1 else 'quiet'}). "
         f"{meta['programs']} programs ({meta['workloads']} workloads × presets {', '.join(meta['presets'])}), "
         f"{meta['partitions']} partitions with distinct kernels, each run up to {meta['repeat']} times after a "
-        f"compiling run ({_runs(data)}; Python driver; median). The time model's figures: {meta['figures']}.",
+        f"compiling run ({_runs(data)}; Python driver; median). The time model's figures: {meta['figures']}."
+        + (f" Programs measured again in a later run (their first timed run dropped as a warm-up): "
+           f"{', '.join(meta['remeasured'])}." if meta.get("remeasured") else "")
+        + (f" Every partition's cost was priced again on {meta['repredicted']} with those figures "
+           f"(`--repredict`; the measured times unchanged)." if meta.get("repredicted") else ""),
         "",
         "| cost model | unit | seconds per unit (fitted) | median error | error quartiles | Kendall's tau | mean tau within a program |",
         "| --- | --- | ---: | ---: | --- | ---: | ---: |",
@@ -378,6 +382,34 @@ def _by_size(names: list[str], preset: str) -> list[str]:
     return sorted(names, key=lambda n: (sizes[n], n))
 
 
+def repredict(data: dict[str, Any], figures: Any) -> dict[str, Any]:
+    """The results ``data`` with every row's costs priced again from ``figures`` (the
+    measured times unchanged): a new calibration judged against the same measurements.
+    Each program is captured again for its batches and its opaque calls' seconds."""
+    rows = data["rows"]
+    for name, preset in dict.fromkeys((r["workload"], r["preset"]) for r in rows):
+        with contextlib.redirect_stdout(io.StringIO()):
+            cap = capture(get_workload(name).script(preset))
+        model = TimeModel(figures, opaque_seconds=cap.externals.seconds, by_blocks=runs_block_by_block(cap.batches))
+        for r in rows:
+            if (r["workload"], r["preset"]) == (name, preset):
+                key = tuple(tuple(tuple(b) for b in blocks) for blocks in r["partition"])
+                r["costs"] = _price(cap.batches, key, model)
+    meta = dict(data["meta"], figures=figures.label,
+                repredicted=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    return dict(data, meta=meta, summary=summarise(rows), per_preset=_per_preset(rows), worst=_worst(rows))
+
+
+def replace_programs(data: dict[str, Any], newer: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the rows of every program ``newer`` measured replaced by ``newer``'s."""
+    again = {(r["workload"], r["preset"]) for r in newer["rows"]}
+    rows = [r for r in data["rows"] if (r["workload"], r["preset"]) not in again] + newer["rows"]
+    not_run = [x for x in data["meta"]["not_run"] if (x["workload"], x["preset"]) not in again]
+    meta = dict(data["meta"], not_run=not_run + newer["meta"]["not_run"], partitions=len(rows),
+                remeasured=sorted(f"{w} {p}" for w, p in again))
+    return dict(data, meta=meta, summary=summarise(rows), per_preset=_per_preset(rows), worst=_worst(rows), rows=rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     faulthandler.register(signal.SIGUSR1)   # kill -USR1 <pid>: where a long run is
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -397,7 +429,21 @@ def main(argv: list[str] | None = None) -> int:
                     help="a results file of an earlier run: its programs' partitions are measured again, not searched")
     ap.add_argument("--report-only", action="store_true",
                     help="rebuild the README section from the results file (--out) without measuring")
+    ap.add_argument("--repredict", action="store_true",
+                    help="price the results file's (--out) partitions again with this machine's calibration, "
+                         "keeping the measured times, and rebuild the README section")
+    ap.add_argument("--replace-from", default="",
+                    help="a results file of a run over some programs: its rows replace those programs' rows "
+                         "in --out, then the README section is rebuilt")
     args = ap.parse_args(argv)
+    if args.repredict or args.replace_from:
+        data = json.loads(Path(args.out).read_text())
+        if args.replace_from:
+            data = replace_programs(data, json.loads(Path(args.replace_from).read_text()))
+        if args.repredict:
+            data = repredict(data, load_figures())
+        Path(args.out).write_text(json.dumps(data, indent=1) + "\n")
+        args.report_only = True
     if args.report_only:
         data = json.loads(Path(args.out).read_text())
         text = report(data)
