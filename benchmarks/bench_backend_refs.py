@@ -646,6 +646,54 @@ def gs_loop(n, steps, iterations):  # type: ignore[no-untyped-def]
 # --- 1-D wave equation -----------------------------------------------------------------------
 
 
+def jacobi_numpy(n, sweeps, iterations):  # type: ignore[no-untyped-def]
+    h2 = (1.0 / (n - 1)) ** 2
+    x = np.linspace(0.0, 1.0, n)
+    f = np.sin(np.pi * x)[:, None] * np.sin(np.pi * x)[None, :]
+    u = np.zeros((n, n))
+    u[[0, -1], :] = 1.0
+    u[:, [0, -1]] = 0.0
+    residual = 0.0
+    for _ in range(iterations):
+        for _ in range(sweeps):
+            new = u.copy()
+            new[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] + h2 * f[1:-1, 1:-1])
+            new[[0, -1], :] = 1.0
+            new[:, [0, -1]] = 0.0
+            u = new
+        r = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]) / h2 + f[1:-1, 1:-1]
+        residual = np.sqrt(np.mean(r ** 2))
+    return residual
+
+
+@numba.njit(parallel=True, fastmath={"reassoc"}, cache=True)
+def jacobi_loop(n, sweeps, iterations):  # type: ignore[no-untyped-def]
+    h2 = (1.0 / (n - 1)) ** 2
+    s = np.empty(n)
+    for i in range(n):
+        s[i] = math.sin(math.pi * (i / (n - 1)))
+    u = np.zeros((n, n))
+    u[0, :] = 1.0
+    u[n - 1, :] = 1.0
+    u[:, 0] = 0.0
+    u[:, n - 1] = 0.0
+    new = u.copy()   # two buffers swap: the walls never change, so both keep them
+    residual = 0.0
+    for _ in range(iterations):
+        for _ in range(sweeps):
+            for i in prange(1, n - 1):
+                for j in range(1, n - 1):
+                    new[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] + h2 * s[i] * s[j])
+            u, new = new, u
+        acc = 0.0
+        for i in prange(1, n - 1):
+            for j in range(1, n - 1):
+                r = (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j]) / h2 + s[i] * s[j]
+                acc += r * r
+        residual = math.sqrt(acc / ((n - 2) * (n - 2)))
+    return residual
+
+
 def wave_numpy(n, steps, iterations):  # type: ignore[no-untyped-def]
     c2 = 0.25
     x = np.linspace(0.0, 1.0, n)
@@ -1659,13 +1707,14 @@ REFS: dict[str, Refs] = {
     "dense_relu": Refs(dense_numpy, None, dense_loop, lambda kw: (*_draws(kw, [
         ("standard_normal", ((kw["n"], kw["features"]),)), ("standard_normal", ((kw["features"], kw["units"]),))]),
         kw["iterations"])),
+    "jacobi_poisson": Refs(jacobi_numpy, None, jacobi_loop, lambda kw: (kw["n"], kw["sweeps"], kw["iterations"])),
 }
 
 #: The corpus programs with benchmark rows (all of them, in the corpus's order), and those
 #: without one, with the reason (none at present).
 CORPUS_ROWS = ["gray_scott", "wave_1d", "heat_f32", "image_blur", "life_uint8", "sir_dict", "particles_box",
                "nbody_pairwise", "kmeans_step", "black_scholes_f32", "asian_option_mc", "softmax_logsumexp",
-               "histogram_equalize", "covariance_shrinkage", "gauss_pivot", "lu_rows", "dense_relu"]
+               "histogram_equalize", "covariance_shrinkage", "gauss_pivot", "lu_rows", "dense_relu", "jacobi_poisson"]
 CORPUS_NOT_ROWS: dict[str, str] = {}
 
 

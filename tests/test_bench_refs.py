@@ -39,7 +39,7 @@ REFS = refs_module.REFS
 #: takes minutes on a cold cache, and the older rows' variants are checked by every benchmark
 #: run (a value that differs from NumPy's is a note of the row)
 NUMBA_CHECKED = ["particles_box", "nbody_pairwise", "kmeans_step", "softmax_logsumexp", "histogram_equalize",
-                 "covariance_shrinkage", "gauss_pivot", "lu_rows", "dense_relu"]
+                 "covariance_shrinkage", "gauss_pivot", "lu_rows", "dense_relu", "jacobi_poisson"]
 
 
 def _args(name: str) -> tuple[Any, ...]:
