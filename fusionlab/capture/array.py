@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..bytecode import Instruction, Literal, Opcode, OpFamily, ProgramError, View, check_instruction
+from ..bytecode import Instruction, Literal, Opcode, ProgramError, View, check_instruction
 from ..opcodes import opcode_of_ufunc
 from .masked import Expansion, expand_selection
 from .scatter import ListedKey, listed_key
