@@ -247,7 +247,7 @@ def _scalar_kernel(cases: list[tuple[Opcode, tuple[np.dtype, ...], list[np.ndarr
     for k, (op, loop, args, _) in enumerate(cases):
         names = [f"x{k}_{j}" for j in range(len(args))]
         params += names
-        first = loop[0] if op in OpFamily.UNARY | OpFamily.BINARY else None   # as codegen: loop_dtypes'
+        first = loop[0] if op in OpFamily.UNARY | OpFamily.BINARY else None   # as codegen: loop_dtypes(ins)[0]
         exprs.append(op.info.scalar([f"{n}[i]" for n in names], first))
     # nested tuples of at most 16: Numba refuses a tuple display long enough for Python to
     # build it as a list first
