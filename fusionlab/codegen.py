@@ -58,7 +58,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
+from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, View
 from .codegen_contract import (
     TILE_ROWS, LibraryKernel, accumulate_lines, batch_tile_line, contraction_plan, row_lines, tile_lines,
 )
@@ -67,23 +67,6 @@ from .filters import filter_folds, loop_domains
 from .text import format_instruction, format_view
 
 __all__ = ["KernelSource", "Unsupported", "get_kernel", "loop_dtypes", "FilterPlan", "filter_plan"]
-
-_OPERATORS = {
-    Opcode.ADD: "+", Opcode.SUBTRACT: "-", Opcode.MULTIPLY: "*", Opcode.DIVIDE: "/",
-    Opcode.POWER: "**", Opcode.LESS: "<", Opcode.LESS_EQUAL: "<=", Opcode.GREATER: ">",
-    Opcode.GREATER_EQUAL: ">=", Opcode.EQUAL: "==", Opcode.NOT_EQUAL: "!=",
-}
-_IDENTITY = {
-    Opcode.ADD_REDUCE: "0", Opcode.MULTIPLY_REDUCE: "1", Opcode.MAXIMUM_REDUCE: "-np.inf",
-    Opcode.MINIMUM_REDUCE: "np.inf", Opcode.LOGICAL_AND_REDUCE: "True", Opcode.LOGICAL_OR_REDUCE: "False",
-}
-_COMBINE = {
-    Opcode.ADD_REDUCE: "{a} + {b}", Opcode.MULTIPLY_REDUCE: "{a} * {b}",
-    Opcode.MAXIMUM_REDUCE: "np.maximum({a}, {b})", Opcode.MINIMUM_REDUCE: "np.minimum({a}, {b})",
-    # ``and``/``or`` would return an operand (a float) where NumPy gives a bool
-    Opcode.LOGICAL_AND_REDUCE: "np.logical_and({a}, {b})", Opcode.LOGICAL_OR_REDUCE: "np.logical_or({a}, {b})",
-}
-
 
 _CHUNK = 4096
 #: ranges the first axis is split in when every axis is reduced (partial results per range)
@@ -109,13 +92,14 @@ def _safe(name: str) -> str:
 
 
 def _identity(op: Opcode, dtype: str) -> str:
-    """The reduction's starting value, typed as its output."""
-    kind = np.dtype(dtype).kind
-    if op in (Opcode.MAXIMUM_REDUCE, Opcode.MINIMUM_REDUCE) and kind in "iub":
-        info = np.iinfo(dtype) if kind != "b" else None
-        value = (info.min if op is Opcode.MAXIMUM_REDUCE else info.max) if info else (op is Opcode.MINIMUM_REDUCE)
-        return f"{_np_type(dtype)}({value})"
-    return f"{_np_type(dtype)}({_IDENTITY[op]})"
+    """The reduction's starting value (the table's identity), typed as its output.
+
+    >>> _identity(Opcode.MAXIMUM_REDUCE, "float32"), _identity(Opcode.MINIMUM_REDUCE, "int8")
+    ('np.float32(-np.inf)', 'np.int8(127)')
+    """
+    value = OPCODES[op].identity_of(dtype)
+    text = ("np.inf" if value > 0 else "-np.inf") if isinstance(value, float) and math.isinf(value) else repr(value)
+    return f"{_np_type(dtype)}({text})"
 
 
 #: literal exponents of a float POWER computed with ``sqrt`` instead of a ``pow`` call
@@ -321,7 +305,7 @@ def _combine_parts(op: Opcode, a: str, out: str, extents: Sequence[str], paralle
     at = ", ".join(js)
     lines.append(f"{pad}{a}_v = {a}_part[0, {at}]")
     lines.append(f"{pad}for sp in range(1, nsp):")
-    lines.append(f"{pad}    {a}_v = " + _COMBINE[op].format(a=f"{a}_v", b=f"{a}_part[sp, {at}]"))
+    lines.append(f"{pad}    {a}_v = " + OPCODES[op].combine.format(a=f"{a}_v", b=f"{a}_part[sp, {at}]"))
     lines.append(f"{pad}{out}[{at}] = {a}_v")
     return lines
 
@@ -337,7 +321,7 @@ def _inner_reduction(i: int, ins: Instruction, src: str, target: str) -> tuple[s
     applied at every step, as NumPy's loop stores it (integer sums wrap alike)."""
     op, dtype = ins.opcode, ins.outputs[0].dtype
     a = f"acc{i + 1}"
-    step = _COMBINE[op].format(a=a, b=src)
+    step = OPCODES[op].combine.format(a=a, b=src)
     if dtype != "float64":
         step = f"{_np_type(dtype)}({step})"
     return (f"{a} = {_identity(op, dtype)}", f"{a} = {step}",
@@ -420,7 +404,7 @@ def _carries(program: Program, accs: Sequence[tuple[int, str, np.dtype]]) -> lis
         out.append("    for chunk in range(nch):")
         out.append(f"        {a}_t = {a}_tot[chunk]")
         out.append(f"        {a}_tot[chunk] = {a}")
-        out.append(f"        {a} = {_np_type(dt.name)}(" + _COMBINE[op].format(a=a, b=f"{a}_t") + ")")
+        out.append(f"        {a} = {_np_type(dt.name)}(" + OPCODES[op].combine.format(a=a, b=f"{a}_t") + ")")
     return out
 
 
@@ -454,7 +438,7 @@ def _chunked_scan(program: Program, accs: Sequence[tuple[int, str, np.dtype]], b
         for i in sorted(spans):
             if i in scans:
                 a, dt = acc_of[i]
-                step = _COMBINE[program[i].opcode.combining].format(a=f"{a}_c", b=memory[i])
+                step = OPCODES[program[i].opcode.combining].combine.format(a=f"{a}_c", b=memory[i])
                 second.append(f"{a} = {_np_type(dt.name)}({step})  # {i + 1}: the carry added")
                 second += body[spans[i][0] + 1:spans[i][1]]
             elif i not in needed:
@@ -744,14 +728,8 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
         half = _half_power(ins, loop)
         if half is not None:
             expr = _half_power_expr(ops[0], half, loop[0])   # type: ignore[index]
-        elif op in _OPERATORS:
-            expr = f"{ops[0]} {_OPERATORS[op]} {ops[1]}"
-        elif op is Opcode.COPY:
-            expr = ops[0]
-        elif op is Opcode.WHERE:
-            expr = f"{ops[1]} if {ops[0]} else {ops[2]}"
-        elif op is Opcode.NEGATIVE:
-            expr = f"-{ops[0]}"
+        elif OPCODES[op].numba is not None:   # an element-wise opcode: the table's expression
+            expr = OPCODES[op].scalar(ops, None if loop is None else loop[0])
         elif op is Opcode.RANGE:
             flat = " + ".join(
                 f"{idx[a]}" + "".join(f" * {extents[b]}" for b in range(a + 1, rank)) for a in range(rank)
@@ -785,20 +763,6 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             name = f"rnd{len(randoms) - 1}"
             offset = rank - out.ndim
             expr = f"{name}[{', '.join(idx[offset:])}]"
-        elif op in (Opcode.FLOOR_DIVIDE, Opcode.REMAINDER) and loop is not None and loop[0].kind == "i":
-            # the most negative integer divided by -1 traps (SIGFPE) in compiled code; NumPy
-            # wraps the quotient and gives a remainder of 0 (the quotient computed in the
-            # loop's type: -(-128) is 128, stored into int8 as -128)
-            expr = f"(-{ops[0]} if {ops[1]} == -1 else {ops[0]} // {ops[1]})" if op is Opcode.FLOOR_DIVIDE \
-                else f"(0 if {ops[1]} == -1 else {ops[0]} % {ops[1]})"
-        elif op is Opcode.FLOOR_DIVIDE:
-            # Numba's np.floor_divide of floats is floor(a / b) (1 // 0.1 gives 10); its `//`
-            # is NumPy's divmod-based quotient (9), signed zeros, inf and nan included
-            expr = f"{ops[0]} // {ops[1]}"
-        elif op is Opcode.SIGN and loop is not None and loop[0].kind == "u":
-            expr = f"{ops[0]} > 0"   # Numba's np.sign of an unsigned value reads it as signed
-        elif op in OpFamily.UNARY | OpFamily.BINARY:
-            expr = f"np.{op.value}({', '.join(ops)})"
         elif op in OpFamily.FILTER:
             target = None if out.base.name in contracted else arg_name[out]
             chunks = (f"(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)})", u(_CHUNK), u(1)) if two_pass else None
@@ -814,7 +778,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
             dt = _scan_dtype(ins)
             accs.append((i, a, dt))
             src = ins.inputs[0]
-            body.append(f"{a} = {_np_type(dt.name)}(" + _COMBINE[op.combining].format(
+            body.append(f"{a} = {_np_type(dt.name)}(" + OPCODES[op.combining].combine.format(
                 a=a, b=_typed(operand(src), src, dt)) + ")" + comment)
             expr = a
         elif op in OpFamily.REDUCTION and out.base.name in contracted:
@@ -837,20 +801,17 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                 pre.append(f"{a}_part = np.empty({size}, dtype={_np_type(out.dtype)})")
                 # a scalar accumulator per outer iteration (or chunk) stays in a register
                 opening.append(f"{a} = {_identity(op, out.dtype)}")
-                body.append(f"{guard}{a} = " + _COMBINE[op].format(a=a, b=src) + comment)
+                body.append(f"{guard}{a} = " + OPCODES[op].combine.format(a=a, b=src) + comment)
                 closing.append(f"{a}_part[{slot}] = {a}")
-                post.append(f"{ref(out)} = " + {
-                    Opcode.ADD_REDUCE: f"{a}_part.sum()", Opcode.MULTIPLY_REDUCE: f"{a}_part.prod()",
-                    Opcode.MAXIMUM_REDUCE: f"{a}_part.max()", Opcode.MINIMUM_REDUCE: f"{a}_part.min()",
-                    Opcode.LOGICAL_AND_REDUCE: f"{a}_part.all()", Opcode.LOGICAL_OR_REDUCE: f"{a}_part.any()",
-                }[op] + f"  # {i + 1}: the partial results combined")
+                post.append(f"{ref(out)} = {a}_part.{OPCODES[op].partials}()"
+                            f"  # {i + 1}: the partial results combined")
             elif split and ins.attr("axis") % rank == 0:
                 a = f"acc{i + 1}"
                 keep = [idx[k] for k in range(1, rank)]
                 pre.append(f"{a}_part = np.empty((nsp, {', '.join(extents[1:])}), dtype={_np_type(out.dtype)})")
                 opening.append(f"{a}_part[sp].fill({_identity(op, out.dtype)})")
                 target = f"{a}_part[sp, {', '.join(keep)}]"
-                body.append(f"{target} = " + _COMBINE[op].format(a=target, b=src) + comment)
+                body.append(f"{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
                 post += _combine_parts(op, a, arg_name[out], extents[1:], parallel, i)
             elif ins.attr("axis") % rank == innermost:
                 got = _inner_reduction(i, ins, src, f"{arg_name[out]}[{', '.join(idx[:innermost] + idx[innermost + 1:])}]")
@@ -862,7 +823,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                 keep = [idx[a] for a in range(rank) if a != axis]
                 target = f"{arg_name[out]}[{', '.join(keep)}]"
                 pre.append(f"{arg_name[out]}.fill({_identity(op, out.dtype)})  # {i + 1}: start the reduction")
-                body.append(f"{target} = " + _COMBINE[op].format(a=target, b=src) + comment)
+                body.append(f"{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
             continue
         else:  # pragma: no cover - families are exhausted above
             raise Unsupported(f"{op.name} has no kernel form")
