@@ -406,6 +406,8 @@ def replace_programs(data: dict[str, Any], newer: dict[str, Any]) -> dict[str, A
     rows = [r for r in data["rows"] if (r["workload"], r["preset"]) not in again] + newer["rows"]
     not_run = [x for x in data["meta"]["not_run"] if (x["workload"], x["preset"]) not in again]
     meta = dict(data["meta"], not_run=not_run + newer["meta"]["not_run"], partitions=len(rows),
+                programs=len({(r["workload"], r["preset"]) for r in rows}),
+                workloads=len({r["workload"] for r in rows}),
                 remeasured=sorted(f"{w} {p}" for w, p in again))
     return dict(data, meta=meta, summary=summarise(rows), per_preset=_per_preset(rows), worst=_worst(rows), rows=rows)
 
