@@ -408,7 +408,7 @@ def replace_programs(data: dict[str, Any], newer: dict[str, Any]) -> dict[str, A
     meta = dict(data["meta"], not_run=not_run + newer["meta"]["not_run"], partitions=len(rows),
                 programs=len({(r["workload"], r["preset"]) for r in rows}),
                 workloads=len({r["workload"] for r in rows}),
-                remeasured=sorted(f"{w} {p}" for w, p in again))
+                remeasured=sorted(set(data["meta"].get("remeasured", [])) | {f"{w} {p}" for w, p in again}))
     return dict(data, meta=meta, summary=summarise(rows), per_preset=_per_preset(rows), worst=_worst(rows), rows=rows)
 
 
