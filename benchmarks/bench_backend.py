@@ -56,6 +56,7 @@ from fusionlab.capture import capture
 from fusionlab.execute.driver import Driver
 from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache, Plan, run_plan
 from fusionlab.execute.reference import Storage
+from fusionlab.execute.threads import DEFAULT_CHUNKS_PER_THREAD, configure
 from fusionlab.execute.runner import _parts, _plans, compare, run
 from fusionlab.partition import MergeCache
 from fusionlab.workloads import get_workload as _registered_workload
@@ -391,9 +392,13 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
     _, inputs, externals = _parts(cap)
 
     def fused(timings: dict[str, float]) -> None:
-        st = Storage(inputs, pool=cache.pool)   # block by block, each kernel timed
+        # block by block, each kernel timed, with the threads and per-loop chunks the fused
+        # run's driver uses (not whatever the last variant or the shared-machine column left)
+        choice = configure(None, elements=1)
+        chunks = choice.threads * DEFAULT_CHUNKS_PER_THREAD if choice.chunksize else 0
+        st = Storage(inputs, pool=cache.pool)
         for p in plans:
-            run_plan(p, st, externals, cache, timings)
+            run_plan(p, st, externals, cache, timings, chunks=chunks)
 
     refs = REFS[name]
     args = refs.args(kw)

@@ -318,7 +318,7 @@ def test_each_parallel_loop_gets_its_own_chunk():
     spec = get_driver(plans)
     loops = [k.parallel_iterations for _, k in spec.kernels]
     assert 1_000_000 in loops and min(loops) < 1000   # a map and a chunked reduction
-    sets = re.findall(r"set_parallel_chunksize\(max\(1, (\d+) // ch\)", spec.source)
+    sets = re.findall(r"set_chunk\(max\(1, (\d+) // ch\)", spec.source)
     calls = re.findall(r"^    (k_\w+)\(", spec.source, re.M)
     by_name = {name: k.parallel_iterations for name, k in spec.kernels}
     want = [n for i, n in enumerate(by_name[c] for c in calls) if i == 0 or n != by_name[calls[i - 1]]]
@@ -332,21 +332,31 @@ def test_each_parallel_loop_gets_its_own_chunk():
     np.testing.assert_allclose(got["T"], a * a + 1.0)
 
 
-def test_a_compiled_driver_keeps_the_runs_chunk_so_numba_can_cache_it():
-    """Numba's set_parallel_chunksize in compiled code holds a ctypes pointer: a compiled
-    driver that called it could not be cached on disk (NumbaWarning), and warm-cache runs in
-    fresh processes went block by block. Only the Python driver sets a chunk per loop."""
+@pytest.mark.parametrize("mode", ["numba", "blocks"])
+def test_a_compiled_driver_sets_each_loops_chunk_and_is_cached(mode, tmp_path):
+    """Numba's own set_parallel_chunksize compiles to a call through a ctypes pointer, so a
+    compiled driver that called it could not be cached on disk; it kept the run's one chunk,
+    from its shortest loop, and handed a million-element map out in chunks of a reduction's
+    size (the wave equation: 33,000 chunks a step). It now calls ``set_chunk`` (by symbol
+    name, cacheable) before each loop, as the Python driver does; block by block does too."""
+    import numba
     from numba.core.errors import NumbaWarning
 
     p = parse("ARRAY A float64[1000000]\nARRAY T float64[1000000]\nARRAY S float64[]\nRANGE A\n"
               "MULTIPLY T, A, A\nSUM S, T, axis=None\nADD T, T, 2.0\nSYNC S\nSYNC T\n")
     plans = [plan(p, [[0], [1], [2], [3], [4, 5]], min_size=4096)]
-    assert "set_parallel_chunksize" not in get_driver(plans, chunk_per_loop=False).source
+    cache = KernelCache(directory=tmp_path)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", NumbaWarning)
-        d = Driver(plans, Externals(), CACHE, mode="numba", threads=2)
+        warnings.simplefilter("error", NumbaWarning)   # "cannot cache": an error here
+        d = Driver(plans, Externals(), cache, mode=mode, threads=2)
         got = d()
-    assert d.runs == "compiled driver" and "set_parallel_chunksize" not in d.spec.source
+    loops = [k.parallel_iterations for _, k in get_driver(plans).kernels]
+    assert min(loops) < 1000 and d.choice.chunksize == max(1, min(loops) // 8)   # the run's shortest loop
+    # the last loop (ADD on a million elements) ran with its own chunk, not the run's
+    assert numba.get_parallel_chunksize() == 1_000_000 // 8
+    if mode == "numba":
+        assert d.runs == "compiled driver" and "set_chunk(max(1, 1000000 // ch) if ch else 0)" in d.spec.source
+        assert list(tmp_path.rglob(f"d_{d.spec.key}*.nbi")), "the compiled driver was not cached on disk"
     a = np.arange(1_000_000, dtype=float)
     np.testing.assert_allclose(got["S"], np.sum(a * a), rtol=1e-12)
     np.testing.assert_allclose(got["T"], a * a + 2.0)

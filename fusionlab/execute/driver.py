@@ -55,7 +55,7 @@ def driver(s0, m0, ch):
     # batch 1
     A = s0  # A: 1000 float64
     S = m0  # S: synced, returned (new each run)
-    numba.set_parallel_chunksize(max(1, 1 // ch) if ch else 0)
+    set_chunk(max(1, 1 // ch) if ch else 0)
     k_...(A, S[0:1], np.uint64(1000))  # block [1, 2, 3, 4, 5]
     return (S,)
 >>> run = Driver(plans, Externals(), KernelCache())
@@ -139,9 +139,9 @@ def get_driver(plans: Sequence[Plan], externals: Externals | None = None, inputs
     names the bases whose first contents come from the caller, ``failed`` the kernels Numba
     refused (by key); ``max_calls`` caps the kernel calls (None: no cap).
     ``chunk_per_loop`` sets the dynamic schedule's chunk before each parallel loop that
-    differs from the last: only for a driver run as Python, since Numba's
-    ``set_parallel_chunksize`` in compiled code holds a ctypes pointer, which makes the
-    compiled driver impossible to cache on disk (a compiled driver keeps the run's chunk).
+    differs from the last (``set_chunk``, :func:`fusionlab.execute.threads.set_chunk`: in
+    Python and compiled alike, and a compiled driver calling it is cached on disk); without
+    it every loop keeps the run's one chunk.
     """
     externals = externals or Externals()
     failed = failed or {}
@@ -231,7 +231,7 @@ def get_driver(plans: Sequence[Plan], externals: Externals | None = None, inputs
 
 def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chunk_per_loop: bool = True) -> DriverSource:
     """The driver's source from the walk's events: names, slots, statements."""
-    used: set[str] = {"np", "numba", "as_strided", "driver", "ch"}
+    used: set[str] = {"np", "numba", "as_strided", "driver", "ch", "set_chunk"}
     kernels: dict[str, tuple[str, KernelSource]] = {}
     for ev in events:
         if ev[0] == "call" and ev[1].key not in kernels:
@@ -317,7 +317,7 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chu
                 # shortest: a 245-chunk reduction's chunk of 30 handed a million-element
                 # map out in 33,000 pieces (15 times slower, docs/backend.md)
                 chunked_for = spec.parallel_iterations
-                body.append(f"numba.set_parallel_chunksize(max(1, {chunked_for} // ch) if ch else 0)")
+                body.append(f"set_chunk(max(1, {chunked_for} // ch) if ch else 0)")
             exprs = [_view(inc.var, max(inc.base.size, 1), v) for inc, v in args]
             exprs += [draw_arg(k, False) for k in spec.randoms]
             exprs += [f"np.uint64({n})" for n in spec.extents]
@@ -419,8 +419,7 @@ class Driver:
             return
         try:
             self.spec = get_driver(self.plans, self.externals, list(self.inputs), self.cache.failed,
-                                   self.max_calls if self.mode == "numba" else None,
-                                   chunk_per_loop=self.mode != "numba")
+                                   self.max_calls if self.mode == "numba" else None)
         except TooManyCalls as exc:
             # too long to compile: the same driver runs as Python, which still skips the
             # per-block bookkeeping (LU or Gaussian elimination in Python loops: thousands of calls)
@@ -495,6 +494,7 @@ class Driver:
     def _blocks(self) -> dict[str, np.ndarray]:
         storage = Storage(self.inputs, pool=self.cache.pool)
         synced: dict[str, np.ndarray] = {}
+        ch = self.choice.threads * self.chunks_per_thread if self.choice is not None and self.choice.chunksize else 0
         for p in self.plans:
-            synced.update(run_plan(p, storage, self.externals, self.cache))
+            synced.update(run_plan(p, storage, self.externals, self.cache, chunks=ch))
         return synced

@@ -104,10 +104,14 @@ class Storage:
         #: borrowed): what a run really allocated, checked against what the cost models
         #: count as contracted
         self.allocated: set[str] = set()
+        #: the bases whose memory was zeroed when allocated (a pass over memory each): those
+        #: not written whole before being read (:mod:`fusionlab.execute.zeroing`)
+        self.zeroed: set[str] = set()
 
     def ensure(self, base: Base, zero: bool = True) -> np.ndarray:
         """The base's memory, allocated on first use: zeros (or, with ``zero=False``, whatever
-        a reused buffer held — for a base whose first use writes all of it), or the input."""
+        a reused buffer held — for a base all of whose elements are written before any is read),
+        or the input."""
         got = self.flat.get(base.name)
         if got is None:
             self.allocated.add(base.name)
@@ -117,7 +121,11 @@ class Storage:
                 if zero or base.name in self.inputs:
                     got.fill(0)
             else:
-                got = np.zeros(key[1], dtype=base.np_dtype)
+                # not np.zeros when unasked: calloc clears memory malloc reuses (8 MB a step
+                # of the wave equation once glibc serves such sizes from its heap)
+                got = np.zeros(key[1], dtype=base.np_dtype) if zero else np.empty(key[1], dtype=base.np_dtype)
+            if zero and base.name not in self.inputs:
+                self.zeroed.add(base.name)
             self._keys[base.name] = key
             if base.name in self.inputs:
                 got[: base.size] = np.asarray(self.inputs[base.name], dtype=base.dtype).reshape(-1)

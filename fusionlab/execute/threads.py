@@ -35,12 +35,14 @@ True
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass
+from typing import Any, Callable
 
 __all__ = ["available_cores", "free_cores", "configure", "ThreadChoice", "ThreadPolicy", "CpuSnapshot", "cpu_snapshot",
-           "others_busy", "DEFAULT_CHUNKS_PER_THREAD"]
+           "others_busy", "DEFAULT_CHUNKS_PER_THREAD", "set_chunk", "chunk_setter"]
 
 #: With more than one thread, a parallel loop is split into this many chunks per thread
 #: (dynamic schedule): a thread that loses its core for a time slice leaves its later
@@ -135,6 +137,59 @@ def configure(threads: int | None = None, elements: int = 0,
         chunk = max(1, elements // (threads * chunks_per_thread))
     numba.set_parallel_chunksize(chunk)
     return ThreadChoice(threads, chunk, reason)
+
+
+def set_chunk(n: int) -> None:
+    """Hand the next parallel loops out in chunks of ``n`` iterations (0: Numba's static
+    schedule), from Python or from compiled code (a run's compiled driver calls it before
+    each parallel kernel whose loop differs from the last one's).
+
+    Compiled, it calls the threading layer's ``set_parallel_chunksize`` by its symbol name,
+    as Numba's own parallel loops do: Numba's ``numba.set_parallel_chunksize`` compiles to
+    a call through a ctypes pointer, which Numba cannot cache on disk, so a compiled driver
+    that used it was never cached. Call :func:`chunk_setter` once before compiling a caller.
+
+    >>> import numba
+    >>> _ = numba.set_num_threads(1); set_chunk(5); numba.get_parallel_chunksize()
+    5
+    >>> set_chunk(0)
+    """
+    import numba
+
+    numba.set_parallel_chunksize(n)
+
+
+@functools.lru_cache(maxsize=1)
+def chunk_setter() -> Callable[[int], None]:
+    """:func:`set_chunk`, with its compiled form registered for Numba (once per process)."""
+    import llvmlite.ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic, overload
+
+    @intrinsic
+    def _set(typingctx: Any, n: Any) -> Any:
+        if not isinstance(n, types.Integer):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            size_t = context.get_value_type(types.uintp)
+            # the declaration Numba's parfor lowering uses for the same symbol
+            fn = cgutils.get_or_insert_function(builder.module, llvmlite.ir.FunctionType(
+                llvmlite.ir.VoidType(), [size_t]), name="set_parallel_chunksize")
+            builder.call(fn, [context.cast(builder, args[0], n, types.uintp)])
+            return context.get_dummy_value()
+        return types.void(n), codegen
+
+    @overload(set_chunk)
+    def _compiled(n: Any) -> Any:
+        if isinstance(n, types.Integer):
+            def impl(n: Any) -> None:   # the same annotation as the typing function (Numba compares them)
+                _set(n)
+            return impl
+        return None
+
+    return set_chunk
 
 
 @dataclass
