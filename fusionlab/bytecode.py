@@ -24,7 +24,6 @@ True
 
 from __future__ import annotations
 
-import enum
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -32,10 +31,16 @@ from typing import Any, Iterator, Union
 
 import numpy as np
 
+# the opcodes and their facts live in one table (fusionlab.opcodes); re-exported here, the IR's
+# public face, so ``from .bytecode import Opcode, OpFamily`` keeps working
+from .opcodes import ALIASES, OPCODES, Opcode, OpFamily, OpInfo
+
 __all__ = [
     "Opcode",
     "OpFamily",
     "ALIASES",
+    "OPCODES",
+    "OpInfo",
     "Base",
     "View",
     "Literal",
@@ -44,188 +49,6 @@ __all__ = [
     "Program",
     "ProgramError",
 ]
-
-
-class Opcode(enum.Enum):
-    """Every instruction kind. Element-wise values are the NumPy ufunc names."""
-
-    # element-wise unary
-    ABSOLUTE = "absolute"
-    NEGATIVE = "negative"
-    POSITIVE = "positive"
-    SQRT = "sqrt"
-    SQUARE = "square"
-    EXP = "exp"
-    EXP2 = "exp2"
-    EXPM1 = "expm1"
-    LOG = "log"
-    LOG2 = "log2"
-    LOG10 = "log10"
-    LOG1P = "log1p"
-    SIN = "sin"
-    COS = "cos"
-    TAN = "tan"
-    ARCSIN = "arcsin"
-    ARCCOS = "arccos"
-    ARCTAN = "arctan"
-    SINH = "sinh"
-    COSH = "cosh"
-    TANH = "tanh"
-    FLOOR = "floor"
-    CEIL = "ceil"
-    RINT = "rint"
-    TRUNC = "trunc"
-    SIGN = "sign"
-    RECIPROCAL = "reciprocal"
-    LOGICAL_NOT = "logical_not"
-    INVERT = "invert"
-    ISNAN = "isnan"
-    ISINF = "isinf"
-    ISFINITE = "isfinite"
-    # element-wise binary
-    ADD = "add"
-    SUBTRACT = "subtract"
-    MULTIPLY = "multiply"
-    DIVIDE = "divide"
-    FLOOR_DIVIDE = "floor_divide"
-    REMAINDER = "remainder"
-    POWER = "power"
-    MAXIMUM = "maximum"
-    MINIMUM = "minimum"
-    FMAX = "fmax"
-    FMIN = "fmin"
-    ARCTAN2 = "arctan2"
-    HYPOT = "hypot"
-    LESS = "less"
-    LESS_EQUAL = "less_equal"
-    GREATER = "greater"
-    GREATER_EQUAL = "greater_equal"
-    EQUAL = "equal"
-    NOT_EQUAL = "not_equal"
-    LOGICAL_AND = "logical_and"
-    LOGICAL_OR = "logical_or"
-    LOGICAL_XOR = "logical_xor"
-    BITWISE_AND = "bitwise_and"
-    BITWISE_OR = "bitwise_or"
-    BITWISE_XOR = "bitwise_xor"
-    LEFT_SHIFT = "left_shift"
-    RIGHT_SHIFT = "right_shift"
-    # element-wise ternary: WHERE out, condition, x, y
-    WHERE = "where"
-    # copy (with cast): COPY out, in
-    COPY = "copy"
-    # reductions: OP_REDUCE out, in, axis=k (axis=None reduces everything)
-    ADD_REDUCE = "add.reduce"
-    MULTIPLY_REDUCE = "multiply.reduce"
-    MAXIMUM_REDUCE = "maximum.reduce"
-    MINIMUM_REDUCE = "minimum.reduce"
-    LOGICAL_AND_REDUCE = "logical_and.reduce"
-    LOGICAL_OR_REDUCE = "logical_or.reduce"
-    # scans: OP_ACCUMULATE out, in, axis=k
-    ADD_ACCUMULATE = "add.accumulate"
-    MULTIPLY_ACCUMULATE = "multiply.accumulate"
-    MAXIMUM_ACCUMULATE = "maximum.accumulate"
-    MINIMUM_ACCUMULATE = "minimum.accumulate"
-    LOGICAL_AND_ACCUMULATE = "logical_and.accumulate"
-    LOGICAL_OR_ACCUMULATE = "logical_or.accumulate"
-    # generators: RANGE out, start=a, step=d (a + d * flat C-order index; a=0, d=1 by
-    # default); RANDOM out, seed=s (uniform [0, 1)) or key=k (values recorded at capture)
-    RANGE = "range"
-    RANDOM = "random"
-    # filters: COMPRESS out, data, mask (data[mask], C order, into a 1-D output whose length
-    # is the count of True in the mask recorded at capture; docs/semantics.md, "Filters")
-    COMPRESS = "compress"
-    # indexed reads: GATHER out, src, idx0[, idx1, ...] (NumPy's integer-array indexing: out[p]
-    # = src[idx0[p], ..., idx(k-1)[p], p's last ndim(src) - k coordinates]; docs/semantics.md, "Gathers")
-    GATHER = "gather"
-    # contractions: CONTRACT out, a, b, subscripts="ij,jk->ik" (np.einsum of two operands,
-    # explicit output; docs/semantics.md, "Contractions"): ``@``, np.dot, np.matmul, np.einsum
-    CONTRACT = "contract"
-    # anything else, run by NumPy and never fused: OPAQUE out, in..., name="..."
-    OPAQUE = "opaque"
-    # system: DEL frees a base, SYNC hands a base's contents to the user
-    DEL = "del"
-    SYNC = "sync"
-
-    @property
-    def ufunc(self) -> np.ufunc:
-        """The NumPy ufunc behind an element-wise, reduction or scan opcode."""
-        return getattr(np, self.value.split(".")[0])
-
-    @property
-    def combining(self) -> "Opcode":
-        """The reduction with a scan's operator (a scan's running value is that reduction
-        of the prefix: same identity, same combine); a reduction is its own.
-
-        >>> Opcode.MAXIMUM_ACCUMULATE.combining
-        <Opcode.MAXIMUM_REDUCE: 'maximum.reduce'>
-        """
-        if not self.name.endswith(("_ACCUMULATE", "_REDUCE")):
-            raise ValueError(f"{self.name} is neither a reduction nor a scan")
-        return Opcode[self.name.replace("_ACCUMULATE", "_REDUCE")]
-
-
-def _ufunc_arity(name: str) -> int:
-    uf = getattr(np, name, None)
-    return uf.nin if isinstance(uf, np.ufunc) else -1
-
-
-class OpFamily:
-    """Families of opcodes; fusion rules test families, never lists of opcodes."""
-
-    UNARY: frozenset[Opcode] = frozenset(
-        op for op in Opcode if "." not in op.value and _ufunc_arity(op.value) == 1
-    )
-    BINARY: frozenset[Opcode] = frozenset(
-        op for op in Opcode if "." not in op.value and _ufunc_arity(op.value) == 2
-    )
-    TERNARY: frozenset[Opcode] = frozenset({Opcode.WHERE})
-    COPY: frozenset[Opcode] = frozenset({Opcode.COPY})
-    ELEMENTWISE: frozenset[Opcode] = UNARY | BINARY | TERNARY | COPY
-    REDUCTION: frozenset[Opcode] = frozenset(op for op in Opcode if op.name.endswith("_REDUCE"))
-    SCAN: frozenset[Opcode] = frozenset(op for op in Opcode if op.name.endswith("_ACCUMULATE"))
-    GENERATOR: frozenset[Opcode] = frozenset({Opcode.RANGE, Opcode.RANDOM})
-    #: size-changing selections (Robinson et al.'s ``filter``): their output's length
-    #: depends on the data
-    FILTER: frozenset[Opcode] = frozenset({Opcode.COMPRESS})
-    #: reads at data-dependent positions (integer-array indexing): element-wise in their
-    #: indices and output, but their source is read anywhere
-    GATHER: frozenset[Opcode] = frozenset({Opcode.GATHER})
-    #: sums of products over shared indices (Berényi et al.'s ``rnz`` inside ``map``s)
-    CONTRACTION: frozenset[Opcode] = frozenset({Opcode.CONTRACT})
-    OPAQUE: frozenset[Opcode] = frozenset({Opcode.OPAQUE})
-    SYSTEM: frozenset[Opcode] = frozenset({Opcode.DEL, Opcode.SYNC})
-    COMPUTE: frozenset[Opcode] = frozenset(Opcode) - SYSTEM
-
-
-#: The paper's short names and other common spellings, accepted by the parser.
-ALIASES: dict[str, Opcode] = {
-    "MUL": Opcode.MULTIPLY,
-    "MAX": Opcode.MAXIMUM,
-    "MIN": Opcode.MINIMUM,
-    "SUB": Opcode.SUBTRACT,
-    "DIV": Opcode.DIVIDE,
-    "TRUE_DIVIDE": Opcode.DIVIDE,
-    "MOD": Opcode.REMAINDER,
-    "POW": Opcode.POWER,
-    "ABS": Opcode.ABSOLUTE,
-    "NEG": Opcode.NEGATIVE,
-    "IDENTITY": Opcode.COPY,
-    "SUM": Opcode.ADD_REDUCE,
-    "PROD": Opcode.MULTIPLY_REDUCE,
-    "CUMSUM": Opcode.ADD_ACCUMULATE,
-    "CUMPROD": Opcode.MULTIPLY_ACCUMULATE,
-    "CUMMAX": Opcode.MAXIMUM_ACCUMULATE,
-    "CUMMIN": Opcode.MINIMUM_ACCUMULATE,
-    "ARANGE": Opcode.RANGE,
-}
-
-_ARITY: dict[Opcode, int] = {op: 1 for op in OpFamily.UNARY | OpFamily.COPY}
-_ARITY.update({op: 2 for op in OpFamily.BINARY})
-_ARITY.update({Opcode.WHERE: 3})
-_ARITY.update({op: 1 for op in OpFamily.REDUCTION | OpFamily.SCAN})
-_ARITY.update({op: 0 for op in OpFamily.GENERATOR})
-_ARITY.update({op: 2 for op in OpFamily.FILTER})
 
 
 class ProgramError(ValueError):
@@ -732,16 +555,13 @@ def check_instruction(ins: Instruction) -> None:
     if len(ins.outputs) != 1:
         raise ProgramError(f"{name} needs exactly one output view (its first operand)")
     out = ins.outputs[0]
-    if op in _ARITY and len(ins.inputs) != _ARITY[op]:
+    info = OPCODES[op]
+    if info.arity is not None and len(ins.inputs) != info.arity:
         raise ProgramError(
-            f"{name} takes {_ARITY[op]} input operand(s) after the output, got {len(ins.inputs)}"
+            f"{name} takes {info.arity} input operand(s) after the output, got {len(ins.inputs)}"
         )
     keys = {k for k, _ in ins.attrs}
-    allowed = {"axis"} if op in OpFamily.REDUCTION | OpFamily.SCAN else set()
-    allowed |= {"seed", "key", "name"} if op is Opcode.RANDOM else set()
-    allowed |= {"start", "step", "stop"} if op is Opcode.RANGE else set()
-    allowed |= {"name", "key"} if op is Opcode.OPAQUE else set()
-    allowed |= {"subscripts", "via"} if op in OpFamily.CONTRACTION else set()
+    allowed = {k for k, _ in info.attributes}
     if keys - allowed:
         raise ProgramError(f"{name} does not take {', '.join(sorted(keys - allowed))}=")
     if op in OpFamily.ELEMENTWISE:

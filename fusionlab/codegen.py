@@ -62,7 +62,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
+from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, View
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
 from .codegen_emit import filter_lines, fold_source, gather_expression, loop_dtypes, np_type, weak_result
 from .codegen_layout import (
@@ -75,23 +75,6 @@ __all__ = ["KernelSource", "Unsupported", "get_kernel", "emit_kernel", "kernel_s
            "KernelLayout", "KernelNames", "loop_dtypes", "FilterPlan", "filter_plan", "gather_sources",
            "gather_expression", "filter_lines", "fold_source"]
 
-_OPERATORS = {
-    Opcode.ADD: "+", Opcode.SUBTRACT: "-", Opcode.MULTIPLY: "*", Opcode.DIVIDE: "/",
-    Opcode.POWER: "**", Opcode.LESS: "<", Opcode.LESS_EQUAL: "<=", Opcode.GREATER: ">",
-    Opcode.GREATER_EQUAL: ">=", Opcode.EQUAL: "==", Opcode.NOT_EQUAL: "!=",
-}
-_IDENTITY = {
-    Opcode.ADD_REDUCE: "0", Opcode.MULTIPLY_REDUCE: "1", Opcode.MAXIMUM_REDUCE: "-np.inf",
-    Opcode.MINIMUM_REDUCE: "np.inf", Opcode.LOGICAL_AND_REDUCE: "True", Opcode.LOGICAL_OR_REDUCE: "False",
-}
-_COMBINE = {
-    Opcode.ADD_REDUCE: "{a} + {b}", Opcode.MULTIPLY_REDUCE: "{a} * {b}",
-    Opcode.MAXIMUM_REDUCE: "np.maximum({a}, {b})", Opcode.MINIMUM_REDUCE: "np.minimum({a}, {b})",
-    # ``and``/``or`` would return an operand (a float) where NumPy gives a bool
-    Opcode.LOGICAL_AND_REDUCE: "np.logical_and({a}, {b})", Opcode.LOGICAL_OR_REDUCE: "np.logical_or({a}, {b})",
-}
-
-
 _CHUNK = CHUNK
 _SPLIT = SPLIT
 #: the kernel's name for an array (the compiled driver names its variables alike)
@@ -101,13 +84,14 @@ _weak_result = weak_result
 
 
 def _identity(op: Opcode, dtype: str) -> str:
-    """The reduction's starting value, typed as its output."""
-    kind = np.dtype(dtype).kind
-    if op in (Opcode.MAXIMUM_REDUCE, Opcode.MINIMUM_REDUCE) and kind in "iub":
-        info = np.iinfo(dtype) if kind != "b" else None
-        value = (info.min if op is Opcode.MAXIMUM_REDUCE else info.max) if info else (op is Opcode.MINIMUM_REDUCE)
-        return f"{_np_type(dtype)}({value})"
-    return f"{_np_type(dtype)}({_IDENTITY[op]})"
+    """The reduction's starting value (the table's identity), typed as its output.
+
+    >>> _identity(Opcode.MAXIMUM_REDUCE, "float32"), _identity(Opcode.MINIMUM_REDUCE, "int8")
+    ('np.float32(-np.inf)', 'np.int8(127)')
+    """
+    value = OPCODES[op].identity_of(dtype)
+    text = ("np.inf" if value > 0 else "-np.inf") if isinstance(value, float) and math.isinf(value) else repr(value)
+    return f"{_np_type(dtype)}({text})"
 
 
 #: literal exponents of a float POWER computed with ``sqrt`` instead of a ``pow`` call
@@ -204,7 +188,7 @@ def _combine_parts(op: Opcode, a: str, out: str, extents: Sequence[str], paralle
     at = ", ".join(js)
     lines.append(f"{pad}{a}_v = {a}_part[0, {at}]")
     lines.append(f"{pad}for sp in range(1, nsp):")
-    lines.append(f"{pad}    {a}_v = " + _COMBINE[op].format(a=f"{a}_v", b=f"{a}_part[sp, {at}]"))
+    lines.append(f"{pad}    {a}_v = " + OPCODES[op].combine.format(a=f"{a}_v", b=f"{a}_part[sp, {at}]"))
     lines.append(f"{pad}{out}[{at}] = {a}_v")
     return lines
 
@@ -220,7 +204,7 @@ def _inner_reduction(i: int, ins: Instruction, src: str, target: str) -> tuple[s
     applied at every step, as NumPy's loop stores it (integer sums wrap alike)."""
     op, dtype = ins.opcode, ins.outputs[0].dtype
     a = f"acc{i + 1}"
-    step = _COMBINE[op].format(a=a, b=src)
+    step = OPCODES[op].combine.format(a=a, b=src)
     if dtype != "float64":
         step = f"{_np_type(dtype)}({step})"
     return (f"{a} = {_identity(op, dtype)}", f"{a} = {step}",
@@ -237,7 +221,7 @@ def _carries(accs: Sequence[tuple[Opcode, str, np.dtype]]) -> list[str]:
         out.append("    for chunk in range(nch):")
         out.append(f"        {a}_t = {a}_tot[chunk]")
         out.append(f"        {a}_tot[chunk] = {a}")
-        out.append(f"        {a} = {_np_type(dt.name)}(" + _COMBINE[op].format(a=a, b=f"{a}_t") + ")")
+        out.append(f"        {a} = {_np_type(dt.name)}(" + OPCODES[op].combine.format(a=a, b=f"{a}_t") + ")")
     return out
 
 
@@ -305,28 +289,8 @@ def _scalar_expression(ins: Instruction, ops: Sequence[str], loop: tuple[np.dtyp
     half = _half_power(ins, loop)
     if half is not None:
         expr = _half_power_expr(ops[0], half, loop[0])   # type: ignore[index]
-    elif op in _OPERATORS:
-        expr = f"{ops[0]} {_OPERATORS[op]} {ops[1]}"
-    elif op is Opcode.COPY:
-        expr = ops[0]
-    elif op is Opcode.WHERE:
-        expr = f"{ops[1]} if {ops[0]} else {ops[2]}"
-    elif op is Opcode.NEGATIVE:
-        expr = f"-{ops[0]}"
-    elif op in (Opcode.FLOOR_DIVIDE, Opcode.REMAINDER) and loop is not None and loop[0].kind == "i":
-        # the most negative integer divided by -1 traps (SIGFPE) in compiled code; NumPy
-        # wraps the quotient and gives a remainder of 0 (the quotient computed in the
-        # loop's type: -(-128) is 128, stored into int8 as -128)
-        expr = f"(-{ops[0]} if {ops[1]} == -1 else {ops[0]} // {ops[1]})" if op is Opcode.FLOOR_DIVIDE \
-            else f"(0 if {ops[1]} == -1 else {ops[0]} % {ops[1]})"
-    elif op is Opcode.FLOOR_DIVIDE:
-        # Numba's np.floor_divide of floats is floor(a / b) (1 // 0.1 gives 10); its `//`
-        # is NumPy's divmod-based quotient (9), signed zeros, inf and nan included
-        expr = f"{ops[0]} // {ops[1]}"
-    elif op is Opcode.SIGN and loop is not None and loop[0].kind == "u":
-        expr = f"{ops[0]} > 0"   # Numba's np.sign of an unsigned value reads it as signed
-    elif op in OpFamily.UNARY | OpFamily.BINARY:
-        expr = f"np.{op.value}({', '.join(ops)})"
+    elif OPCODES[op].numba is not None:   # an element-wise opcode: the table's expression
+        expr = OPCODES[op].scalar(ops, None if loop is None else loop[0])
     else:  # pragma: no cover - families are exhausted by get_kernel_layout's checks
         raise Unsupported(f"{op.name} has no kernel form")
     return expr
@@ -483,7 +447,7 @@ class _Emitter:
             dt = np.dtype(next(s.dtype for s in self.lay.scans if s.index == i))
             self.accs.append((i, a, dt))
             src = ins.inputs[0]
-            self.body.append(f"{a} = {_np_type(dt.name)}(" + _COMBINE[op.combining].format(
+            self.body.append(f"{a} = {_np_type(dt.name)}(" + OPCODES[op.combining].combine.format(
                 a=a, b=_typed(self.operand(src), src, dt)) + ")" + comment)
             return a
         if op in OpFamily.REDUCTION:
@@ -560,7 +524,7 @@ class _Emitter:
             self.pre.append(f"{a}_part = np.empty((nsp, {', '.join(extents[1:])}), dtype={_np_type(out.dtype)})")
             self.opening.append(f"{a}_part[sp].fill({_identity(op, out.dtype)})")
             target = f"{a}_part[sp, {', '.join(keep)}]"
-            self.body.append(f"{target} = " + _COMBINE[op].format(a=target, b=src) + comment)
+            self.body.append(f"{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
             self.post += _combine_parts(op, a, self.arg(out), extents[1:], self.lay.parallel, i)
         elif r.form is ReductionForm.INNER:
             inner = self.lay.innermost
@@ -573,7 +537,7 @@ class _Emitter:
             keep = [idx[k] for k in range(rank) if k != r.axis]
             target = f"{self.arg(out)}[{', '.join(keep)}]"
             self.pre.append(f"{self.arg(out)}.fill({_identity(op, out.dtype)})  # {i + 1}: start the reduction")
-            self.body.append(f"{target} = " + _COMBINE[op].format(a=target, b=src) + comment)
+            self.body.append(f"{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
 
     def partials(self, r: Reduction, ins: Instruction, src: str, comment: str) -> None:
         """A reduction over everything: a scalar accumulator per outer iteration (or chunk,
@@ -592,13 +556,10 @@ class _Emitter:
             "nsp" if lay.split else extents[0]
         self.pre.append(f"{a}_part = np.empty({size}, dtype={_np_type(out.dtype)})")
         self.opening.append(f"{a} = {_identity(op, out.dtype)}")
-        self.body.append(f"{guard}{a} = " + _COMBINE[op].format(a=a, b=src) + comment)
+        self.body.append(f"{guard}{a} = " + OPCODES[op].combine.format(a=a, b=src) + comment)
         self.closing.append(f"{a}_part[{slot}] = {a}")
-        self.post.append(f"{self.ref(out)} = " + {
-            Opcode.ADD_REDUCE: f"{a}_part.sum()", Opcode.MULTIPLY_REDUCE: f"{a}_part.prod()",
-            Opcode.MAXIMUM_REDUCE: f"{a}_part.max()", Opcode.MINIMUM_REDUCE: f"{a}_part.min()",
-            Opcode.LOGICAL_AND_REDUCE: f"{a}_part.all()", Opcode.LOGICAL_OR_REDUCE: f"{a}_part.any()",
-        }[op] + f"  # {i + 1}: the partial results combined")
+        self.post.append(f"{self.ref(out)} = {a}_part.{OPCODES[op].partials}()"
+                         f"  # {i + 1}: the partial results combined")
 
     # ------------------------------------------------------------------ the loop nest
     def source(self) -> str:
@@ -709,7 +670,7 @@ class _Emitter:
             for i in sorted(spans):
                 if i in scans:
                     a, dt = next((a, dt) for k, a, dt in accs if k == i)
-                    step = _COMBINE[combining[i]].format(a=f"{a}_c", b=memory[i])
+                    step = OPCODES[combining[i]].combine.format(a=f"{a}_c", b=memory[i])
                     second.append(f"{a} = {_np_type(dt.name)}({step})  # {i + 1}: the carry added")
                     second += body[spans[i][0] + 1:spans[i][1]]
                 elif i not in needed:

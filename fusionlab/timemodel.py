@@ -56,7 +56,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from .bytecode import Literal, Opcode, OpFamily, Program, View, contraction_letters
+from .bytecode import OPCODES, Literal, Opcode, OpFamily, Program, View, contraction_letters
 from .costs import AdditiveCostModel
 from .wsp import WSPGraph, bit_indices
 
@@ -284,35 +284,13 @@ def load_figures(path: Path | None = None) -> MachineFigures:
 
 # --------------------------------------------------------------------------- opcodes
 
-_FAMILY_OF: dict[Opcode, tuple[str, ...]] = {}
-for _op in (Opcode.EXP, Opcode.EXP2, Opcode.EXPM1, Opcode.SIN, Opcode.COS, Opcode.TAN, Opcode.ARCSIN,
-            Opcode.ARCCOS, Opcode.ARCTAN, Opcode.SINH, Opcode.COSH, Opcode.TANH, Opcode.ARCTAN2):
-    _FAMILY_OF[_op] = ("exp",)
-for _op in (Opcode.LOG, Opcode.LOG2, Opcode.LOG10, Opcode.LOG1P):
-    _FAMILY_OF[_op] = ("log",)
-_FAMILY_OF[Opcode.POWER] = ("exp", "log")   # x**y = exp(y log x)
-_FAMILY_OF[Opcode.SQRT] = ("sqrt",)
-_FAMILY_OF[Opcode.HYPOT] = ("sqrt", "arithmetic")
-for _op in (Opcode.DIVIDE, Opcode.FLOOR_DIVIDE, Opcode.REMAINDER, Opcode.RECIPROCAL):
-    _FAMILY_OF[_op] = ("division",)
-for _op in (Opcode.LESS, Opcode.LESS_EQUAL, Opcode.GREATER, Opcode.GREATER_EQUAL, Opcode.EQUAL,
-            Opcode.NOT_EQUAL, Opcode.LOGICAL_AND, Opcode.LOGICAL_OR, Opcode.LOGICAL_XOR, Opcode.LOGICAL_NOT,
-            Opcode.MAXIMUM, Opcode.MINIMUM, Opcode.FMAX, Opcode.FMIN, Opcode.SIGN, Opcode.ISNAN, Opcode.ISINF,
-            Opcode.ISFINITE):
-    _FAMILY_OF[_op] = ("comparison",)
-_FAMILY_OF[Opcode.WHERE] = ("where",)
-for _op in OpFamily.REDUCTION | OpFamily.SCAN:
-    _FAMILY_OF[_op] = ("reduction",)
-_FAMILY_OF[Opcode.RANDOM] = ("exp",)   # a generator's draw costs about a transcendental call
-
-
 def opcode_family(op: Opcode) -> tuple[str, ...]:
     """The families whose throughput an instruction pays (one each per element).
 
     >>> opcode_family(Opcode.POWER), opcode_family(Opcode.ADD)
     (('exp', 'log'), ('arithmetic',))
     """
-    return _FAMILY_OF.get(op, ("arithmetic",))
+    return OPCODES[op].cost   # the opcode table's time-model classes
 
 
 def instruction_family(ins: Any) -> tuple[str, ...]:

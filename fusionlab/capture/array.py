@@ -21,21 +21,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..bytecode import Instruction, Literal, Opcode, OpFamily, ProgramError, View, check_instruction
+from ..bytecode import Instruction, Literal, Opcode, ProgramError, View, check_instruction
+from ..opcodes import opcode_of_ufunc
 from .masked import Expansion, expand_selection
 from .scatter import ListedKey, listed_key
 from .recorder import Handle, NoticeKind, Recorder
-
-_REDUCE = {"add": Opcode.ADD_REDUCE, "multiply": Opcode.MULTIPLY_REDUCE, "maximum": Opcode.MAXIMUM_REDUCE,
-           "minimum": Opcode.MINIMUM_REDUCE, "logical_and": Opcode.LOGICAL_AND_REDUCE,
-           "logical_or": Opcode.LOGICAL_OR_REDUCE}
-_SCAN = {"add": Opcode.ADD_ACCUMULATE, "multiply": Opcode.MULTIPLY_ACCUMULATE, "maximum": Opcode.MAXIMUM_ACCUMULATE,
-         "minimum": Opcode.MINIMUM_ACCUMULATE, "logical_and": Opcode.LOGICAL_AND_ACCUMULATE,
-         "logical_or": Opcode.LOGICAL_OR_ACCUMULATE}
-_UFUNCS = {op.value: op for op in OpFamily.UNARY | OpFamily.BINARY}
-_UFUNCS["true_divide"] = Opcode.DIVIDE
-_UFUNCS["abs"] = Opcode.ABSOLUTE
-_UFUNCS["mod"] = Opcode.REMAINDER
 
 #: dtype kinds the bytecode describes (bool, integers, floats, complex)
 NUMERIC = "biufc"
@@ -807,7 +797,8 @@ def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
         if got is not None:
             return got
     extra = set(kwargs) - {"out"}
-    if method == "__call__" and ufunc.__name__ in _UFUNCS and ufunc.nout == 1 and not extra and len(outs) <= 1 and \
+    opcode = opcode_of_ufunc(ufunc.__name__, method)   # the table's: None when no opcode is this call
+    if method == "__call__" and opcode is not None and ufunc.nout == 1 and not extra and len(outs) <= 1 and \
             all(isinstance(o, Traced) for o in outs):
         if not outs and rec.plain_lines and all(not isinstance(x, Traced) or x._scalar for x in inputs) \
                 and rec.scalar_plain():
@@ -822,12 +813,12 @@ def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
         if out is None and not traceable(real):
             return real
         result = _result(rec, real, out)
-        emit_split(rec, Instruction(_UFUNCS[ufunc.__name__], (result._v,), operands))
+        emit_split(rec, Instruction(opcode, (result._v,), operands))
         return result
     if method in ("reduce", "accumulate") and not outs and set(kwargs) <= {"axis", "dtype"} and \
-            ufunc.__name__ in (_REDUCE if method == "reduce" else _SCAN) and isinstance(inputs[0], Traced) \
+            opcode is not None and isinstance(inputs[0], Traced) \
             and len(inputs) == 1:
-        got = _reduction(rec, ufunc, method, inputs[0], kwargs.get("axis", 0), kwargs.get("dtype"))
+        got = _reduction(rec, opcode, ufunc, method, inputs[0], kwargs.get("axis", 0), kwargs.get("dtype"))
         if got is not None:
             return got
     name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
@@ -846,7 +837,8 @@ def _ufunc_plain(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any,
     return result
 
 
-def _reduction(rec: Recorder, ufunc: np.ufunc, method: str, src: Traced, axis: Any, dtype: Any) -> Traced | None:
+def _reduction(rec: Recorder, opcode: Opcode, ufunc: np.ufunc, method: str, src: Traced, axis: Any,
+               dtype: Any) -> Traced | None:
     if not (isinstance(axis, (int, np.integer)) or axis is None):
         return None
     if dtype is not None and np.dtype(dtype) != src.dtype:
@@ -858,7 +850,6 @@ def _reduction(rec: Recorder, ufunc: np.ufunc, method: str, src: Traced, axis: A
     ax = None if axis is None else int(axis) % max(src.ndim, 1)
     if method == "reduce" and src.ndim == 1:
         ax = None  # one axis: the whole array, and the same element order
-    opcode = (_REDUCE if method == "reduce" else _SCAN)[ufunc.__name__]
     rec.emit(Instruction(opcode, (result._v,), (src._v,), {"axis": ax}))
     return result
 

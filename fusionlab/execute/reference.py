@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, View
+from ..bytecode import OPCODES, Base, Instruction, Literal, Opcode, OpFamily, Program, View
 from ..codegen import loop_dtypes
 from ..subscripts import numpy_call
 
@@ -199,19 +199,19 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
         # result is then cast to the output's type, as an assignment does
         loop = loop_dtypes(ins)
         if loop is None:
-            op.ufunc(*args, out=out, casting="unsafe")
+            OPCODES[op].numpy(*args, out=out, casting="unsafe")
         else:
-            op.ufunc(*args, out=out, casting="unsafe", signature=loop)
+            OPCODES[op].numpy(*args, out=out, casting="unsafe", signature=loop)
     elif op is Opcode.COPY:
         np.copyto(out, args[0], casting="unsafe")
     elif op is Opcode.WHERE:
-        np.copyto(out, np.where(*args), casting="unsafe")
+        np.copyto(out, OPCODES[op].numpy(*args), casting="unsafe")
     elif op in OpFamily.REDUCTION:
-        np.copyto(out, op.ufunc.reduce(args[0], axis=ins.attr("axis")), casting="unsafe")
+        np.copyto(out, OPCODES[op].numpy(args[0], axis=ins.attr("axis")), casting="unsafe")
     elif op in OpFamily.SCAN:
         axis = ins.attr("axis")
         src = args[0].reshape(-1) if axis is None else args[0]
-        np.copyto(out, op.ufunc.accumulate(src, axis=0 if axis is None else axis), casting="unsafe")
+        np.copyto(out, OPCODES[op].numpy(src, axis=0 if axis is None else axis), casting="unsafe")
     elif op is Opcode.RANGE:
         n = out.size
         idx = np.arange(n).reshape(out.shape)
