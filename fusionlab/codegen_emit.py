@@ -1,0 +1,187 @@
+"""The parts of a kernel's source that need no per-opcode table: the dtypes NumPy computes
+an element-wise instruction in (:func:`loop_dtypes`, read by the kernels and the reference
+executor alike), and the lines of gathers and filters. :mod:`fusionlab.codegen` writes the
+rest of the kernel from its :class:`~fusionlab.codegen_layout.KernelLayout`.
+
+Examples
+--------
+>>> np_type("bool"), np_type("int8")
+('np.bool_', 'np.int8')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from .bytecode import Instruction, Literal, OpFamily, View
+from .codegen_layout import FilterPlan
+
+__all__ = ["np_type", "loop_dtypes", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source"]
+
+
+def np_type(dtype: str) -> str:
+    return "np.bool_" if dtype == "bool" else f"np.{dtype}"
+
+
+def loop_dtypes(ins: Instruction) -> tuple[np.dtype, ...] | None:
+    """The dtypes NumPy computes an element-wise instruction in: its inputs' and its
+    result's, as the ufunc's own type resolution picks them (NumPy 2, NEP 50: a Python
+    scalar takes the array's type — ``float32_array * 0.2`` is a float32 product — and
+    integer true division is float64). None for instructions that are not one ufunc call.
+
+    The reference executor and the kernels both compute in these dtypes: the one place
+    that decides them.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY A float32[4]\\nARRAY B float32[4]\\nMULTIPLY B, A, 0.2")
+    >>> [d.name for d in loop_dtypes(p[0])]
+    ['float32', 'float32', 'float32']
+    >>> p = parse("ARRAY A int32[4]\\nARRAY B float64[4]\\nDIVIDE B, A, 2")
+    >>> [d.name for d in loop_dtypes(p[0])]
+    ['float64', 'float64', 'float64']
+    """
+    op = ins.opcode
+    if op not in OpFamily.UNARY | OpFamily.BINARY:
+        return None
+    ufunc = op.ufunc
+    args: list[Any] = []
+    for x in ins.inputs:
+        if isinstance(x, View):
+            args.append(np.dtype(x.dtype))
+        elif isinstance(x.value, bool):   # a bool is a NumPy bool, not a weak scalar
+            args.append(np.dtype(bool))
+        else:
+            args.append(type(x.value))   # int, float, complex: weak (NEP 50)
+    if len(args) != ufunc.nin:
+        return None
+    try:
+        loop = tuple(ufunc.resolve_dtypes(tuple(args) + (None,) * ufunc.nout))
+    except (TypeError, ValueError, OverflowError):   # no loop: NumPy would have refused it at capture
+        return None
+    loop = _strong_literals(ins, args, loop)
+    for x, dt in zip(ins.inputs, loop):
+        # a comparison with a Python int outside the array's range (uint8 < -1) is exact in
+        # NumPy 2, not cast: leave such an instruction to the operands' own types
+        if isinstance(x, Literal) and type(x.value) is int and dt.kind in "iu" and \
+                not np.iinfo(dt).min <= x.value <= np.iinfo(dt).max:
+            return None
+    return loop
+
+
+def _strong_literals(ins: Instruction, args: list[Any], loop: tuple[np.dtype, ...]) -> tuple[np.dtype, ...]:
+    """The loop again with the literals typed like the output, when that is the loop whose
+    result the output has. A literal records a NumPy scalar's value, not its type: a NumPy
+    scalar is strong under NEP 50 (``float32_array * np.float64(1.1)`` is a float64 product),
+    and capture recorded the output base in the dtype NumPy gave it, so the output says so.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY A float32[4]\\nARRAY B float64[4]\\nMULTIPLY B, A, 1.1")
+    >>> [d.name for d in loop_dtypes(p[0])]
+    ['float64', 'float64', 'float64']
+    """
+    if not ins.outputs or not any(isinstance(x, Literal) for x in ins.inputs):
+        return loop
+    out = np.dtype(ins.outputs[0].dtype)
+    if loop[-1] == out:
+        return loop
+    strong = [out if isinstance(x, Literal) and not isinstance(x.value, bool) else a
+              for x, a in zip(ins.inputs, args)]
+    try:
+        again = tuple(ins.opcode.ufunc.resolve_dtypes(tuple(strong) + (None,) * ins.opcode.ufunc.nout))
+    except (TypeError, ValueError, OverflowError):
+        return loop
+    return again if again[-1] == out else loop
+
+
+def weak_result(ins: Instruction, xs: Sequence[View | Literal]) -> np.dtype:
+    """``np.result_type`` of operands with Python scalars weak (NumPy 2), as ``np.where``."""
+    return np.result_type(*[np.dtype(x.dtype) if isinstance(x, View) else x.value for x in xs])
+
+
+
+
+# --------------------------------------------------------------------------- gathers (see codegen_layout)
+
+
+def gather_expression(ins: Instruction, src: str, indices: Sequence[str], loop_index: Sequence[str]) -> str:
+    """The element ``src[...]`` of GATHER ``ins``: each index wrapped when negative (as
+    NumPy does; an unsigned one never is), the source's untouched last axes indexed by the
+    output's last loop indices.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY M float64[3,4]\\nARRAY J int32[2]\\nARRAY Y float64[2,4]\\nGATHER Y, M, J[:, None]")
+    >>> gather_expression(p[0], "M", ["J[i0]"], ["i0", "i1"])
+    'M[(J[i0] + M.shape[0] if J[i0] < 0 else J[i0]), i1]'
+    """
+    source, *index_views = ins.views_in
+    parts = [e if np.dtype(x.dtype).kind == "u" else f"({e} + {src}.shape[{k}] if {e} < 0 else {e})"
+             for k, (x, e) in enumerate(zip(index_views, indices))]
+    rank, rest = len(loop_index), source.ndim - len(index_views)
+    parts += [loop_index[rank - rest + j] for j in range(rest)]
+    return f"{src}[{', '.join(parts)}]"
+
+# --------------------------------------------------------------------------- filters (issue 14; 002)
+# how a block's filters run in its loop: see codegen_layout's FilterPlan
+
+
+def _filter_locals(c: int) -> tuple[str, str, str]:
+    """The locals of COMPRESS ``c``: its element, its mask bit, its running count (``acc``
+    names: no array is called that, ``_safe`` renames such arrays)."""
+    return f"acc{c + 1}_val", f"acc{c + 1}_keep", f"acc{c + 1}_count"
+
+
+@dataclass(frozen=True)
+class FilterLines:
+    """A COMPRESS's lines: before the loop, per chunk (opening, closing), in the body, after."""
+
+    pre: list[str]
+    opening: list[str]
+    body: list[str]
+    closing: list[str]
+    post: list[str]
+
+
+def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | None, comment: str,
+                 chunks: tuple[str, str, str] | None = None) -> FilterLines:
+    """The lines of COMPRESS ``c``: the element and mask bit as locals and, when its output
+    is written (``target``: the output's argument), the compaction. Serial: a running count.
+    With ``chunks`` (the chunk count, the chunk size and 1, unsigned; a parallel loop over
+    chunks), two passes: each chunk compacts into its own slice of a buffer and counts, then
+    the exclusive prefix sums of the counts place each chunk's run in the output."""
+    val, keep, count = _filter_locals(c)
+    out = ins.outputs[0]
+    expr = data if ins.views_in[0].dtype == out.dtype else f"{np_type(out.dtype)}({data})"
+    body = [f"{val} = {expr}{comment}", f"{keep} = {mask}"]
+    if target is None:
+        return FilterLines([], [], body, [], [])
+    if chunks is None:
+        body.append(f"if {keep}: {target}[{count}] = {val}; {count} += 1  # compacted, in C order")
+        return FilterLines([f"{count} = 0"], [], body, [], [])
+    n, size, one = chunks
+    buf, counts, at, k, j = (f"acc{c + 1}_{x}" for x in ("buf", "counts", "at", "chunk", "j"))
+    body.append(f"if {keep}: {buf}[chunk * {size} + {count}] = {val}; {count} += {one}  # this chunk's run")
+    pre = [f"{buf} = np.empty({n} * {size}, dtype={np_type(out.dtype)})",
+           f"{counts} = np.empty({n}, dtype=np.uint64)"]
+    post = [f"{at} = np.empty({n}, dtype=np.uint64)  # {c + 1}: where each chunk's run starts in {out.base.name}",
+            f"{count} = np.uint64(0)",
+            f"for {k} in range({n}):",
+            f"    {at}[{k}] = {count}",
+            f"    {count} += {counts}[{k}]",
+            f"for {k} in numba.prange({n}):",
+            f"    for {j} in range({counts}[{k}]):",
+            f"        {target}[{at}[{k}] + {j}] = {buf}[{k} * {size} + {j}]"]
+    return FilterLines(pre, [f"{count} = np.uint64(0)"], body, [f"{counts}[chunk] = {count}"], post)
+
+
+def fold_source(plan: FilterPlan, r: int, src_arg: str | None, flat: str) -> tuple[str, str]:
+    """A filter-fold's element and its guard: the filter's element under its mask bit when
+    the filter shares the block, else the compacted output at the flat loop index, below
+    its length."""
+    for rr, c in plan.fused:
+        if rr == r:
+            val, keep, _ = _filter_locals(c)
+            return val, f"if {keep}: "
+    return f"{src_arg}[{flat}]", f"if {flat} < np.uint64({src_arg}.shape[0]): "
