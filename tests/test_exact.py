@@ -175,17 +175,26 @@ def test_the_shape_classes_bound_the_optimum_and_their_join_is_checked(p):
         assert joined.cost == pytest.approx(truth.cost)
 
 
-def test_the_shape_split_proves_a_batch_the_whole_searches_do_not():
+def test_the_ilp_and_the_shape_split_each_prove_a_batch_the_branch_and_bound_does_not():
+    from fusionlab.budget import UNLIMITED
     from fusionlab.capture import capture
+    from fusionlab.partition.classes import shape_classes
+    from fusionlab.partition.exact import _split
     from fusionlab.workloads import get_workload
 
     batches = capture(get_workload("water_ice").script("tiny"), {"__name__": "__main__"}).batches
     batch = max(batches, key=len)
     whole = exact(batch, "bohrium", decompose=False, use_ilp=False, max_nodes=2000)  # the B&B alone
     got = exact(batch, "bohrium", time_limit=60)
-    assert got.proven_optimal and got.legal and "split by iteration shape" in got.notes[1]
+    # the tightened ILP (1,359 variables; 8,557 before) proves the whole batch
+    assert got.proven_optimal and got.legal and got.notes[0] == "proven optimal by the ILP"
     assert not whole.proven_optimal and whole.bound <= got.cost <= whole.cost
     assert got.cost == 116872  # greedy's 116968 is not optimal
+    ctx = setup(batch, "bohrium")
+    opts = dict(bnb_time=0.25, use_ilp=True, max_nodes=2000, trace_limit=100)
+    split = _split(ctx, UNLIMITED.child(60), shape_classes(ctx), opts)
+    assert split is not None and split.proven_optimal and split.cost == 116872
+    assert "split by iteration shape" in split.notes[1]
 
 
 def test_the_explorer_shows_the_gap_of_a_stopped_exact_search():
@@ -206,9 +215,8 @@ def test_the_command_line_runs_exact_with_its_time_limit(capsys):
     out = capsys.readouterr().out
     # the optimum's cost is 38 elements; which of the equal-cost partitions comes back is a tie
     assert re.search(r"exact / bohrium: \d+ blocks, cost 304 bytes \(38 elements\), legal, proven optimal", out)
-    # one node is not enough for the branch and bound on the whole: the shape split proves it
-    assert "note: proven optimal by the branch and bound and the ILP" in out
-    assert "note: split by iteration shape into 2 classes (largest 15 instructions)" in out
+    # one node is not enough for the branch and bound on the whole: the ILP proves it
+    assert "note: proven optimal by the ILP" in out
 
 
 def test_the_branch_and_bound_drops_edges_between_separated_blocks():

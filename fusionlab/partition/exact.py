@@ -35,16 +35,20 @@ from ..costs import Bohrium, MaxContract, MaxLocality, Robinson
 from ..wsp import PartitionState, WSPGraph, bit_indices
 from ._common import Context, ProgramOrState, coarsest_bound, dense, finish, setup
 from .classes import shape_classes, solve_by_shape
-from .ilp import ilp
+from .ilp import ilp, start_worker, stop_worker
 from .optimal import optimal
 from .result import PartitionResult
 
 _ILP_MODELS = (Bohrium, MaxContract, MaxLocality, Robinson)
+# From this many instructions a solver process is started beside the branch and bound (its
+# SciPy import takes about a second on a busy machine; smaller batches are proven in
+# milliseconds, or solved by HiGHS in this process)
+WORKER_INSTRUCTIONS = 64
 
 
 def exact(
     program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, time_limit: float = 10.0,
-    bnb_time: float = 0.5, use_ilp: bool = True, decompose: bool = True, max_nodes: int = 1_000_000, trace_limit: int = 20_000,
+    bnb_time: float = 0.25, use_ilp: bool = True, decompose: bool = True, max_nodes: int = 1_000_000, trace_limit: int = 20_000,
     budget: Budget | None = None,
 ) -> PartitionResult:
     """The cheapest legal partition, by the portfolio above, within ``time_limit`` seconds.
@@ -204,37 +208,57 @@ def _solve_one(ctx: Context, own: Budget, opts: dict[str, Any], split: bool) -> 
 
 def _portfolio(state: PartitionState, ctx: Context, own: Budget, *, bnb_time: float, use_ilp: bool,
                max_nodes: int, trace_limit: int, split: bool = False) -> PartitionResult:
-    """Branch and bound for ``bnb_time`` (its seeds are the fallback), then the split by
-    iteration shape (``split``, 80% of the time left), then the ILP with the rest."""
+    """Branch and bound for ``bnb_time`` (its seeds are the fallback), then the ILP (half the
+    time left when the split by iteration shape applies, else all), then the split."""
     ilp_too = use_ilp and isinstance(ctx.model, _ILP_MODELS)
     classes = shape_classes(ctx) if split else []
-    first = optimal(state, ctx.model, time_limit=min(bnb_time, own.remaining() / 2) if ilp_too or classes
+    # the solver process imports SciPy while the branch and bound runs
+    worker = start_worker() if ilp_too and len(ctx.program) >= WORKER_INSTRUCTIONS else None
+    try:
+        return _steps(state, ctx, own, classes, worker, bnb_time=bnb_time, use_ilp=ilp_too, max_nodes=max_nodes,
+                      trace_limit=trace_limit)
+    finally:
+        stop_worker(worker)
+
+
+def _steps(state: PartitionState, ctx: Context, own: Budget, classes: list[list[int]], worker: Any, *,
+           bnb_time: float, use_ilp: bool, max_nodes: int, trace_limit: int) -> PartitionResult:
+    """The three searches of :func:`_portfolio`, each stopping the portfolio when it proves."""
+    first = optimal(state, ctx.model, time_limit=min(bnb_time, own.remaining() / 2) if use_ilp or classes
                     else own.remaining(), max_nodes=max_nodes, trace_limit=trace_limit, budget=own)
     if first.proven_optimal:
         return finish(ctx, "exact", first.blocks, proven_optimal=True, trace=first.trace,
                       notes=["proven optimal by the branch and bound", *first.notes])
     results, bounds, notes = [first], [first.bound], [first.notes[0]]
-    if classes and not own.expired():
-        opts = dict(bnb_time=bnb_time, use_ilp=use_ilp, max_nodes=max_nodes, trace_limit=trace_limit)
-        got = _split(ctx, own.child(own.remaining() * (0.8 if ilp_too else 1.0)), classes, opts)
-        if got is not None and got.proven_optimal:
-            return got
-        if got is not None:
-            results.append(got)
-            bounds.append(got.bound)
-            notes.append(got.notes[1])
-    if ilp_too and not own.expired():
-        second = ilp(state, ctx.model, time_limit=own.remaining(), budget=own)
+    if use_ilp and not own.expired():
+        share = own.child(own.remaining() * (0.5 if classes else 1.0))
+        second = ilp(state, ctx.model, time_limit=share.remaining(), budget=share, worker=worker,
+                     incumbent=[list(b) for b in first.blocks] if _seeded(first) else None)
         if second.proven_optimal:
             return finish(ctx, "exact", second.blocks, proven_optimal=True, trace=first.trace,
                           notes=["proven optimal by the ILP", *first.notes[:1], *second.notes])
         results.append(second)
         bounds.append(second.bound)
         notes.append(second.notes[0])
+    if classes and not own.expired():
+        opts = dict(bnb_time=bnb_time, use_ilp=use_ilp, max_nodes=max_nodes, trace_limit=trace_limit)
+        got = _split(ctx, own, classes, opts)
+        if got is not None and got.proven_optimal:
+            return got
+        if got is not None:
+            results.append(got)
+            bounds.append(got.bound)
+            notes.append(got.notes[1])
     best = min((r for r in results if r.legal), key=lambda r: r.cost)
     bound = min(max([b for b in bounds if b is not None] + [coarsest_bound(ctx)]), best.cost)
     return finish(ctx, "exact", best.blocks, proven_optimal=False, trace=first.trace,
                   notes=[_verdict(False, "", best.cost, bound), *notes], bound=bound, budget_cut="exact: search")
+
+
+def _seeded(r: PartitionResult) -> bool:
+    """Whether the branch and bound's answer is at least its linear, unintrusive and greedy
+    seeds (it was not cut before its search began)."""
+    return r.legal and r.budget_cut in ("", "optimal: search")
 
 
 def _split(ctx: Context, own: Budget, classes: list[list[int]], opts: dict[str, Any]) -> PartitionResult | None:
