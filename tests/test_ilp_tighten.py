@@ -128,3 +128,32 @@ def test_highs_from_a_starting_solution_reaches_the_same_optimum():
     started = _highs_worker.solve(dict(P.problem(60), start=start))
     assert plain["status"] == started["status"] == 0
     assert started["fun"] == pytest.approx(plain["fun"]) and started["fun"] + P.constant <= seed.cost
+
+
+@settings(max_examples=40, deadline=None)
+@given(p=programs(min_size=3, max_size=8))
+def test_the_relaxation_still_orders_every_separated_pair_a_path_orders(p):
+    # the order rows left out (implied_orders) follow from the others: minimising o[b] - o[a]
+    # over the linear relaxation still gives at least 1 for every such pair
+    from fusionlab.partition import _highs_worker
+    from fusionlab.partition.separation import separated
+    from fusionlab.wsp import reachability
+
+    ctx = setup(WSPGraph(p), "bohrium")
+    P, layout = _build(ctx, UNLIMITED, None, tighten=True)
+    succ = _unit_succ(ctx, layout.masks)
+    ids = [ctx.state.block_of[(m & -m).bit_length() - 1] for m in layout.masks]
+    reach = reachability(succ)
+    sep = separated(succ, lambda a, b: ctx.state.compatible(ids[a], ids[b]))
+    pos = layout.pos
+    for a in range(len(ids)):
+        for b in range(len(ids)):
+            if not (sep[a] >> b & 1 and reach[a] >> b & 1):
+                continue
+            coef, const = pos.diff(b, a)
+            cost = [0.0] * len(P.c)
+            for j, c in coef.items():
+                cost[j] = c
+            problem = dict(P.problem(30), cost=cost, integrality=[0] * len(P.c))
+            res = _highs_worker.solve(problem)
+            assert res["status"] == 0 and res["fun"] + const >= 1 - 1e-6, (a, b)

@@ -45,7 +45,7 @@ from .greedy import greedy_merge
 from .linear import LinearCut, linear_merge
 from .result import PartitionResult
 from .separation import separated
-from .ilp_tighten import Layout, Positions, clique_rows, convexity_rows
+from .ilp_tighten import Layout, Positions, clique_rows, convexity_rows, implied_orders
 from .unintrusive import unintrusive_merge
 
 # Models up to this many variables are solved in this process (milliseconds); larger ones
@@ -406,11 +406,14 @@ def _build(ctx: Context, budget: Budget, max_variables: int | None, tighten: boo
     for a in range(m):
         for b in succ[a]:
             pos.at_least(P, b, a, 0)
+    implied = implied_orders(reach, sep, budget, "ilp: model building")
     for a, b in sorted(forbidden):
         if reach[a] >> b & 1:
-            pos.at_least(P, b, a, 1)
+            if not implied[a] >> b & 1:
+                pos.at_least(P, b, a, 1)
         elif reach[b] >> a & 1:
-            pos.at_least(P, a, b, 1)
+            if not implied[b] >> a & 1:
+                pos.at_least(P, a, b, 1)
         elif not pos.distinct(a, b):
             y = P.var(0, 1, True)
             layout.ys.append((y, a, b))

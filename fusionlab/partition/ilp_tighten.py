@@ -110,6 +110,32 @@ class Positions:
         return out
 
 
+def implied_orders(reach: list[int], sep: list[int], budget: Budget, phase: str) -> list[int]:
+    """For each block ``a``, the blocks ``b`` whose strict order after ``a`` follows from
+    other rows: a block ``x`` separated from ``a`` and after it comes before ``b`` (or
+    reaches it), or ``a`` reaches a block ``x`` that ``b`` is separated from and after.
+    Then ``o[b] >= o[x] >= o[a] + 1`` (or ``o[b] >= o[x] + 1 >= o[a] + 1``) sums other
+    rows, so the row of ``(a, b)`` changes neither the relaxation nor the optimum:
+    Lattice Boltzmann's 1,227 blocks need a few thousand of its 200,000 order rows.
+
+    >>> # 0 -> 1 -> 2, all pairwise separated: 0 < 2 follows from 0 < 1 and 1 < 2
+    >>> from fusionlab.budget import UNLIMITED
+    >>> implied_orders([0b110, 0b100, 0], [0b110, 0b101, 0b011], UNLIMITED, "doc")
+    [4, 0, 0]
+    """
+    after = [reach[a] & sep[a] for a in range(len(reach))]
+    out = []
+    for a in range(len(reach)):
+        budget.check(phase)
+        mask = 0
+        for x in bit_indices(after[a]):
+            mask |= reach[x]
+        for x in bit_indices(reach[a]):
+            mask |= after[x]
+        out.append(mask)
+    return out
+
+
 def convexity_rows(model: Any, pairs: list[tuple[int, int]], succ: list[list[int]], reach: list[int],
                    s: Callable[[int, int], int | None], var_of: dict[tuple[int, int], int], budget: Budget,
                    phase: str) -> int:
