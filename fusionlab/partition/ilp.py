@@ -296,7 +296,9 @@ def _solve(ctx: Context, own: Budget, seed: _Seed, P: _Model, layout: Layout,
     cutoff = use_cutoff and _cutoff(P, seed.cost)
     left = own.remaining()
     in_process = solver == "process" or (solver == "auto" and len(P.c) > INLINE_VARIABLES)
-    problem = P.problem(min(max(left - _MARGIN, 0.05), 1e7))  # HiGHS wants a finite number
+    # HiGHS looks at the clock between its steps, which take longer on larger models: a
+    # tenth of the time is kept back (a killed solver returns neither its best nor its bound)
+    problem = P.problem(min(max(left - max(_MARGIN, 0.1 * left), 0.05), 1e7))  # HiGHS wants a finite number
     problem["start"] = layout.start(len(P.c), seed.blocks, _unit_succ(ctx, masks))
     where = "a solver process" if in_process else "this process"
     started = time.perf_counter()
