@@ -11,13 +11,15 @@ shape, then the ILP.
    parts' optima is a lower bound and their join, legal and of that cost, is an optimum
    (``docs/semantics.md``, "Algorithms").
 2. **Branch and bound first** (:func:`~fusionlab.partition.optimal.optimal`, seeded by
-   linear, unintrusive and greedy) for half a second at most: most captured batches are
-   proven in milliseconds, and its search trace is kept for the search-tree view.
-3. **Split by iteration shape** (:mod:`.classes`, Bohrium model) with 80% of the time left:
-   each shape's instructions solved apart by steps 2 and 4; the sum of their optima bounds
-   the optimum, and their join, when legal and of that cost, is one.
-4. **Then the ILP** (:func:`~fusionlab.partition.ilp.ilp`, built-in models) with the time
-   left, when nothing before proved the answer.
+   linear, unintrusive and greedy) for a quarter of a second at most: most captured batches
+   are proven in milliseconds, and its search trace is kept for the search-tree view. From
+   64 instructions a solver process is started beside it (its SciPy import takes about a
+   second on a busy machine).
+3. **Then the ILP** (:func:`~fusionlab.partition.ilp.ilp`, built-in models, tightened) from
+   the branch and bound's best, with half the time left when step 4 applies, else all.
+4. **Split by iteration shape** (:mod:`.classes`, Bohrium model) with the time left: each
+   shape's instructions solved apart by steps 2 and 3; the sum of their optima bounds the
+   optimum, and their join, when legal and of that cost, is one.
 
 The answer is the cheapest legal partition found; ``bound`` is the best proven lower bound
 (the largest of the steps' bounds, and never below the cost of all instructions in one

@@ -17,6 +17,12 @@ order variables per node, a constraint per edge kind):
 ``s`` is only forced one way, so a solution can pay for a saving it could have had; the
 minimum never does, and equals the cheapest legal partition.
 
+Tightened (:mod:`.ilp_tighten`, on by default): the units are the unintrusive partition's
+blocks (merges that keep an optimum), positions carry a residue per iteration shape (no
+direction binary between two shapes), convexity and clique rows tie the fusion variables
+to the blocks between and beside them, order rows that others imply are left out, and
+HiGHS starts from the best seed (SciPy's HiGHS binding; ``milp`` takes no start).
+
 Time: before the model, the linear, unintrusive and greedy partitions are computed (the answer
 when the model is not solved, and a check on an unproven solution). Building the model
 checks the budget and stops as soon as it exceeds ``max_variables``. HiGHS runs in C,
