@@ -21,7 +21,8 @@ shape, then the ILP.
    shape's instructions solved apart by steps 2 and 3; the sum of their optima bounds the
    optimum, and their join, when legal and of that cost, is one.
 
-The answer is the cheapest legal partition found; ``bound`` is the best proven lower bound
+The answer is the cheapest legal partition found, proven when it meets the best proven
+lower bound too (:func:`meets`); ``bound`` is the best proven lower bound
 (the largest of the steps' bounds, and never below the cost of all instructions in one
 block, which bounds every partition of a monotone model). ``notes`` name the method that
 proved the optimum, or the gap.
