@@ -228,3 +228,30 @@ def test_the_branch_and_bound_drops_edges_between_separated_blocks():
     truth = partition(batch, "ilp", "bohrium", time_limit=60)
     # with the edges an optimum never uses gone, the root's bound meets greedy's seed
     assert r.proven_optimal and truth.proven_optimal and r.cost == truth.cost == 20904
+
+
+_OPAQUE = parse('ARRAY A float64[4]\nARRAY B float64[4]\nARRAY C float64[4]\nCOPY A, 1\n'
+                'OPAQUE B, A, name="np.sort"\nOPAQUE C, A, name="np.sort"\nADD A, A, 1\nDEL A\nSYNC B\nSYNC C')
+
+
+@settings(max_examples=60)
+@given(p=st.one_of(programs(min_size=2, max_size=9), st.just(_OPAQUE)))
+def test_separated_blocks_from_masks_equal_the_pairwise_rule(p):
+    # the ILP and the branch and bound derive the separated pairs from shape, explicit and
+    # opaque masks, without asking every pair: the same pairs as compatible() pair by pair
+    from fusionlab.partition.separation import separated_blocks
+    from fusionlab.partition.unintrusive import unintrusive_merge
+    from fusionlab.wsp import PartitionState
+
+    g = WSPGraph(p)
+    for merged in (False, True):
+        state = PartitionState(g)
+        if merged:
+            ctx = setup(g, "bohrium")
+            unintrusive_merge(ctx.state, ctx.evaluator)
+            state = ctx.state
+        ids = sorted(state.members, key=lambda b: state.first[b])
+        pos = {b: k for k, b in enumerate(ids)}
+        succ = [sorted(pos[x] for x in state.succ[b]) for b in ids]
+        pairwise = separated(succ, lambda a, b: state.compatible(ids[a], ids[b]))
+        assert separated_blocks(state, ids, succ) == pairwise

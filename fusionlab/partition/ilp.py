@@ -50,7 +50,7 @@ from ._common import Context, ProgramOrState, announce, coarsest_bound, cut_note
 from .greedy import greedy_merge
 from .linear import LinearCut, linear_merge
 from .result import PartitionResult
-from .separation import separated
+from .separation import separated_blocks
 from .ilp_tighten import Layout, Positions, clique_rows, convexity_rows, implied_orders
 from .unintrusive import unintrusive_merge
 
@@ -395,15 +395,14 @@ def _build(ctx: Context, budget: Budget, max_variables: int | None, tighten: boo
     reach = reachability(succ, budget, "ilp: model building")
     # fuse-preventing pairs, and the pairs a path through a block separated from one of
     # them keeps apart: fewer fusion variables, and strict order rows the LP feels
-    sep = separated(succ, lambda a, b: state.compatible(ids[a], ids[b]), budget, phase="ilp: model building")
-    forbidden = {(a, b) for a in range(m) for b in bit_indices(sep[a]) if b > a}
+    sep = separated_blocks(state, ids, succ, budget, "ilp: model building")
     layout = Layout(pos, masks, {}, [], [])
     s_var = layout.s_var
 
     def s(a: int, b: int) -> int | None:
         """The fusion variable of units a and b (None when they may never fuse)."""
         a, b = min(a, b), max(a, b)
-        if a == b or (a, b) in forbidden:
+        if a == b or sep[a] >> b & 1:
             return None
         if (a, b) not in s_var:
             v = s_var[(a, b)] = P.var(0, 1, True)
@@ -415,7 +414,7 @@ def _build(ctx: Context, budget: Budget, max_variables: int | None, tighten: boo
         for b in succ[a]:
             pos.at_least(P, b, a, 0)
     implied = implied_orders(reach, sep, budget, "ilp: model building")
-    for a, b in sorted(forbidden):
+    for a, b in ((a, b) for a in range(m) for b in bit_indices(sep[a] >> (a + 1) << (a + 1))):
         if reach[a] >> b & 1:
             if not implied[a] >> b & 1:
                 pos.at_least(P, b, a, 1)
