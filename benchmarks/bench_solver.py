@@ -67,7 +67,8 @@ def solve(program: Program, algorithm: str, model: str, budget: float) -> dict[s
         method = {"optimal": "branch and bound", "ilp": "ILP"}.get(algorithm, "")
         if algorithm == "exact":
             how = r.notes[0]
-            method = " + ".join(m for m, word in (("B&B", "branch and bound"), ("ILP", "ILP")) if word in how)
+            method = " + ".join(m for m, word in (("B&B", "branch and bound"), ("ILP", "ILP"), ("bounds", "bounds"))
+                                if word in how)
             detail = " ".join(r.notes[1:2])
             if "independent parts" in detail:
                 method += f" ({detail.split(' independent')[0]} parts)"

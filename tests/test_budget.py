@@ -41,7 +41,8 @@ PHASES = {
     "greedy": ["greedy: weight edges", "greedy: merging"],
     "optimal": ["optimal: unintrusive", "optimal: weight edges", "optimal: greedy seed: weight edges",
                 "optimal: greedy seed: merging", "optimal: search"],
-    "ilp": ["ilp: seed", "ilp: seed: weight edges", "ilp: seed: merging", "ilp: model building", "ilp: solving"],
+    "ilp": ["ilp: seed", "ilp: seed: weight edges", "ilp: seed: merging", "ilp: unintrusive", "ilp: model building",
+            "ilp: solving"],
     "exhaustive": ["exhaustive: enumeration"],
 }
 

@@ -17,6 +17,12 @@ order variables per node, a constraint per edge kind):
 ``s`` is only forced one way, so a solution can pay for a saving it could have had; the
 minimum never does, and equals the cheapest legal partition.
 
+Tightened (:mod:`.ilp_tighten`, on by default): the units are the unintrusive partition's
+blocks (merges that keep an optimum), positions carry a residue per iteration shape (no
+direction binary between two shapes), convexity and clique rows tie the fusion variables
+to the blocks between and beside them, order rows that others imply are left out, and
+HiGHS starts from the best seed (SciPy's HiGHS binding; ``milp`` takes no start).
+
 Time: before the model, the linear, unintrusive and greedy partitions are computed (the answer
 when the model is not solved, and a check on an unproven solution). Building the model
 checks the budget and stops as soon as it exceeds ``max_variables``. HiGHS runs in C,
@@ -38,13 +44,14 @@ import numpy as np
 
 from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Bohrium, MaxContract, MaxLocality, Robinson, UnsupportedCostModel, graph_accesses
-from ..wsp import bit_indices, reachability
+from ..wsp import bit_indices, partition_problems, reachability
 from . import _highs_worker
 from ._common import Context, ProgramOrState, announce, coarsest_bound, cut_note, finish, setup
 from .greedy import greedy_merge
 from .linear import LinearCut, linear_merge
 from .result import PartitionResult
-from .separation import separated
+from .separation import separated_blocks
+from .ilp_tighten import Layout, Positions, clique_rows, convexity_rows, implied_orders
 from .unintrusive import unintrusive_merge
 
 # Models up to this many variables are solved in this process (milliseconds); larger ones
@@ -114,13 +121,28 @@ class _Model:
                 "time_limit": time_limit}
 
 
-def solve_in_process(problem: dict[str, Any], kill_after: float,
-                     argv: list[str] | None = None) -> dict[str, Any] | None:
-    """Solve ``problem`` in a process of its own; ``None`` when it had to be killed after
-    ``kill_after`` seconds. ``KeyboardInterrupt`` kills it and propagates. ``argv`` is the
-    worker's command (default: this Python running ``_highs_worker.py``)."""
+def start_worker(argv: list[str] | None = None) -> subprocess.Popen[bytes]:
+    """A solver process, started now: it imports SciPy (about a second on a busy machine)
+    while the caller does other work, then waits for one problem. Pass it to :func:`ilp`
+    (``worker=``) or :func:`solve_in_process`; :func:`stop_worker` ends an unused one.
+    ``argv`` is the worker's command (default: this Python running ``_highs_worker.py``)."""
     argv = argv or [sys.executable, "-I", str(Path(_highs_worker.__file__))]
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def stop_worker(proc: subprocess.Popen[bytes] | None) -> None:
+    """End a solver process that was not used (or is still running)."""
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.communicate()
+
+
+def solve_in_process(problem: dict[str, Any], kill_after: float, argv: list[str] | None = None,
+                     proc: subprocess.Popen[bytes] | None = None) -> dict[str, Any] | None:
+    """Solve ``problem`` in a process of its own (``proc``, started by :func:`start_worker`,
+    or a new one); ``None`` when it had to be killed after ``kill_after`` seconds.
+    ``KeyboardInterrupt`` kills it and propagates."""
+    proc = proc if proc is not None and proc.poll() is None else start_worker(argv)
     try:
         out, err = proc.communicate(pickle.dumps(problem), timeout=max(kill_after, 0.01))
     except subprocess.TimeoutExpired:
@@ -140,6 +162,8 @@ def solve_in_process(problem: dict[str, Any], kill_after: float,
 def ilp(
     program_or_state: ProgramOrState, cost_model: Any = "bohrium", *, time_limit: float = 60.0,
     max_variables: int | None = None, budget: Budget | None = None, solver: str = "auto", cutoff: bool = False,
+    tighten: bool = True, precondition: bool = True, worker: subprocess.Popen[bytes] | None = None,
+    incumbent: list[list[int]] | None = None,
 ) -> PartitionResult:
     """The cheapest legal partition, from an integer linear program.
 
@@ -162,6 +186,18 @@ def ilp(
         infeasible model then proves the seed optimal (see :func:`_cutoff`). Off by default:
         HiGHS's dual bound suffers from the row (Gray-Scott's 181-instruction cell at 10 s:
         bound 102,098 with it, 114,152 without; Wave 1-D: 1,544 against 12,104).
+    tighten
+        Positions by residue, convexity and clique rows (:mod:`.ilp_tighten`): the same
+        optimum, a smaller model with a tighter relaxation.
+    precondition
+        Formulate over the unintrusive partition's blocks (merges that keep an optimum,
+        :mod:`.unintrusive`; pairwise additive models), not over single instructions.
+    worker
+        A solver process from :func:`start_worker` to use when the model is solved in a
+        process (the caller ends it with :func:`stop_worker` when it was not used).
+    incumbent
+        A legal partition the caller found (the branch and bound's best): HiGHS starts from
+        it, and the linear, unintrusive and greedy seeds are not computed again.
 
     When the model is not solved (too large, the time ran out first, HiGHS found no
     solution in time) the cheapest of the linear, unintrusive and greedy partitions is returned,
@@ -193,15 +229,20 @@ def ilp(
         )
     seed = _Seed(ctx, own)
     try:
-        seed.compute()
-        P, o, masks = _build(ctx, own, max_variables)
+        if incumbent is not None and not partition_problems(ctx.graph, incumbent):
+            seed.offer([tuple(b) for b in incumbent], "the caller's partition")
+        else:
+            seed.compute()
+        if precondition and ctx.evaluator.pairwise and ctx.evaluator.additive:
+            unintrusive_merge(ctx.state, ctx.evaluator, budget=own, phase="ilp: unintrusive")
+        P, layout = _build(ctx, own, max_variables, tighten)
     except BudgetExceeded as exc:
         return seed.finish([cut_note(exc, f"not solved; returning {seed.describe()}")], exc.phase)
     except _TooLarge:
         note = (f"not solved: the model would exceed max_variables={max_variables} variables "
                 f"(at {len(ctx.state.members)} starting blocks); returning {seed.describe()}")
         return seed.finish([note])
-    return _solve(ctx, own, seed, P, o, masks, solver, cutoff)
+    return _solve(ctx, own, seed, P, layout, solver, cutoff, worker)
 
 
 class _Seed:
@@ -236,6 +277,8 @@ class _Seed:
             self.offer(state.blocks(), "the greedy partition")
 
     def describe(self) -> str:
+        if self.which == "the caller's partition":
+            return self.which
         return f"the best of the linear, unintrusive and greedy partitions ({self.which})"
 
     def finish(self, notes: list[str], cut: str = "", bound: float | None = None) -> PartitionResult:
@@ -244,9 +287,10 @@ class _Seed:
         return finish(self.ctx, "ilp", self.blocks, proven_optimal=False, notes=notes, bound=bound, budget_cut=cut)
 
 
-def _solve(ctx: Context, own: Budget, seed: _Seed, P: _Model, o: list[int], masks: list[int],
-           solver: str, use_cutoff: bool = False) -> PartitionResult:
-    """Run HiGHS on the model with the time left; read its answer."""
+def _solve(ctx: Context, own: Budget, seed: _Seed, P: _Model, layout: Layout,
+           solver: str, use_cutoff: bool = False, worker: subprocess.Popen[bytes] | None = None) -> PartitionResult:
+    """Run HiGHS on the model with the time left, from the best seed; read its answer."""
+    masks = layout.masks
     m = len(masks)
     if m <= 1:
         return finish(ctx, "ilp", [list(bit_indices(mk)) for mk in masks], proven_optimal=True,
@@ -258,12 +302,15 @@ def _solve(ctx: Context, own: Budget, seed: _Seed, P: _Model, o: list[int], mask
     cutoff = use_cutoff and _cutoff(P, seed.cost)
     left = own.remaining()
     in_process = solver == "process" or (solver == "auto" and len(P.c) > INLINE_VARIABLES)
-    problem = P.problem(min(max(left - _MARGIN, 0.05), 1e7))  # HiGHS wants a finite number
+    # HiGHS looks at the clock between its steps, which take longer on larger models: a
+    # tenth of the time is kept back (a killed solver returns neither its best nor its bound)
+    problem = P.problem(min(max(left - max(_MARGIN, 0.1 * left), 0.05), 1e7))  # HiGHS wants a finite number
+    problem["start"] = layout.start(len(P.c), seed.blocks, _unit_succ(ctx, masks))
     where = "a solver process" if in_process else "this process"
     started = time.perf_counter()
     if in_process:
         problem["deadline"] = time.time() + problem["time_limit"]
-        res = solve_in_process(problem, left + _GRACE)
+        res = solve_in_process(problem, left + _GRACE, proc=worker)
     else:
         res = _highs_worker.solve(problem)
     took = time.perf_counter() - started
@@ -286,7 +333,7 @@ def _solve(ctx: Context, own: Budget, seed: _Seed, P: _Model, o: list[int], mask
                             f"{seed.describe()}", solver_note], cut, bound)
     groups: dict[int, int] = {}
     for k in range(m):
-        key = int(round(res["x"][o[k]]))
+        key = layout.pos.value(k, res["x"])
         groups[key] = groups.get(key, 0) | masks[k]
     blocks = [list(bit_indices(mk)) for mk in groups.values()]
     if res["status"] == 0:
@@ -297,6 +344,16 @@ def _solve(ctx: Context, own: Budget, seed: _Seed, P: _Model, o: list[int], mask
         return seed.finish(notes, cut, bound)
     bound = max(bound if bound is not None else -np.inf, coarsest_bound(ctx))
     return finish(ctx, "ilp", blocks, proven_optimal=False, notes=notes, bound=bound, budget_cut=cut)
+
+
+def _unit_succ(ctx: Context, masks: list[int]) -> list[list[int]]:
+    """The successors of each starting block (indices into ``masks``)."""
+    unit_of = {i: k for k, mask in enumerate(masks) for i in bit_indices(mask)}
+    succ: list[set[int]] = [set() for _ in masks]
+    for u, v in ctx.graph.dependencies:
+        if unit_of[u] != unit_of[v]:
+            succ[unit_of[u]].add(unit_of[v])
+    return [sorted(t) for t in succ]
 
 
 def _cutoff(P: _Model, seed_cost: float) -> bool:
@@ -321,49 +378,54 @@ def _status(res: dict[str, Any]) -> str:
     return res["message"]
 
 
-def _build(ctx: Context, budget: Budget, max_variables: int | None) -> tuple[_Model, list[int], list[int]]:
-    """The integer program of the cost model over the starting blocks of ``ctx``."""
+def _build(ctx: Context, budget: Budget, max_variables: int | None, tighten: bool = True) -> tuple[_Model, Layout]:
+    """The integer program of the cost model over the starting blocks of ``ctx`` (with the
+    rows of :mod:`.ilp_tighten` when ``tighten``)."""
     model, state = ctx.model, ctx.state
     ids = sorted(state.members, key=lambda b: state.first[b])
     masks = [state.members[b] for b in ids]
     m = len(ids)
     announce(budget, "ilp: model building")
     P = _Model(budget, max_variables)
-    pos = {b: k for k, b in enumerate(ids)}
+    pos_of = {b: k for k, b in enumerate(ids)}
     unit_of = {i: k for k, mask in enumerate(masks) for i in bit_indices(mask)}
-    succ = [sorted(pos[x] for x in state.succ[b]) for b in ids]
-    big = max(m, 1)
-    o = [P.var(0, m - 1, True) for _ in range(m)]
+    succ = [sorted(pos_of[x] for x in state.succ[b]) for b in ids]
+    pos = Positions(P, state, ids, residues=tighten)
+    big = pos.big
     reach = reachability(succ, budget, "ilp: model building")
     # fuse-preventing pairs, and the pairs a path through a block separated from one of
     # them keeps apart: fewer fusion variables, and strict order rows the LP feels
-    sep = separated(succ, lambda a, b: state.compatible(ids[a], ids[b]), budget, phase="ilp: model building")
-    forbidden = {(a, b) for a in range(m) for b in bit_indices(sep[a]) if b > a}
-    s_var: dict[tuple[int, int], int] = {}
+    sep = separated_blocks(state, ids, succ, budget, "ilp: model building")
+    layout = Layout(pos, masks, {}, [], [])
+    s_var = layout.s_var
 
     def s(a: int, b: int) -> int | None:
         """The fusion variable of units a and b (None when they may never fuse)."""
         a, b = min(a, b), max(a, b)
-        if a == b or (a, b) in forbidden:
+        if a == b or sep[a] >> b & 1:
             return None
         if (a, b) not in s_var:
             v = s_var[(a, b)] = P.var(0, 1, True)
-            P.row({o[a]: 1, o[b]: -1, v: big}, -np.inf, big)
-            P.row({o[b]: 1, o[a]: -1, v: big}, -np.inf, big)
+            pos.at_least(P, b, a, -big, {v: -big})  # s = 1: o[a] = o[b]
+            pos.at_least(P, a, b, -big, {v: -big})
         return s_var[(a, b)]
 
     for a in range(m):
         for b in succ[a]:
-            P.row({o[b]: 1, o[a]: -1}, 0)
-    for a, b in sorted(forbidden):
+            pos.at_least(P, b, a, 0)
+    implied = implied_orders(reach, sep, budget, "ilp: model building")
+    for a, b in ((a, b) for a in range(m) for b in bit_indices(sep[a] >> (a + 1) << (a + 1))):
         if reach[a] >> b & 1:
-            P.row({o[b]: 1, o[a]: -1}, 1)
+            if not implied[a] >> b & 1:
+                pos.at_least(P, b, a, 1)
         elif reach[b] >> a & 1:
-            P.row({o[a]: 1, o[b]: -1}, 1)
-        else:
+            if not implied[b] >> a & 1:
+                pos.at_least(P, a, b, 1)
+        elif not pos.distinct(a, b):
             y = P.var(0, 1, True)
-            P.row({o[b]: 1, o[a]: -1, y: big}, 1)
-            P.row({o[a]: 1, o[b]: -1, y: -big}, 1 - big)
+            layout.ys.append((y, a, b))
+            pos.at_least(P, b, a, 1, {y: big})
+            pos.at_least(P, a, b, 1 - big, {y: -big})
 
     def pay(weight: float, payer: int, excusers: list[int]) -> None:
         """Add ``weight * (1 - max(s[payer, e] for e in excusers))`` to the objective."""
@@ -378,6 +440,7 @@ def _build(ctx: Context, budget: Budget, max_variables: int | None) -> tuple[_Mo
             P.constant += weight
             return
         p = P.var(0, 1, False, weight)
+        layout.pays.append((p, list(coef)))
         coef[p] = 1.0
         P.row(coef, 1)
 
@@ -446,4 +509,8 @@ def _build(ctx: Context, budget: Budget, max_variables: int | None) -> tuple[_Mo
         add_locality(float(n_arrays) ** 2)
         for a in range(m):
             pay(1.0, a, list(range(a)))
-    return P, o, masks
+    if tighten:
+        phase = "ilp: model building"
+        convexity_rows(P, sorted(s_var), succ, reach, s, s_var, budget, phase)
+        clique_rows(P, s_var, sep, budget, phase)
+    return P, layout

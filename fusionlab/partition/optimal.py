@@ -28,7 +28,7 @@ from ._common import (BaseIndex, ProgramOrState, SavingIndex, announce, coarsest
 from .greedy import greedy_merge
 from .linear import LinearCut, linear_merge
 from .result import NodeOutcome, PartitionResult, SearchTrace, TraceNode, WeightEdge
-from .separation import separated
+from .separation import separated_blocks
 from .unintrusive import unintrusive_merge
 
 _EPS = 1e-9
@@ -67,7 +67,8 @@ class _Search:
         # a saving needs a shared view (or a created or freed base) under a sparse model,
         # a shared base under any pairwise one; joined blocks are neighbours
         index: Any = None if everyone else SavingIndex(state) if sparse(ev) else BaseIndex(state)
-        apart = _separated_blocks(state, ids, self.succ, budget) if m <= SEPARATION_LIMIT else None
+        apart = (separated_blocks(state, ids, self.succ, budget, "optimal: weight edges") if m <= SEPARATION_LIMIT
+                 else None)
         edges: list[tuple[float, int, int]] = []
         for a in range(m):
             budget.check("optimal: weight edges")
@@ -194,44 +195,6 @@ class _Search:
         for k, c in enumerate(comp):
             groups[c] = groups.get(c, 0) | self.masks[k]
         return [list(bit_indices(mask)) for mask in groups.values()]
-
-
-def _separated_blocks(state: PartitionState, ids: list[int], succ: list[list[int]], budget: Budget) -> list[int]:
-    """:func:`~fusionlab.partition.separation.separated` over the starting blocks, from their
-    shapes, explicit fuse-preventing edges and opaque instructions (no pairwise loop)."""
-    m = len(ids)
-    pos_of_ins = {}
-    for k, b in enumerate(ids):
-        for i in bit_indices(state.members[b]):
-            pos_of_ins[i] = k
-    by_shape: dict[Any, int] = {}
-    shaped = opaque = 0
-    for k, b in enumerate(ids):
-        d = state.domain[b]
-        if d is not None:
-            by_shape[d] = by_shape.get(d, 0) | 1 << k
-            shaped |= 1 << k
-        if state.opaque[b]:
-            opaque |= 1 << k
-    initial = []
-    for k, b in enumerate(ids):
-        budget.check("optimal: weight edges")
-        d = state.domain[b]
-        mask = shaped & ~by_shape[d] if d is not None else 0
-        for i in bit_indices(state.explicit[b]):
-            mask |= 1 << pos_of_ins[i]
-        # an opaque block runs alone: apart from every shaped or opaque block (not from the
-        # shapeless system instructions)
-        if state.opaque[b]:
-            mask |= shaped | opaque
-        elif d is not None:
-            mask |= opaque
-        initial.append(mask & ~(1 << k))
-    sym = list(initial)
-    for k in range(m):
-        for j in bit_indices(initial[k]):
-            sym[j] |= 1 << k
-    return separated(succ, budget=budget, initial=sym, phase="optimal: weight edges")
 
 
 def _transitive_reduction(succ: list[list[int]], budget: Budget = UNLIMITED) -> set[tuple[int, int]]:
