@@ -255,3 +255,26 @@ def test_separated_blocks_from_masks_equal_the_pairwise_rule(p):
         succ = [sorted(pos[x] for x in state.succ[b]) for b in ids]
         pairwise = separated(succ, lambda a, b: state.compatible(ids[a], ids[b]))
         assert separated_blocks(state, ids, succ) == pairwise
+
+
+def test_exact_is_never_worse_than_greedy_when_the_branch_and_bound_is_cut_before_its_seeds(monkeypatch):
+    """On a loaded machine the branch and bound's quarter second can end before it has
+    seeded itself with greedy's partition; exact then still returns at least greedy's."""
+    import importlib
+
+    from fusionlab.examples import random_program
+    from fusionlab.partition.greedy import greedy
+    from fusionlab.partition.optimal import optimal as real_optimal
+
+    exact_module = importlib.import_module("fusionlab.partition.exact")
+    program = random_program(150, seed=3)
+
+    def cut_early(state, model, **kw):
+        kw["time_limit"] = 1e-6
+        got = real_optimal(state, model, **kw)
+        assert not exact_module._seeded(got)   # the situation under test
+        return got
+
+    monkeypatch.setattr(exact_module, "optimal", cut_early)
+    got = exact_module.exact(program, "bohrium", time_limit=0.3, use_ilp=False, decompose=False)
+    assert got.legal and got.cost <= greedy(program, "bohrium").cost

@@ -39,6 +39,7 @@ from ..costs import Bohrium, MaxContract, MaxLocality, Robinson
 from ..wsp import PartitionState, WSPGraph, bit_indices
 from ._common import Context, ProgramOrState, coarsest_bound, dense, finish, setup
 from .classes import shape_classes, solve_by_shape
+from .greedy import greedy
 from .ilp import ilp, start_worker, stop_worker
 from .optimal import optimal
 from .result import PartitionResult
@@ -241,10 +242,15 @@ def _steps(state: PartitionState, ctx: Context, own: Budget, classes: list[list[
         return finish(ctx, "exact", first.blocks, proven_optimal=True, trace=first.trace,
                       notes=["proven optimal by the branch and bound", *first.notes])
     results, bounds, notes = [first], [first.bound], [first.notes[0]]
+    if not _seeded(first):
+        # cut before its seeds (a loaded machine): greedy's partition is then the floor of
+        # what exact returns, and the ILP's start
+        results.append(greedy(state.copy(), ctx.model))
+    seed = min((r for r in results if r.legal), key=lambda r: r.cost, default=None)
     if use_ilp and not own.expired():
         share = own.child(own.remaining() * (ILP_SHARE if classes else 1.0))
         second = ilp(state, ctx.model, time_limit=share.remaining(), budget=share, worker=worker,
-                     incumbent=[list(b) for b in first.blocks] if _seeded(first) else None)
+                     incumbent=None if seed is None else [list(b) for b in seed.blocks])
         if second.proven_optimal:
             return finish(ctx, "exact", second.blocks, proven_optimal=True, trace=first.trace,
                           notes=["proven optimal by the ILP", *first.notes[:1], *second.notes])
