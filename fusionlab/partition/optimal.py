@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Evaluator
+from ..legality import conflict_masks, first_conflict
 from ..wsp import PartitionState, bit_indices, find_cycle, reachability
 from ._common import (BaseIndex, ProgramOrState, SavingIndex, announce, coarsest_bound, cut_note, dense, finish,
                       setup, sparse)
@@ -54,13 +55,8 @@ class _Search:
         self.masks = [state.members[b] for b in ids]
         pos = {b: k for k, b in enumerate(ids)}
         self.m = m = len(ids)
-        self.domain = [state.domain[b] for b in ids]
-        self.opaque = [state.opaque[b] for b in ids]
-        self.explicit = [state.explicit[b] for b in ids]
-        self.unit_of = {}
-        for k, mask in enumerate(self.masks):
-            for i in bit_indices(mask):
-                self.unit_of[i] = k
+        self.graph = state.graph
+        self.parts = [state.summary(b) for b in ids]
         self.succ = [sorted(pos[x] for x in state.succ[b]) for b in ids]
         reduced = _transitive_reduction(self.succ, budget)
         everyone = dense(ev)
@@ -130,25 +126,10 @@ class _Search:
         for members in groups.values():
             if len(members) < 2:
                 continue
-            first_dom: dict[tuple[int, ...], int] = {}
-            compute = [k for k in members if self.domain[k] is not None]
-            for k in compute:
-                d = self.domain[k]
-                first_dom.setdefault(d, k)
-                if len(first_dom) > 1:
-                    a, b = list(first_dom.values())[:2]
-                    return [(a, b)], "different iteration shapes"
-            opq = [k for k in members if self.opaque[k]]
-            # an opaque unit has no domain: it is never among ``compute``
-            if opq and (compute or len(opq) > 1):
-                other = compute[0] if compute else opq[1]
-                return [(opq[0], other)], "an opaque instruction runs alone"
-            mask = sum(self.masks[k] for k in members)
-            for k in members:
-                hit = self.explicit[k] & mask
-                if hit:
-                    other = self.unit_of[(hit & -hit).bit_length() - 1]
-                    return [(k, other)], "overlapping views that are not identical"
+            got = first_conflict(self.graph, [self.parts[k] for k in members])
+            if got is not None:
+                j, k, reason, detail = got
+                return [(members[j], members[k])], f"{reason.value}: {detail}"
         # a cycle between the merged blocks
         succ: dict[int, set[int]] = {c: set() for c in groups}
         cross: dict[tuple[int, int], tuple[int, int]] = {}
@@ -197,41 +178,10 @@ class _Search:
 
 
 def _separated_blocks(state: PartitionState, ids: list[int], succ: list[list[int]], budget: Budget) -> list[int]:
-    """:func:`~fusionlab.partition.separation.separated` over the starting blocks, from their
-    shapes, explicit fuse-preventing edges and opaque instructions (no pairwise loop)."""
-    m = len(ids)
-    pos_of_ins = {}
-    for k, b in enumerate(ids):
-        for i in bit_indices(state.members[b]):
-            pos_of_ins[i] = k
-    by_shape: dict[Any, int] = {}
-    shaped = opaque = 0
-    for k, b in enumerate(ids):
-        d = state.domain[b]
-        if d is not None:
-            by_shape[d] = by_shape.get(d, 0) | 1 << k
-            shaped |= 1 << k
-        if state.opaque[b]:
-            opaque |= 1 << k
-    initial = []
-    for k, b in enumerate(ids):
-        budget.check("optimal: weight edges")
-        d = state.domain[b]
-        mask = shaped & ~by_shape[d] if d is not None else 0
-        for i in bit_indices(state.explicit[b]):
-            mask |= 1 << pos_of_ins[i]
-        # an opaque block runs alone: apart from every shaped or opaque block (not from the
-        # shapeless system instructions)
-        if state.opaque[b]:
-            mask |= shaped | opaque
-        elif d is not None:
-            mask |= opaque
-        initial.append(mask & ~(1 << k))
-    sym = list(initial)
-    for k in range(m):
-        for j in bit_indices(initial[k]):
-            sym[j] |= 1 << k
-    return separated(succ, budget=budget, initial=sym, phase="optimal: weight edges")
+    """:func:`~fusionlab.partition.separation.separated` over the starting blocks, from the
+    fusion rule's masks (:func:`~fusionlab.legality.conflict_masks`, no pairwise loop)."""
+    initial = conflict_masks([state.summary(b) for b in ids], budget, "optimal: weight edges")
+    return separated(succ, budget=budget, initial=initial, phase="optimal: weight edges")
 
 
 def _transitive_reduction(succ: list[list[int]], budget: Budget = UNLIMITED) -> set[tuple[int, int]]:
