@@ -533,12 +533,11 @@ class PartitionState:
 
     def _summarise(self, b: int, mask: int) -> None:
         g = self.graph
-        dom, opq, expl = None, 0, 0
+        dom, opq, expl = None, False, 0
         idx = list(bit_indices(mask))
         for i in idx:
             dom = g.domain[i] if dom is None else dom  # the first, as BlockSummary's union keeps
-            if g.opaque[i]:
-                opq |= 1 << i
+            opq = opq or g.opaque[i]
             expl |= g.explicit_mask[i]
         self.domain[b], self.opaque[b], self.explicit[b] = dom, opq, expl
         self.first[b], self.last[b] = idx[0], idx[-1]
@@ -575,8 +574,17 @@ class PartitionState:
     # -- Lemma 1 ------------------------------------------------------------------------
     def summary(self, b: int) -> BlockSummary:
         """Block ``b``'s :class:`~fusionlab.legality.BlockSummary` (the state keeps its fields
-        per block, in ``members``, ``domain``, ``opaque`` and ``explicit``)."""
-        return BlockSummary(self.members[b], self.domain[b], self.opaque[b], self.explicit[b])
+        per block, in ``members``, ``domain``, ``opaque`` and ``explicit``; ``opaque`` as a
+        flag, whose ``True`` and ``False`` the inner loops test fastest, and the mask of the
+        opaque instructions is found when asked)."""
+        members = self.members[b]
+        opaque = 0
+        if self.opaque[b]:
+            opaque_of = self.graph.opaque
+            for i in bit_indices(members):
+                if opaque_of[i]:
+                    opaque |= 1 << i
+        return BlockSummary(members, self.domain[b], opaque, self.explicit[b])
 
     def forbidden_between(self, b1: int, b2: int) -> tuple[Conflict, str] | None:
         """A fuse-preventing edge between the two blocks, with its reason, or ``None``:
@@ -593,8 +601,8 @@ class PartitionState:
             return False
         if self.explicit[b1] & self.members[b2]:
             return False
-        o1, o2 = self.opaque[b1], self.opaque[b2]
-        if o1 or o2:
+        if self.opaque[b1] or self.opaque[b2]:
+            o1, o2 = self.opaque[b1], self.opaque[b2]
             return not ((o1 and (d2 is not None or o2)) or (o2 and d1 is not None))
         return True
 
@@ -812,7 +820,8 @@ class PartitionState:
                 q.add(z)
         d1, d2 = self.domain.pop(b1), self.domain.pop(b2)
         self.domain[z] = d2 if d1 is None else d1
-        self.opaque[z] = self.opaque.pop(b1) | self.opaque.pop(b2)
+        o1, o2 = self.opaque.pop(b1), self.opaque.pop(b2)
+        self.opaque[z] = o1 or o2
         self.explicit[z] = self.explicit.pop(b1) | self.explicit.pop(b2)
         self.first[z] = min(self.first.pop(b1), self.first.pop(b2))
         self.last[z] = max(self.last.pop(b1), self.last.pop(b2))
