@@ -192,7 +192,7 @@ def check_pair_rule(graph: WSPGraph) -> None:
 
 
 def check_all(graph: WSPGraph, rnd: random.Random, max_pairs: int = 4000) -> None:
-    if graph.n <= 60:
+    if graph.n <= 150:
         check_pair_rule(graph)
     for state in random_states(graph, rnd):
         check_fast_paths(graph, state, rnd, max_pairs)
@@ -214,7 +214,7 @@ def test_fast_paths_agree_on_programs_with_opaque_scans_filters_gathers(p, rnd):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_fast_paths_agree_on_random_program(seed):
-    check_all(WSPGraph(random_program(60, seed=seed)), random.Random(seed))
+    check_all(WSPGraph(random_program(120, seed=seed)), random.Random(seed))
 
 
 def _workload_graphs() -> list[tuple[str, WSPGraph]]:
