@@ -140,21 +140,14 @@ class Summary(Protocol):
 
 
 class _Union:
-    """The running union of :func:`first_conflict`'s fold, updated in place (a fold over a
-    block of thousands of instructions would otherwise build a summary per instruction)."""
+    """The running union of :func:`first_conflict`'s fold, updated in place as
+    ``BlockSummary.__or__`` would build it (a fold over a block of thousands of instructions
+    would otherwise build a summary per instruction)."""
 
     __slots__ = ("members", "domain", "opaque", "explicit")
 
     def __init__(self, first: BlockSummary) -> None:
         self.members, self.domain, self.opaque, self.explicit = first.members, first.domain, first.opaque, first.explicit
-
-    def add(self, other: BlockSummary) -> None:
-        """Grow by ``other``, as ``BlockSummary.__or__`` does."""
-        self.members |= other.members
-        if self.domain is None:
-            self.domain = other.domain
-        self.opaque |= other.opaque
-        self.explicit |= other.explicit
 
 
 def _lowest(mask: int) -> int:
@@ -211,7 +204,12 @@ def first_conflict(edges: ExplicitEdges, parts: Sequence[BlockSummary]) -> tuple
     for k in range(1, len(parts)):
         s = parts[k]
         if fusion_conflict(edges, acc, s) is None:
-            acc.add(s)
+            # _Union.add, inlined: partition_problems folds every instruction of a partition
+            acc.members |= s.members
+            if acc.domain is None:
+                acc.domain = s.domain
+            acc.opaque |= s.opaque
+            acc.explicit |= s.explicit
             continue
         # each rule that fires on the union fires on the part that brought its field in
         # (the explicit mask, the opaque mask, the first domain), so a witness exists
