@@ -147,7 +147,8 @@ class _Union:
     __slots__ = ("members", "domain", "opaque", "explicit")
 
     def __init__(self, first: BlockSummary) -> None:
-        self.members, self.domain, self.opaque, self.explicit = first.members, first.domain, first.opaque, first.explicit
+        self.members, self.domain = first.members, first.domain
+        self.opaque, self.explicit = first.opaque, first.explicit
 
 
 def _lowest(mask: int) -> int:
@@ -176,7 +177,8 @@ def fusion_conflict(edges: ExplicitEdges, a: Summary, b: Summary) -> tuple[Confl
         y = _lowest(edges.explicit_mask[x] & (a.members if b.members >> x & 1 else b.members))
         return edges.explicit_reason(x, y)
     # an opaque instruction conflicts with a block that computes or holds another opaque one
-    opaque = (a.opaque if b.domain is not None or b.opaque else 0) | (b.opaque if a.domain is not None or a.opaque else 0)
+    opaque = ((a.opaque if b.domain is not None or b.opaque else 0)
+              | (b.opaque if a.domain is not None or a.opaque else 0))
     if opaque:
         return Conflict.OPAQUE, f"instruction {_lowest(opaque) + 1} is opaque"
     if a.domain is not None and b.domain is not None and a.domain != b.domain:
@@ -204,7 +206,7 @@ def first_conflict(edges: ExplicitEdges, parts: Sequence[BlockSummary]) -> tuple
     for k in range(1, len(parts)):
         s = parts[k]
         if fusion_conflict(edges, acc, s) is None:
-            # _Union.add, inlined: partition_problems folds every instruction of a partition
+            # the union grown in place: partition_problems folds every instruction of a partition
             acc.members |= s.members
             if acc.domain is None:
                 acc.domain = s.domain
