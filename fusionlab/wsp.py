@@ -4,7 +4,10 @@ A :class:`WSPGraph` has one vertex per instruction (0-based ``int``), dependency
 ``E_d`` (conflicting accesses to overlapping views, in program order) and fuse-preventing
 edges ``E_f``, each with a :class:`Conflict` reason. A :class:`PartitionState` is a
 partition of those vertices into blocks with the contracted (partition) graph; its
-:meth:`~PartitionState.merge_problem` is Lemma 1's legal-merge test.
+:meth:`~PartitionState.merge_problem` is Lemma 1's legal-merge test. Whether two blocks (or
+two instructions) may share a block is decided in one place,
+:func:`fusionlab.legality.fusion_conflict`; this module derives the explicit
+fuse-preventing edges it reads.
 
 Examples
 --------
@@ -33,43 +36,11 @@ import numpy as np
 from .budget import UNLIMITED, Budget
 from .bytecode import Instruction, Opcode, OpFamily, Program, View
 from .filters import filter_readers, loop_domains
+from .legality import BlockSummary, Conflict, IllegalMerge, first_conflict, fusion_conflict
 from .text import format_view
 
-__all__ = ["Conflict", "IllegalMerge", "Dependency", "WSPGraph", "PartitionState", "partition_problems",
-           "bit_indices", "find_cycle", "reachability"]
-
-
-class Conflict(enum.Enum):
-    """Why two instructions may not share a block (a fuse-preventing edge)."""
-
-    OVERLAP = "overlapping views that are not identical (Def. 12)"
-    SHAPE = "different iteration shapes"
-    OPAQUE = "an opaque instruction runs alone"
-    CONTRACTION_PAIR = "two contractions do not share a loop nest (each is its own rnz nest, 003)"
-    CONTRACTION_EPILOGUE = ("a contraction's kernel holds only element-wise instructions over its output "
-                            "(its epilogue): no reduction, scan, filter, gather or generator")
-    CONTRACTION_PRODUCER = ("computes an operand of a contraction, which reads each operand element many times: "
-                            "fused, the producer would run once per use")
-    CONTRACTION_OPERAND = ("writes an operand of a contraction, which reads it at every output position: the "
-                           "operand must stay unchanged while the kernel runs")
-    REDUCTION_RESULT = "reads the result of a reduction or scan that is not complete inside the kernel"
-    FILTER_OUTPUT = ("uses a filter's output, which the filter's loop writes compacted: only a reduction of "
-                     "the whole output fuses with its filter (filter-fold, 002)")
-    SYNC_THEN_WRITE = "a SYNC hands over the base's contents before a later write (a kernel's syncs follow it)"
-    SCAN_RESULT = "a scan depends on another scan's result (004 §4.2: a scanomap's carry is not known in its first pass)"
-    SCAN_AXES = "scans along different axes (one loop nest has one sequential axis)"
-    SCAN_FILTER = "a scan and a filter do not share a loop nest (each runs its own chunked passes)"
-    SCAN_REDUCTION = "a scan and a reduction do not share a loop nest (no scan-reduce kernel: 004 §4.3 leaves it open)"
-    GATHER_SOURCE = ("a gather reads its source at data-dependent positions: the source must be complete before "
-                     "the kernel starts, so no instruction of the gather's kernel may write it")
-
-
-class IllegalMerge(enum.Enum):
-    """Why merging two blocks is illegal (Lemma 1)."""
-
-    FORBIDDEN = "a fuse-preventing edge joins the blocks"
-    CYCLE = "a dependency path of length >= 2 joins the blocks; merging would make a cycle"
-    SAME_BLOCK = "the two instructions are already in one block"
+__all__ = ["Conflict", "IllegalMerge", "BlockSummary", "fusion_conflict", "Dependency", "WSPGraph",
+           "PartitionState", "partition_problems", "bit_indices", "find_cycle", "reachability"]
 
 
 class Access(enum.Enum):
@@ -120,6 +91,8 @@ class WSPGraph:
         #: Data later phases derive from the program once per graph (the cost models'
         #: access summaries), by name.
         self.derived: dict[str, object] = {}
+        # one-instruction summaries, built on first use and dropped when an edge is added
+        self._units: list[BlockSummary | None] = [None] * n
         self._build(UNLIMITED if budget is None else budget)
         self._forbid_filter_readers()
         self._scan_rules()
@@ -249,22 +222,28 @@ class WSPGraph:
         self._explicit.setdefault(key, (reason, detail))
         self.explicit_mask[i] |= 1 << j
         self.explicit_mask[j] |= 1 << i
+        self._units[i] = self._units[j] = None
 
     # -- queries ----------------------------------------------------------------------
+    def unit(self, i: int) -> BlockSummary:
+        """The summary of the one-instruction block ``{i}`` (what the fusion rule reads)."""
+        got = self._units[i]
+        if got is None:
+            got = self._units[i] = BlockSummary(1 << i, self.domain[i], int(self.opaque[i]) << i,
+                                                self.explicit_mask[i])
+        return got
+
+    def explicit_reason(self, u: int, v: int) -> tuple[Conflict, str]:
+        """The reason and detail of the explicit fuse-preventing edge joining ``u`` and ``v``
+        (``KeyError`` when there is none)."""
+        return self._explicit[(min(u, v), max(u, v))]
+
     def forbidden(self, u: int, v: int) -> tuple[Conflict, str] | None:
-        """The reason ``u`` and ``v`` may not share a block, or ``None`` if they may."""
+        """The reason ``u`` and ``v`` may not share a block, or ``None`` if they may:
+        :func:`~fusionlab.legality.fusion_conflict` on the two one-instruction blocks."""
         if u == v:
             return None
-        got = self._explicit.get((min(u, v), max(u, v)))
-        if got is not None:
-            return got
-        if (self.opaque[u] and self.domain[v] is not None) or (self.opaque[v] and self.domain[u] is not None) or (self.opaque[u] and self.opaque[v]):
-            which = u if self.opaque[u] else v
-            return Conflict.OPAQUE, f"instruction {which + 1} is opaque"
-        du, dv = self.domain[u], self.domain[v]
-        if du is not None and dv is not None and du != dv:
-            return Conflict.SHAPE, f"{_shape(du)} vs {_shape(dv)}"
-        return None
+        return fusion_conflict(self, self.unit(u), self.unit(v))
 
     def forbidden_edges(self) -> Iterator[tuple[int, int, Conflict, str]]:
         """Every fuse-preventing edge ``(u, v, reason, detail)`` with ``u < v`` (quadratic)."""
@@ -338,10 +317,6 @@ def _scan_axis(ins: Instruction) -> int | None:
 
 def _meet(xs: list[View], ys: list[View]) -> bool:
     return any(x.overlaps(y) for x in xs for y in ys)
-
-
-def _shape(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 # instructions whose result is complete only at the end of their kernel
@@ -561,7 +536,7 @@ class PartitionState:
         dom, opq, expl = None, False, 0
         idx = list(bit_indices(mask))
         for i in idx:
-            dom = dom if g.domain[i] is None else g.domain[i]
+            dom = g.domain[i] if dom is None else dom  # the first, as BlockSummary's union keeps
             opq = opq or g.opaque[i]
             expl |= g.explicit_mask[i]
         self.domain[b], self.opaque[b], self.explicit[b] = dom, opq, expl
@@ -597,23 +572,46 @@ class PartitionState:
         return self.succ[b] | self.pred[b]
 
     # -- Lemma 1 ------------------------------------------------------------------------
+    def summary(self, b: int) -> BlockSummary:
+        """Block ``b``'s :class:`~fusionlab.legality.BlockSummary` (the state keeps its fields
+        per block, in ``members``, ``domain``, ``opaque`` and ``explicit``; ``opaque`` as a
+        flag, whose ``True`` and ``False`` the inner loops test fastest, and the mask of the
+        opaque instructions is found when asked)."""
+        members = self.members[b]
+        opaque = 0
+        if self.opaque[b]:
+            opaque_of = self.graph.opaque
+            for i in bit_indices(members):
+                if opaque_of[i]:
+                    opaque |= 1 << i
+        return BlockSummary(members, self.domain[b], opaque, self.explicit[b])
+
+    def forbidden_between(self, b1: int, b2: int) -> tuple[Conflict, str] | None:
+        """A fuse-preventing edge between the two blocks, with its reason, or ``None``:
+        :func:`~fusionlab.legality.fusion_conflict` on their summaries."""
+        return fusion_conflict(self.graph, self.summary(b1), self.summary(b2))
+
     def compatible(self, b1: int, b2: int) -> bool:
-        """Whether no fuse-preventing edge joins the blocks (``forbidden_between`` without
-        the explanation, for the algorithms' inner loops)."""
+        """Whether :meth:`forbidden_between` is ``None``, without the explanation: a fast
+        path for the algorithms' inner loops, the tests of
+        :func:`~fusionlab.legality.fusion_conflict` on the state's columns (explicit edges
+        are symmetric, so one direction of the mask test suffices)."""
         d1, d2 = self.domain[b1], self.domain[b2]
         if d1 is not None and d2 is not None and d1 != d2:
             return False
         if self.explicit[b1] & self.members[b2]:
             return False
         if self.opaque[b1] or self.opaque[b2]:
-            return self.forbidden_between(b1, b2) is None
+            o1, o2 = self.opaque[b1], self.opaque[b2]
+            return not ((o1 and (d2 is not None or o2)) or (o2 and d1 is not None))
         return True
 
     def first_compatible(self, b: int, blocks: list[int], start: int, skip: set[int]) -> int | None:
         """The first index ``j >= start`` of ``blocks`` whose block is :meth:`compatible`
-        with ``b`` and not in ``skip``, or ``None`` (a scan's inner loop, the tests inlined)."""
+        with ``b`` and not in ``skip``, or ``None`` (a scan's inner loop: :meth:`compatible`
+        inlined, a fast path of :func:`~fusionlab.legality.fusion_conflict`)."""
         d1, e1, o1 = self.domain[b], self.explicit[b], self.opaque[b]
-        domain, explicit, opaque, members = self.domain, self.explicit, self.opaque, self.members
+        domain, opaque, members = self.domain, self.opaque, self.members
         for j in range(start, len(blocks)):
             x = blocks[j]
             if x in skip:
@@ -623,37 +621,11 @@ class PartitionState:
                 continue
             if e1 & members[x]:
                 continue
-            if (o1 or opaque[x]) and self.forbidden_between(b, x) is not None:
+            o2 = opaque[x]
+            if (o1 or o2) and ((o1 and (d2 is not None or o2)) or (o2 and d1 is not None)):
                 continue
             return j
         return None
-
-    def forbidden_between(self, b1: int, b2: int) -> tuple[Conflict, str] | None:
-        """A fuse-preventing edge between the two blocks, with its reason, or ``None``."""
-        d1, d2 = self.domain[b1], self.domain[b2]
-        if self.opaque[b1] or self.opaque[b2]:
-            if (self.opaque[b1] and d2 is not None) or (self.opaque[b2] and d1 is not None) or (
-                self.opaque[b1] and self.opaque[b2]
-            ):
-                u, v = self._witness(b1, b2)
-                return self.graph.forbidden(u, v)
-        if d1 is not None and d2 is not None and d1 != d2:
-            return Conflict.SHAPE, f"{_shape(d1)} vs {_shape(d2)}"
-        hit = self.explicit[b1] & self.members[b2]
-        if hit:
-            v = (hit & -hit).bit_length() - 1
-            for u in bit_indices(self.members[b1]):
-                got = self.graph.forbidden(u, v)
-                if got is not None:
-                    return got
-        return None
-
-    def _witness(self, b1: int, b2: int) -> tuple[int, int]:
-        for u in bit_indices(self.members[b1]):
-            for v in bit_indices(self.members[b2]):
-                if self.graph.forbidden(u, v) is not None:
-                    return u, v
-        raise AssertionError("no witness")  # only called when a rule applies
 
     def long_path(self, b1: int, b2: int) -> list[int] | None:
         """A path ``b1 -> x -> ... -> b2`` of length >= 2 in the partition graph, or ``None``.
@@ -782,7 +754,8 @@ class PartitionState:
         return None
 
     def can_merge(self, b1: int, b2: int) -> bool:
-        """Lemma 1 without the explanation: whether merging keeps the partition legal."""
+        """Whether :meth:`merge_problem` is ``None`` (Lemma 1 without the explanation, from
+        the fast paths :meth:`compatible` and :meth:`has_long_path`)."""
         return (
             b1 != b2
             and self.compatible(b1, b2)
@@ -792,7 +765,9 @@ class PartitionState:
 
     def merge_problem(self, b1: int, b2: int) -> tuple[IllegalMerge, str] | None:
         """Lemma 1: ``None`` when merging ``b1`` and ``b2`` keeps the partition legal,
-        else the reason and a human-readable detail."""
+        else the reason and a human-readable detail: the fusion rule
+        (:func:`~fusionlab.legality.fusion_conflict`, ``FORBIDDEN``), then a path of length
+        >= 2 between the blocks (``CYCLE``)."""
         if b1 == b2:
             return IllegalMerge.SAME_BLOCK, "already one block"
         got = self.forbidden_between(b1, b2)
@@ -903,8 +878,8 @@ def partition_problems(graph: WSPGraph, blocks: Iterable[Iterable[int]], *, limi
     """Why a partition is illegal (Def. 5): forbidden pairs inside blocks, a cycle between
     blocks, instructions missing or repeated. An empty list means legal.
 
-    A block is first tested as a whole (its iteration shapes, opaque instructions and
-    explicit fuse-preventing masks), in time linear in its size; only a block that fails
+    A block is first tested as a whole (the fusion rule folded over its instructions, in
+    time linear in its size); only a block that fails
     is searched pair by pair, and at most ``limit`` pairs are listed (then a count of the
     rest). ``budget`` is checked while pairs are listed.
 
@@ -950,24 +925,11 @@ def partition_problems(graph: WSPGraph, blocks: Iterable[Iterable[int]], *, limi
 
 
 def _block_is_fusible(graph: WSPGraph, block: list[int]) -> bool:
-    """Whether no fuse-preventing edge joins two instructions of ``block`` (by the rules
-    :meth:`WSPGraph.forbidden` applies, tested for the whole block at once)."""
-    mask = 0
-    for i in block:
-        mask |= 1 << i
-    domains = set()
-    opaque = 0
-    for i in block:
-        if graph.explicit_mask[i] & mask:
-            return False
-        if graph.opaque[i]:
-            opaque += 1
-        elif graph.domain[i] is not None:
-            domains.add(graph.domain[i])
-    if len(domains) > 1:
-        return False
-    # an opaque instruction runs alone: beside another opaque one or any computation
-    return not opaque or (opaque == 1 and not domains)
+    """Whether no fuse-preventing edge joins two instructions of ``block``:
+    :func:`~fusionlab.legality.first_conflict` over its one-instruction blocks, in time
+    linear in its size (each instruction is tested against the union of those before it)."""
+    unit = graph.unit
+    return first_conflict(graph, [unit(i) for i in block]) is None
 
 
 def _topological_ranks(succ: dict[int, set[int]]) -> dict[int, float] | None:

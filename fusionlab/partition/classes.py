@@ -22,6 +22,7 @@ from typing import Any, Callable
 from ..budget import Budget
 from ..bytecode import OpFamily, Program
 from ..costs import Bohrium, graph_accesses
+from ..legality import conflict_masks
 from ..wsp import Conflict, WSPGraph, bit_indices
 from .separation import separated
 from ._common import Context, setup
@@ -65,14 +66,10 @@ def shape_classes(ctx: Context) -> list[list[int]]:
 
 def _apart(ctx: Context, own: Budget) -> list[int]:
     """Per instruction, the instructions it can never share a block with (separation over
-    the whole graph: shapes, explicit fuse-preventing edges, paths through them)."""
+    the whole graph: the fusion rule's pairs (:func:`~fusionlab.legality.conflict_masks`),
+    and paths through them)."""
     g = ctx.graph
-    by_shape: dict[Any, int] = {}
-    for i, d in enumerate(g.domain):
-        if d is not None:
-            by_shape[d] = by_shape.get(d, 0) | 1 << i
-    shaped = sum(by_shape.values())
-    initial = [g.explicit_mask[i] | (shaped & ~by_shape[d] if d is not None else 0) for i, d in enumerate(g.domain)]
+    initial = conflict_masks([g.unit(i) for i in range(g.n)], own, "exact: separation")
     succ: list[list[int]] = [[] for _ in range(g.n)]
     for u, v in g.dependencies:
         succ[u].append(v)

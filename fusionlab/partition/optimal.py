@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..costs import Evaluator
+from ..legality import first_conflict
 from ..wsp import PartitionState, bit_indices, find_cycle, reachability
 from ._common import (BaseIndex, ProgramOrState, SavingIndex, announce, coarsest_bound, cut_note, dense, finish,
                       setup, sparse)
@@ -54,13 +55,8 @@ class _Search:
         self.masks = [state.members[b] for b in ids]
         pos = {b: k for k, b in enumerate(ids)}
         self.m = m = len(ids)
-        self.domain = [state.domain[b] for b in ids]
-        self.opaque = [state.opaque[b] for b in ids]
-        self.explicit = [state.explicit[b] for b in ids]
-        self.unit_of = {}
-        for k, mask in enumerate(self.masks):
-            for i in bit_indices(mask):
-                self.unit_of[i] = k
+        self.graph = state.graph
+        self.parts = [state.summary(b) for b in ids]
         self.succ = [sorted(pos[x] for x in state.succ[b]) for b in ids]
         reduced = _transitive_reduction(self.succ, budget)
         everyone = dense(ev)
@@ -131,25 +127,10 @@ class _Search:
         for members in groups.values():
             if len(members) < 2:
                 continue
-            first_dom: dict[tuple[int, ...], int] = {}
-            compute = [k for k in members if self.domain[k] is not None]
-            for k in compute:
-                d = self.domain[k]
-                first_dom.setdefault(d, k)
-                if len(first_dom) > 1:
-                    a, b = list(first_dom.values())[:2]
-                    return [(a, b)], "different iteration shapes"
-            opq = [k for k in members if self.opaque[k]]
-            # an opaque unit has no domain: it is never among ``compute``
-            if opq and (compute or len(opq) > 1):
-                other = compute[0] if compute else opq[1]
-                return [(opq[0], other)], "an opaque instruction runs alone"
-            mask = sum(self.masks[k] for k in members)
-            for k in members:
-                hit = self.explicit[k] & mask
-                if hit:
-                    other = self.unit_of[(hit & -hit).bit_length() - 1]
-                    return [(k, other)], "overlapping views that are not identical"
+            got = first_conflict(self.graph, [self.parts[k] for k in members])
+            if got is not None:
+                j, k, reason, detail = got
+                return [(members[j], members[k])], f"{reason.value}: {detail}"
         # a cycle between the merged blocks
         succ: dict[int, set[int]] = {c: set() for c in groups}
         cross: dict[tuple[int, int], tuple[int, int]] = {}

@@ -20,9 +20,10 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from ..budget import UNLIMITED, Budget
+from ..legality import conflict_masks
 from ..wsp import PartitionState, bit_indices, reachability
 
 
@@ -79,38 +80,8 @@ def separated(succ: list[list[int]], compatible: Callable[[int, int], bool] | No
 def separated_blocks(state: PartitionState, ids: list[int], succ: list[list[int]], budget: Budget = UNLIMITED,
                      phase: str = "separation") -> list[int]:
     """:func:`separated` over the blocks ``ids`` of ``state`` (``succ``: their successors, as
-    indices into ``ids``), from their shapes, explicit fuse-preventing edges and opaque
-    instructions: no loop over pairs (the branch and bound and the ILP)."""
-    m = len(ids)
-    pos_of_ins = {}
-    for k, b in enumerate(ids):
-        for i in bit_indices(state.members[b]):
-            pos_of_ins[i] = k
-    by_shape: dict[Any, int] = {}
-    shaped = opaque = 0
-    for k, b in enumerate(ids):
-        d = state.domain[b]
-        if d is not None:
-            by_shape[d] = by_shape.get(d, 0) | 1 << k
-            shaped |= 1 << k
-        if state.opaque[b]:
-            opaque |= 1 << k
-    initial = []
-    for k, b in enumerate(ids):
-        budget.check(phase)
-        d = state.domain[b]
-        mask = shaped & ~by_shape[d] if d is not None else 0
-        for i in bit_indices(state.explicit[b]):
-            mask |= 1 << pos_of_ins[i]
-        # an opaque block runs alone: apart from every shaped or opaque block (not from the
-        # shapeless system instructions)
-        if state.opaque[b]:
-            mask |= shaped | opaque
-        elif d is not None:
-            mask |= opaque
-        initial.append(mask & ~(1 << k))
-    sym = list(initial)
-    for k in range(m):
-        for j in bit_indices(initial[k]):
-            sym[j] |= 1 << k
-    return separated(succ, budget=budget, initial=sym, phase=phase)
+    indices into ``ids``), starting from the fusion rule's pairs
+    (:func:`~fusionlab.legality.conflict_masks`: shapes, explicit fuse-preventing edges and
+    opaque instructions, no loop over pairs) — the branch and bound and the ILP."""
+    initial = conflict_masks([state.summary(b) for b in ids], budget, phase)
+    return separated(succ, budget=budget, initial=initial, phase=phase)

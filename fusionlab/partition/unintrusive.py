@@ -34,7 +34,12 @@ _EPS = 1e-9
 
 
 def _covers(state: PartitionState, u: int, v: int) -> bool:
-    """Whether every block forbidden with ``u`` is forbidden with ``v`` (θ[u] ⊆ θ[v])."""
+    """Whether every block forbidden with ``u`` is forbidden with ``v`` (θ[u] ⊆ θ[v]).
+
+    Read off the three tests of :func:`~fusionlab.legality.fusion_conflict`: the blocks an
+    opaque or shaped ``u`` is kept from by the opaque and shape tests are kept from ``v`` too
+    when ``v`` is opaque as well, or has ``u``'s shape; ``u``'s explicit partners are asked
+    one by one. A ``False`` only forgoes a merge, so the shortcuts may be conservative."""
     if state.opaque[u] and not state.opaque[v]:
         return False
     du = state.domain[u]
