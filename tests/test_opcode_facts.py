@@ -193,9 +193,8 @@ def _cases(dtype: str) -> list[tuple[Opcode, tuple[np.dtype, ...], list[np.ndarr
             continue
         args = _operands(op, dtype, loop)
         if op is Opcode.POWER and loop[1].kind in "iu":
-            # NumPy refuses negative integer exponents; Numba computes exponents over 2**16 in
-            # floating point (numba/cpython/numbers.py, int_power), NumPy wraps: left open
-            keep = (args[1] >= 0) & (args[1] <= 0x10000)
+            # NumPy refuses negative integer exponents (at capture: no kernel sees one)
+            keep = args[1] >= 0
             args = [a[keep] for a in args]
         found.append((op, loop, args))
     n = max(len(args[0]) for _, _, args in found)
@@ -240,6 +239,63 @@ def test_kernels_take_the_tables_expressions():
         assert got[name].dtype == w.dtype and _same(got[name], w, 0).all(), (name, got[name], w)
 
 
+INTEGERS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+#: exponents around Numba's switch to floating point (over 2**16) and the widths' limits;
+#: 2**32 - 1 is the draw that failed test_dtypes (int8 ** uint32(4294967295): Numba gave -2**63)
+BIG_EXPONENTS = (0, 1, 2, 3, 65535, 65536, 65537, 2**31 - 1, 2**32 - 1, 2**32 + 3, 2**63 - 1, 2**64 - 1)
+
+
+def _integer_power_program() -> tuple[Any, dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    """One program of POWER C_k, A_k, B_k for every pair of integer dtypes NumPy computes in
+    an integer loop (int64 with uint64 is a float64 power: not here), plus literal exponents;
+    the inputs (bases 0, 1, -1, 2, 3, -3 and the extremes, times every exponent the
+    exponent's dtype holds) and NumPy's results."""
+    lines, inputs, want, cases = [], {}, {}, []
+    for k, (a, b) in enumerate(itertools.product(INTEGERS, repeat=2)):
+        if np.result_type(a, b).kind in "iu":
+            cases.append((k, a, b))
+    pairs = []
+    for k, a, b in cases:
+        ia, ib = np.iinfo(a), np.iinfo(b)
+        bases = sorted({x for x in (0, 1, -1, 2, 3, -3, int(ia.min), int(ia.max)) if ia.min <= x <= ia.max})
+        exps = [e for e in BIG_EXPONENTS + (int(ib.max),) if e <= ib.max]
+        pairs.append((k, a, b, [(x, e) for x in bases for e in exps]))
+    n = max(len(p) for *_, p in pairs)
+    for k, a, b, values in pairs:
+        out = np.result_type(a, b).name
+        lines += [f"ARRAY A{k} {a}[{n}]", f"ARRAY B{k} {b}[{n}]", f"ARRAY C{k} {out}[{n}]", f"POWER C{k}, A{k}, B{k}"]
+        inputs[f"A{k}"] = np.resize(np.array([x for x, _ in values], dtype=a), n)
+        inputs[f"B{k}"] = np.resize(np.array([e for _, e in values], dtype=b), n)
+        want[f"C{k}"] = np.power(inputs[f"A{k}"], inputs[f"B{k}"])
+    for j, (a, e) in enumerate([("int32", 65537), ("int32", 2**31 - 1), ("int64", 2**63 - 1), ("uint32", 2**32 - 1), ("uint64", 2**64 - 1)]):
+        base = np.resize(np.array([0, 1, 2, 3, -3, -1, -2, np.iinfo(a).min], dtype=np.int64).astype(a), n)
+        lines += [f"ARRAY L{j} {a}[{n}]", f"ARRAY M{j} {a}[{n}]", f"POWER M{j}, L{j}, {e}"]
+        inputs[f"L{j}"], want[f"M{j}"] = base, np.power(base, e)   # a Python int: weak (NEP 50)
+    lines += [f"SYNC {name}" for name in want]
+    from fusionlab import parse
+
+    return parse("\n".join(lines) + "\n"), inputs, want, len(cases)
+
+
+def test_integer_power_is_numpys_for_every_exponent():
+    """Integer POWER wraps as NumPy's does for every exponent (Numba's ``**`` computes
+    exponents over 2**16 with ``math.pow``): every pair of integer dtypes with an integer
+    loop, signed, unsigned and mixed, through codegen's kernels; values and dtypes exact."""
+    from fusionlab.execute.numba_backend import plan, run_plan
+    from fusionlab.execute.reference import Externals, Storage
+    from test_numba import CACHE
+
+    program, inputs, want, pairs = _integer_power_program()
+    assert pairs == 56 and want["C0"].dtype == np.int8 and want["C6"].dtype == np.int64   # int8 ** uint32
+    p = plan(program, [list(range(len(program)))], min_size=0)
+    assert len(p.blocks) == 1 and p.blocks[0].kernel is not None, p.blocks[0].reason
+    assert p.blocks[0].kernel.source.count("def _ipow(") == 1
+    got = run_plan(p, Storage(dict(inputs)), Externals(), CACHE)
+    bad = [(name, inputs[name.replace("C", "A").replace("M", "L")][got[name] != w][:3], got[name][got[name] != w][:3],
+            w[got[name] != w][:3]) for name, w in want.items() if got[name].dtype != w.dtype or (got[name] != w).any()]
+    assert not bad, bad
+
+
 def _scalar_kernel(cases: list[tuple[Opcode, tuple[np.dtype, ...], list[np.ndarray], np.ndarray]]) -> Any:
     """One njit function computing every case's table expression at element ``i``: its
     return type is the tuple of the expressions' Numba types (what a kernel's local holds)."""
@@ -249,12 +305,13 @@ def _scalar_kernel(cases: list[tuple[Opcode, tuple[np.dtype, ...], list[np.ndarr
         params += names
         first = loop[0] if op in OpFamily.UNARY | OpFamily.BINARY else None   # as codegen: loop_dtypes(ins)[0]
         exprs.append(op.info.scalar([f"{n}[i]" for n in names], first))
+    helpers = {h for op, *_ in cases for h in op.info.helpers_in("\n".join(exprs))}   # as codegen's module
     # nested tuples of at most 16: Numba refuses a tuple display long enough for Python to
     # build it as a list first
     groups = [", ".join(exprs[k:k + 16]) + "," for k in range(0, len(exprs), 16)]
     source = f"def table_kernel(i, {', '.join(params)}):\n    return ({', '.join(f'({g})' for g in groups)},)\n"
-    namespace: dict[str, Any] = {"np": np}
-    exec(compile(source, "<table kernel>", "exec"), namespace)
+    namespace: dict[str, Any] = {"np": np, "numba": numba}
+    exec(compile("\n\n".join(sorted(helpers) + [source]), "<table kernel>", "exec"), namespace)
     # codegen's kernels use NumPy's error model: division by zero gives inf, nan or 0
     return numba.njit(error_model="numpy")(namespace["table_kernel"])
 
