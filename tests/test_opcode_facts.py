@@ -6,7 +6,9 @@
   per dtype for all opcodes), equals the table's NumPy function on edge values of every dtype
   NumPy has a loop for (float32, float64, int64, bool), in value and in the dtype a kernel
   stores; each reduction's identity, combine and partials, and each scan's running combine,
-  fold to NumPy's ``reduce`` and ``accumulate``;
+  fold to NumPy's ``reduce`` and ``accumulate``; integer POWER equals NumPy for every exponent
+  and every integer dtype pair (Numba's own ``**`` is floating point above 2**16), through
+  codegen's kernels and a captured cell;
 - structural: no module but the table's holds a mapping from opcodes to facts, so adding an
   opcode is one row (docs/semantics.md, "Per-opcode facts").
 """
@@ -294,6 +296,28 @@ def test_integer_power_is_numpys_for_every_exponent():
     bad = [(name, inputs[name.replace("C", "A").replace("M", "L")][got[name] != w][:3], got[name][got[name] != w][:3],
             w[got[name] != w][:3]) for name, w in want.items() if got[name].dtype != w.dtype or (got[name] != w).any()]
     assert not bad, bad
+
+
+def test_a_captured_cells_integer_powers_are_numpys():
+    """A captured cell's integer powers (the failing draw int8 ** uint32(4294967295), a
+    literal exponent over 2**16, uint64's largest) run as kernels and equal plain NumPy."""
+    from fusionlab.capture import capture
+    from fusionlab.execute import run
+    from test_numba import CACHE
+
+    src = ("import numpy as np\n"
+           "a = np.array([0, 1, -1, 2, 3, -3, -128, 127], dtype=np.int8)\n"
+           "e = np.array([4294967295, 65537, 65536, 2**31 - 1, 2**32 - 3, 65535, 3, 7], dtype=np.uint32)\n"
+           "b = a ** e\n"
+           "c = (a.astype(np.int64) + 1) ** 65537\n"
+           "d = np.arange(8, dtype=np.uint64) ** np.uint64(2**64 - 1)\n")
+    plain: dict[str, Any] = {}
+    exec(src, plain)
+    result = run(capture(src, {}), check=True, min_size=0, cache=CACHE)
+    assert result.kernels >= 1 and not result.fallbacks and not result.check.mismatches, result.check
+    for name in "bcd":
+        got = result.values[name]
+        assert got.dtype == plain[name].dtype and np.array_equal(got, plain[name]), (name, got, plain[name])
 
 
 def _scalar_kernel(cases: list[tuple[Opcode, tuple[np.dtype, ...], list[np.ndarray], np.ndarray]]) -> Any:
