@@ -269,7 +269,9 @@ def _integer_power_program() -> tuple[Any, dict[str, np.ndarray], dict[str, np.n
         inputs[f"A{k}"] = np.resize(np.array([x for x, _ in values], dtype=a), n)
         inputs[f"B{k}"] = np.resize(np.array([e for _, e in values], dtype=b), n)
         want[f"C{k}"] = np.power(inputs[f"A{k}"], inputs[f"B{k}"])
-    for j, (a, e) in enumerate([("int32", 65537), ("int32", 2**31 - 1), ("int64", 2**63 - 1), ("uint32", 2**32 - 1), ("uint64", 2**64 - 1)]):
+    literals = [("int32", 65537), ("int32", 2**31 - 1), ("int64", 2**63 - 1), ("uint32", 2**32 - 1),
+                ("uint64", 2**64 - 1)]
+    for j, (a, e) in enumerate(literals):
         base = np.resize(np.array([0, 1, 2, 3, -3, -1, -2, np.iinfo(a).min], dtype=np.int64).astype(a), n)
         lines += [f"ARRAY L{j} {a}[{n}]", f"ARRAY M{j} {a}[{n}]", f"POWER M{j}, L{j}, {e}"]
         inputs[f"L{j}"], want[f"M{j}"] = base, np.power(base, e)   # a Python int: weak (NEP 50)
