@@ -296,6 +296,15 @@ def _scalar_expression(ins: Instruction, ops: Sequence[str], loop: tuple[np.dtyp
     return expr
 
 
+def _helpers(instructions: Sequence[Instruction], kernel: str) -> list[str]:
+    """The sources of the table's helper functions (``_ipow``) that ``kernel`` calls, each
+    once, in the order the block's instructions first need them."""
+    found: list[str] = []
+    for ins in instructions:
+        found += [h for h in OPCODES[ins.opcode].helpers_in(kernel) if h not in found]
+    return found
+
+
 class _Emitter:
     """One kernel's source being written from its layout: the lines before the loops
     (``pre``), at the top and bottom of each parallel iteration (``opening``, ``closing``),
@@ -584,7 +593,8 @@ class _Emitter:
             ks = sorted(self.unsigned)
             lines.append(f"    {', '.join(f'u{k}' for k in ks)} = {', '.join(f'np.uint64({k})' for k in ks)}"
                          "  # unsigned offsets: no negative-index checks")
-        return "\n".join(lines + setup + [f"    {p}" for p in self.pre] + nest)
+        kernel = "\n".join(lines + setup + [f"    {p}" for p in self.pre] + nest)
+        return "".join(h + "\n\n" for h in _helpers(self.lay.instructions, kernel)) + kernel
 
     def argument_comments(self) -> list[str]:
         """One comment per argument: the view it is, or the whole base it indexes."""

@@ -201,6 +201,9 @@ class OpInfo:
     numba: str | None = None
     #: overrides of ``numba`` by the kind of the loop's first dtype (``"i"``, ``"u"``, ...)
     numba_by_kind: tuple[tuple[str, str], ...] = ()
+    #: the Numba functions its expressions call, as (name, source) pairs: a kernel's module
+    #: defines, once and before the kernel, each one its expressions call (:meth:`helpers_in`)
+    helpers: tuple[tuple[str, str], ...] = ()
     #: a reduction's identity (``-inf``/``inf`` of max/min: the dtype's extreme, see
     #: :meth:`identity_of`)
     identity: bool | int | float | None = None
@@ -233,6 +236,16 @@ class OpInfo:
             raise ValueError(f"{self.opcode.name} has no scalar expression: codegen writes its code")
         return template.format(*operands, bits=bits)
 
+    def helpers_in(self, source: str) -> tuple[str, ...]:
+        """The sources of the row's helpers that ``source`` (a kernel's) calls.
+
+        >>> [h.splitlines()[1] for h in Opcode.POWER.info.helpers_in("y = _ipow(a, b, np.int64(1))")]
+        ['def _ipow(a, b, one):']
+        >>> Opcode.POWER.info.helpers_in("y = a ** b")
+        ()
+        """
+        return tuple(text for name, text in self.helpers if f"{name}(" in source)
+
     def identity_of(self, dtype: Any) -> bool | int | float:
         """A reduction's identity in ``dtype``: max and min of integers start at the type's
         lowest and highest values, of bools at False and True (NumPy's orders)."""
@@ -248,6 +261,25 @@ class OpInfo:
 
 
 # --------------------------------------------------------------------------- the rows
+
+#: NumPy's integer power (``npy_power``: square and multiply in the loop's type, wrapping)
+#: for every exponent. Numba's ``**`` of integers switches to ``math.pow`` in floating point
+#: above 2**16 (numba/cpython/numbers.py, ``int_power``): ``int8 ** uint32(4294967295)`` gave
+#: -2**63 where NumPy gives 0. The products are 64-bit of the loop's kind (``one`` is
+#: np.int64(1) or np.uint64(1)): modular arithmetic keeps the low bits, and the store casts
+#: to the loop's type. A literal exponent is constant-folded (``x ** 3`` is two multiplies).
+#: A negative exponent gives 1: NumPy raises for it at capture, so no kernel sees one.
+_IPOW = (
+    "@numba.njit(error_model='numpy')\n"
+    "def _ipow(a, b, one):\n"
+    "    r, x, e = one, one * a, one * b  # 64-bit products: the low bits are the loop type's\n"
+    "    while e > 0:\n"
+    "        if e & one:\n"
+    "            r *= x\n"
+    "        x *= x\n"
+    "        e >>= one\n"
+    "    return r\n"
+)
 
 _AXIS = (("axis", "the axis it runs along (an int; None: every element, in C order)"),)
 _EXP, _LOG, _DIV, _CMP = ("exp",), ("log",), ("division",), ("comparison",)
@@ -328,7 +360,10 @@ _ROWS: tuple[OpInfo, ...] = (
     _binary(Opcode.REMAINDER, None, _DIV, numba_by_kind=(("i", "(0 if {1} == -1 else {0} % {1})"),
                                                           ("f", "{0} % {1}")),
             aliases=("MOD",), ufunc_names=("mod",)),
-    _binary(Opcode.POWER, "{0} ** {1}", ("exp", "log"), aliases=("POW",)),   # x**y = exp(y log x)
+    # x**y = exp(y log x) for floats; integers by squaring (_IPOW), exact for every exponent
+    _binary(Opcode.POWER, "{0} ** {1}", ("exp", "log"), aliases=("POW",),
+            numba_by_kind=(("i", "_ipow({0}, {1}, np.int64(1))"), ("u", "_ipow({0}, {1}, np.uint64(1))")),
+            helpers=(("_ipow", _IPOW),)),
     _binary(Opcode.MAXIMUM, cost=_CMP, aliases=("MAX",)),
     _binary(Opcode.MINIMUM, cost=_CMP, aliases=("MIN",)),
     _binary(Opcode.FMAX, cost=_CMP),

@@ -72,6 +72,10 @@ def test_half_powers_of_positive_values_match_numpy(e, dtype, values, parallel):
 
 
 def test_other_exponents_and_integer_arrays_keep_the_power_operator():
-    for text in (_program("float64", 2.5, 8), "ARRAY A int64[8]\nARRAY C int64[8]\nPOWER C, A, 2\nSYNC C\n"):
-        program = parse(text)
-        assert "**" in get_kernel(program, list(range(len(program))), parallel=False).source
+    """Other float exponents keep ``**``; integer arrays take the table's exact integer
+    power (``_ipow``, docs/semantics.md "Per-opcode facts"), never the square-root forms."""
+    float_program = parse(_program("float64", 2.5, 8))
+    assert "**" in get_kernel(float_program, list(range(len(float_program))), parallel=False).source
+    int_program = parse("ARRAY A int64[8]\nARRAY C int64[8]\nPOWER C, A, 2\nSYNC C\n")
+    source = get_kernel(int_program, list(range(len(int_program))), parallel=False).source
+    assert "_ipow(A[i0], np.int64(2), np.int64(1))" in source and "sqrt" not in source

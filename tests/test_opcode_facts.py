@@ -6,7 +6,9 @@
   per dtype for all opcodes), equals the table's NumPy function on edge values of every dtype
   NumPy has a loop for (float32, float64, int64, bool), in value and in the dtype a kernel
   stores; each reduction's identity, combine and partials, and each scan's running combine,
-  fold to NumPy's ``reduce`` and ``accumulate``;
+  fold to NumPy's ``reduce`` and ``accumulate``; integer POWER equals NumPy for every exponent
+  and every integer dtype pair (Numba's own ``**`` is floating point above 2**16), through
+  codegen's kernels and a captured cell;
 - structural: no module but the table's holds a mapping from opcodes to facts, so adding an
   opcode is one row (docs/semantics.md, "Per-opcode facts").
 """
@@ -193,9 +195,8 @@ def _cases(dtype: str) -> list[tuple[Opcode, tuple[np.dtype, ...], list[np.ndarr
             continue
         args = _operands(op, dtype, loop)
         if op is Opcode.POWER and loop[1].kind in "iu":
-            # NumPy refuses negative integer exponents; Numba computes exponents over 2**16 in
-            # floating point (numba/cpython/numbers.py, int_power), NumPy wraps: left open
-            keep = (args[1] >= 0) & (args[1] <= 0x10000)
+            # NumPy refuses negative integer exponents (at capture: no kernel sees one)
+            keep = args[1] >= 0
             args = [a[keep] for a in args]
         found.append((op, loop, args))
     n = max(len(args[0]) for _, _, args in found)
@@ -240,6 +241,88 @@ def test_kernels_take_the_tables_expressions():
         assert got[name].dtype == w.dtype and _same(got[name], w, 0).all(), (name, got[name], w)
 
 
+INTEGERS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+#: exponents around Numba's switch to floating point (over 2**16) and the widths' limits;
+#: 2**32 - 1 is the draw that failed test_dtypes (int8 ** uint32(4294967295): Numba gave -2**63)
+BIG_EXPONENTS = (0, 1, 2, 3, 65535, 65536, 65537, 2**31 - 1, 2**32 - 1, 2**32 + 3, 2**63 - 1, 2**64 - 1)
+
+
+def _integer_power_program() -> tuple[Any, dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    """One program of POWER C_k, A_k, B_k for every pair of integer dtypes NumPy computes in
+    an integer loop (int64 with uint64 is a float64 power: not here), plus literal exponents;
+    the inputs (bases 0, 1, -1, 2, 3, -3 and the extremes, times every exponent the
+    exponent's dtype holds) and NumPy's results."""
+    lines, inputs, want, cases = [], {}, {}, []
+    for k, (a, b) in enumerate(itertools.product(INTEGERS, repeat=2)):
+        if np.result_type(a, b).kind in "iu":
+            cases.append((k, a, b))
+    pairs = []
+    for k, a, b in cases:
+        ia, ib = np.iinfo(a), np.iinfo(b)
+        bases = sorted({x for x in (0, 1, -1, 2, 3, -3, int(ia.min), int(ia.max)) if ia.min <= x <= ia.max})
+        exps = [e for e in BIG_EXPONENTS + (int(ib.max),) if e <= ib.max]
+        pairs.append((k, a, b, [(x, e) for x in bases for e in exps]))
+    n = max(len(p) for *_, p in pairs)
+    for k, a, b, values in pairs:
+        out = np.result_type(a, b).name
+        lines += [f"ARRAY A{k} {a}[{n}]", f"ARRAY B{k} {b}[{n}]", f"ARRAY C{k} {out}[{n}]", f"POWER C{k}, A{k}, B{k}"]
+        inputs[f"A{k}"] = np.resize(np.array([x for x, _ in values], dtype=a), n)
+        inputs[f"B{k}"] = np.resize(np.array([e for _, e in values], dtype=b), n)
+        want[f"C{k}"] = np.power(inputs[f"A{k}"], inputs[f"B{k}"])
+    literals = [("int32", 65537), ("int32", 2**31 - 1), ("int64", 2**63 - 1), ("uint32", 2**32 - 1),
+                ("uint64", 2**64 - 1)]
+    for j, (a, e) in enumerate(literals):
+        base = np.resize(np.array([0, 1, 2, 3, -3, -1, -2, np.iinfo(a).min], dtype=np.int64).astype(a), n)
+        lines += [f"ARRAY L{j} {a}[{n}]", f"ARRAY M{j} {a}[{n}]", f"POWER M{j}, L{j}, {e}"]
+        inputs[f"L{j}"], want[f"M{j}"] = base, np.power(base, e)   # a Python int: weak (NEP 50)
+    lines += [f"SYNC {name}" for name in want]
+    from fusionlab import parse
+
+    return parse("\n".join(lines) + "\n"), inputs, want, len(cases)
+
+
+def test_integer_power_is_numpys_for_every_exponent():
+    """Integer POWER wraps as NumPy's does for every exponent (Numba's ``**`` computes
+    exponents over 2**16 with ``math.pow``): every pair of integer dtypes with an integer
+    loop, signed, unsigned and mixed, in one kernel codegen writes (serial: it compiles in
+    a quarter of the parallel one's time; the captured cell below runs the planned kernels);
+    values and dtypes exact."""
+    from fusionlab.codegen import get_kernel
+    from test_numba import CACHE
+
+    program, inputs, want, pairs = _integer_power_program()
+    assert pairs == 56 and want["C0"].dtype == np.int8 and want["C6"].dtype == np.int64   # int8 ** uint32
+    spec = get_kernel(program, list(range(len(program))), parallel=False)
+    assert spec.source.count("def _ipow(") == 1 and " ** " not in spec.source
+    arrays = {b.name: inputs.get(b.name, np.zeros(b.shape, b.dtype)) for b in program.bases}
+    CACHE.get(spec)(*[arrays[v.base.name] for v in spec.arguments], *[np.uint64(n) for n in spec.extents])
+    bad = [(name, arrays[name], w) for name, w in want.items()
+           if arrays[name].dtype != w.dtype or not np.array_equal(arrays[name], w)]
+    assert not bad, bad[:2]
+
+
+def test_a_captured_cells_integer_powers_are_numpys():
+    """A captured cell's integer powers (the failing draw int8 ** uint32(4294967295), a
+    literal exponent over 2**16, uint64's largest) run as kernels and equal plain NumPy."""
+    from fusionlab.capture import capture
+    from fusionlab.execute import run
+    from test_numba import CACHE
+
+    src = ("import numpy as np\n"
+           "a = np.array([0, 1, -1, 2, 3, -3, -128, 127], dtype=np.int8)\n"
+           "e = np.array([4294967295, 65537, 65536, 2**31 - 1, 2**32 - 3, 65535, 3, 7], dtype=np.uint32)\n"
+           "b = a ** e\n"
+           "c = (a.astype(np.int64) + 1) ** 65537\n"
+           "d = np.arange(8, dtype=np.uint64) ** np.uint64(2**64 - 1)\n")
+    plain: dict[str, Any] = {}
+    exec(src, plain)
+    result = run(capture(src, {}), check=True, min_size=0, cache=CACHE)
+    assert result.kernels >= 1 and not result.fallbacks and not result.check.mismatches, result.check
+    for name in "bcd":
+        got = result.values[name]
+        assert got.dtype == plain[name].dtype and np.array_equal(got, plain[name]), (name, got, plain[name])
+
+
 def _scalar_kernel(cases: list[tuple[Opcode, tuple[np.dtype, ...], list[np.ndarray], np.ndarray]]) -> Any:
     """One njit function computing every case's table expression at element ``i``: its
     return type is the tuple of the expressions' Numba types (what a kernel's local holds)."""
@@ -249,12 +332,13 @@ def _scalar_kernel(cases: list[tuple[Opcode, tuple[np.dtype, ...], list[np.ndarr
         params += names
         first = loop[0] if op in OpFamily.UNARY | OpFamily.BINARY else None   # as codegen: loop_dtypes(ins)[0]
         exprs.append(op.info.scalar([f"{n}[i]" for n in names], first))
+    helpers = {h for op, *_ in cases for h in op.info.helpers_in("\n".join(exprs))}   # as codegen's module
     # nested tuples of at most 16: Numba refuses a tuple display long enough for Python to
     # build it as a list first
     groups = [", ".join(exprs[k:k + 16]) + "," for k in range(0, len(exprs), 16)]
     source = f"def table_kernel(i, {', '.join(params)}):\n    return ({', '.join(f'({g})' for g in groups)},)\n"
-    namespace: dict[str, Any] = {"np": np}
-    exec(compile(source, "<table kernel>", "exec"), namespace)
+    namespace: dict[str, Any] = {"np": np, "numba": numba}
+    exec(compile("\n\n".join(sorted(helpers) + [source]), "<table kernel>", "exec"), namespace)
     # codegen's kernels use NumPy's error model: division by zero gives inf, nan or 0
     return numba.njit(error_model="numpy")(namespace["table_kernel"])
 
