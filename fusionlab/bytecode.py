@@ -676,8 +676,8 @@ def _check_gather(ins: Instruction) -> None:
             raise ProgramError(f"{name}: index of shape {x.shape} does not broadcast to the output shape {out.shape}")
     lead, rest = src.shape[:a], src.shape[a + k:]
     if out.ndim < a + len(rest) or out.shape[out.ndim - len(rest):] != rest or out.shape[:a] != lead:
-        raise ProgramError(f"{name}: the output shape {out.shape} should start with the source's untouched "
-                           f"extents {lead} and end with {rest}")
+        raise ProgramError(f"{name}: the output shape {out.shape} should end with the source's untouched "
+                           f"extents {rest}" + (f" and start with its first {a}, {lead}" if a else ""))
     if out.dtype != src.dtype:
         raise ProgramError(f"{name}: the output is {out.dtype}, the source {src.dtype}; a gather does not cast")
 
