@@ -119,6 +119,7 @@ CAPTURED = [
     ("np.take(m, i)", 1), ("m[np.arange(5) % 4, j]", 1), ("m[(i % 4)[:, None], j]", 1), ("m[[1, -1]]", 1), ("x.take(i)", 1), ("m.take(i % 4, axis=0)", 1),
     # index arrays after slices or ``...``: GATHER axis=
     ("m[:, j % 5]", 1), ("m[..., [0, -1]]", 1), ("m[1:, [4, -5, 4]]", 1), ("m[::-2, j[:, None] % 5]", 1),
+    ("np.take(m, j % 5, axis=1)", 1), ("m.take([0, -1], axis=-1)", 1),
 ]
 
 
@@ -138,7 +139,7 @@ def test_capture_records_a_gather_not_an_opaque_call(expr, gathers):
     np.testing.assert_array_equal(r.values["y"], want["y"])
 
 
-@pytest.mark.parametrize("expr", ["m[i % 4, 2]", "np.take(m, j % 5, axis=1)",
+@pytest.mark.parametrize("expr", ["m[i % 4, 2]",
                                   "np.take(x, i, mode='wrap')", "x[np.array(3)]"])
 def test_other_integer_indexing_stays_opaque_and_right(expr):
     src = ("import numpy as np\nx = np.linspace(-1.0, 2.0, 12)\nm = np.arange(20.0).reshape(4, 5)\n"

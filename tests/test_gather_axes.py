@@ -156,3 +156,18 @@ def test_random_axis_gathers_equal_numpy(case):
     assert r.check.ok and not r.fallbacks, (src, r.fallbacks)
     _same(r.values["y"], want["y"], strides=False)
     _same(r.values["z"], want["z"], strides=False)
+
+
+@pytest.mark.parametrize("expr", ["np.take(img, idx[:2, None] % 5, axis=1)", "np.take(img, [2, 0], axis=-1)",
+                                  "a.take(idx, axis=1)", "np.take(a, idx % 4, axis=0)"])
+def test_take_along_any_axis_is_a_c_ordered_gather(expr):
+    src = HEAD + f"y = {expr}\nz = y - 1\n"
+    want = _plain(src)
+    cap = _capture(src)
+    assert Opcode.OPAQUE not in [i.opcode for b in cap.batches for i in b]
+    (g,) = _gathers(cap)
+    assert g.outputs[0].is_full()   # np.take's result is C-contiguous: the GATHER writes it whole
+    _same(cap.namespace["y"], want["y"])
+    r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
+    assert r.check.ok and not r.fallbacks, r.fallbacks
+    _same(r.values["z"], want["z"])

@@ -643,12 +643,13 @@ def _emit_expansion(rec: Recorder, node: "Expansion | View", keep: list[Traced])
     return out._v
 
 
-def gather(rec: Recorder, src: Traced, key: Any) -> Traced | None:
+def gather(rec: Recorder, src: Traced, key: Any, c_order: bool = False) -> Traced | None:
     """``src[key]`` for one block of integer index arrays between slices and ``...``
     (``x[i]``, ``m[i, j]``, ``m[:, j]``, ``img[..., order]``, ``m[1:, j, ::2]``), recorded as
     GATHER; ``None`` for any other key (the caller records it as OPAQUE). NumPy indexes
     first: an index out of range raises its IndexError here, in the user's cell, and the
-    program only ever holds valid indices (docs/semantics.md, "Gathers").
+    program only ever holds valid indices (docs/semantics.md, "Gathers"). The result has
+    NumPy's strides for ``src[key]``; ``c_order`` makes it C-contiguous (``np.take``'s).
 
     >>> from fusionlab.capture import capture
     >>> c = capture("import numpy as np\\nx = np.arange(5.0) * 2\\ny = x[np.array([4, -1, 0])] + 1\\n")
@@ -677,7 +678,7 @@ def gather(rec: Recorder, src: Traced, key: Any) -> Traced | None:
     views = [v._derive(lambda a: a[(Ellipsis,) + (None,) * rest]) if rest else v for v in views]
     if not all(isinstance(v, Traced) for v in views):
         return None
-    out = _laid_out(rec, real, lead, real.ndim - rest - lead)
+    out = Traced.fresh(rec, real) if c_order else _laid_out(rec, real, lead, real.ndim - rest - lead)
     attrs = (("axis", lead),) if lead else ()
     emit_split(rec, Instruction(Opcode.GATHER, (out._v,), (sliced._v,) + tuple(v._v for v in views), attrs))
     return out
