@@ -696,13 +696,18 @@ def gather_form(key: Any, ndim: int) -> tuple[tuple[slice, ...], int, list[Any]]
     ((slice(None, None, None), slice(None, None, None), slice(1, None, None)), 1)
     >>> gather_form(([0], slice(None), [1]), 2) is None   # separated: NumPy puts them first
     True
+    >>> gather_form((slice(None), [[0], [1, 2]]), 2) is None   # ragged: NumPy's error
+    True
     """
     items = list(key) if isinstance(key, tuple) else [key]
     kinds = [_index_kind(k) for k in items]
     where = [j for j, kind in enumerate(kinds) if kind == "index"]
     if None in kinds or kinds.count("...") > 1 or not where or where != list(range(where[0], where[-1] + 1)):
         return None
-    keys = [np.asarray(unwrap(k)) if isinstance(k, list) else k for k in items[where[0]:where[-1] + 1]]
+    try:
+        keys = [np.asarray(unwrap(k)) if isinstance(k, list) else k for k in items[where[0]:where[-1] + 1]]
+    except ValueError:
+        return None   # a ragged list: NumPy's own error, from the OPAQUE call
     if not all(k.ndim >= 1 and k.dtype.kind in "iu" for k in keys):
         return None
     named = len(items) - kinds.count("...")
