@@ -654,27 +654,30 @@ def _check_filter(ins: Instruction) -> None:
 
 
 def _check_gather(ins: Instruction) -> None:
-    """GATHER out, src, idx0, ..., idx(k-1): 1 <= k <= src.ndim integer index views, each
-    broadcasting to the output, whose shape ends with src's last ndim - k extents."""
+    """GATHER out, src, idx0, ..., idx(k-1)[, axis=a]: 1 <= k <= src.ndim - a integer index
+    views (indexing src's axes a .. a + k - 1), each broadcasting to the output, whose shape
+    starts with src's first a extents and ends with its last ndim - a - k."""
     name = ins.opcode.name
     if len(ins.inputs) < 2 or len(ins.views_in) != len(ins.inputs):
         raise ProgramError(f"{name} reads an array at index arrays: write `{name} out, src, idx0[, idx1, ...]` "
                            "with arrays only")
     src, *idx = ins.views_in
     out = ins.outputs[0]
-    k, d = len(idx), src.ndim
-    if k > d:
-        raise ProgramError(f"{name}: {k} index arrays for a {d}-d source (at most one per axis)")
+    k, d, a = len(idx), src.ndim, ins.attr("axis", 0)
+    if not isinstance(a, int) or isinstance(a, bool) or a < 0:
+        raise ProgramError(f"{name}: axis={a!r} should be the first indexed axis (an int >= 0)")
+    if a + k > d:
+        raise ProgramError(f"{name}: {k} index arrays from axis {a} of a {d}-d source (at most one per axis)")
     for x in idx:
         if np.dtype(x.dtype).kind not in "iu":
             raise ProgramError(f"{name}: the index {_fmt(x)} is {x.dtype}; index arrays are integers "
                                "(a bool mask selects with COMPRESS)")
         if not _broadcastable(x.shape, out.shape):
             raise ProgramError(f"{name}: index of shape {x.shape} does not broadcast to the output shape {out.shape}")
-    rest = src.shape[k:]
-    if out.ndim < len(rest) or out.shape[out.ndim - len(rest):] != rest:
+    lead, rest = src.shape[:a], src.shape[a + k:]
+    if out.ndim < a + len(rest) or out.shape[out.ndim - len(rest):] != rest or out.shape[:a] != lead:
         raise ProgramError(f"{name}: the output shape {out.shape} should end with the source's untouched "
-                           f"extents {rest}")
+                           f"extents {rest}" + (f" and start with its first {a}, {lead}" if a else ""))
     if out.dtype != src.dtype:
         raise ProgramError(f"{name}: the output is {out.dtype}, the source {src.dtype}; a gather does not cast")
 

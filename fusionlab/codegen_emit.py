@@ -108,18 +108,23 @@ def weak_result(ins: Instruction, xs: Sequence[View | Literal]) -> np.dtype:
 
 def gather_expression(ins: Instruction, src: str, indices: Sequence[str], loop_index: Sequence[str]) -> str:
     """The element ``src[...]`` of GATHER ``ins``: each index wrapped when negative (as
-    NumPy does; an unsigned one never is), the source's untouched last axes indexed by the
-    output's last loop indices.
+    NumPy does; an unsigned one never is), the source's untouched first ``axis`` axes by the
+    output's first loop indices and its untouched last axes by the output's last ones.
 
     >>> from fusionlab import parse
     >>> p = parse("ARRAY M float64[3,4]\\nARRAY J int32[2]\\nARRAY Y float64[2,4]\\nGATHER Y, M, J[:, None]")
     >>> gather_expression(p[0], "M", ["J[i0]"], ["i0", "i1"])
     'M[(J[i0] + M.shape[0] if J[i0] < 0 else J[i0]), i1]'
+    >>> p = parse("ARRAY M float64[3,4]\\nARRAY J uint8[2]\\nARRAY Y float64[3,2]\\nGATHER Y, M, J, axis=1")
+    >>> gather_expression(p[0], "M", ["J[i1]"], ["i0", "i1"])
+    'M[i0, J[i1]]'
     """
     source, *index_views = ins.views_in
-    parts = [e if np.dtype(x.dtype).kind == "u" else f"({e} + {src}.shape[{k}] if {e} < 0 else {e})"
-             for k, (x, e) in enumerate(zip(index_views, indices))]
-    rank, rest = len(loop_index), source.ndim - len(index_views)
+    a, rank = ins.attr("axis", 0), len(loop_index)
+    parts = [loop_index[rank - ins.outputs[0].ndim + j] for j in range(a)]
+    parts += [e if np.dtype(x.dtype).kind == "u" else f"({e} + {src}.shape[{a + k}] if {e} < 0 else {e})"
+              for k, (x, e) in enumerate(zip(index_views, indices))]
+    rest = source.ndim - a - len(index_views)
     parts += [loop_index[rank - rest + j] for j in range(rest)]
     return f"{src}[{', '.join(parts)}]"
 

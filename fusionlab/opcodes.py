@@ -125,8 +125,9 @@ class Opcode(enum.Enum):
     # filters: COMPRESS out, data, mask (data[mask], C order, into a 1-D output whose length
     # is the count of True in the mask recorded at capture; docs/semantics.md, "Filters")
     COMPRESS = "compress"
-    # indexed reads: GATHER out, src, idx0[, idx1, ...] (NumPy's integer-array indexing: out[p]
-    # = src[idx0[p], ..., idx(k-1)[p], p's last ndim(src) - k coordinates]; docs/semantics.md, "Gathers")
+    # indexed reads: GATHER out, src, idx0[, idx1, ...][, axis=a] (NumPy's integer-array indexing:
+    # out[p] = src[p's first a coordinates, idx0[p], ..., idx(k-1)[p], p's last ndim(src) - a - k
+    # coordinates]; docs/semantics.md, "Gathers")
     GATHER = "gather"
     # contractions: CONTRACT out, a, b, subscripts="ij,jk->ik" (np.einsum of two operands,
     # explicit output; docs/semantics.md, "Contractions"): ``@``, np.dot, np.matmul, np.einsum
@@ -414,7 +415,9 @@ _ROWS: tuple[OpInfo, ...] = (
         ("name", "the NumPy call that drew them (for listings)"),
     ), cost=_EXP),   # a generator's draw costs about a transcendental call
     OpInfo(Opcode.COMPRESS, "filter", 2),
-    OpInfo(Opcode.GATHER, "gather", None),
+    OpInfo(Opcode.GATHER, "gather", None, (
+        ("axis", "the source's first indexed axis (0 by default; the axes before it are the output's first)"),
+    )),
     OpInfo(Opcode.CONTRACT, "contraction", None, (
         ("subscripts", "np.einsum's explicit subscripts of the two operands ('ij,jk->ik')"),
         ("via", "the NumPy function called: matmul, dot, inner, outer or einsum (a lone one replays it)"),

@@ -88,8 +88,8 @@ def test_workload_style_loop_gives_a_batch_per_iteration():
 @pytest.mark.parametrize(
     "source, name, line",
     [
-        # an index array after a slice (integer arrays on leading axes are GATHER)
-        ("import numpy as np\nx = np.arange(12.0).reshape(3, 4)\ni = np.array([3, 0, 2])\ny = x[:, i] * 2\n",
+        # index arrays separated by a slice (one block of them, between slices, is a GATHER)
+        ("import numpy as np\nx = np.arange(24.0).reshape(2, 3, 4)\ni = np.array([1, 0, 1])\ny = x[i, :, i] * 2\n",
          "fancy indexing", 4),
         ("import numpy as np\nA = np.eye(3) * 2 + 1\nb = np.arange(3.0)\ns = np.linalg.solve(A, b)\nt = s + 1\n",
          "np.linalg.solve", 4),

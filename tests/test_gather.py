@@ -69,13 +69,16 @@ def _plain(src):
 
 def test_gather_instruction_rules():
     head = ("ARRAY X float64[6]\nARRAY M float64[3,4]\nARRAY I int64[5]\nARRAY F float64[5]\nARRAY Y float64[5]\n"
-            "ARRAY Z float64[5,4]\nARRAY W int64[5]\n")
-    p = parse(head + "GATHER Y, X, I\nGATHER Z, M, I[:, None]\nGATHER Y, M, I, I")
-    assert [ins.family for ins in p] == ["gather"] * 3 and [ins.domain for ins in p] == [(5,), (5, 4), (5,)]
+            "ARRAY Z float64[5,4]\nARRAY W int64[5]\nARRAY V float64[3,5]\n")
+    p = parse(head + "GATHER Y, X, I\nGATHER Z, M, I[:, None]\nGATHER Y, M, I, I\nGATHER V, M, I, axis=1")
+    assert [ins.family for ins in p] == ["gather"] * 4 and [ins.domain for ins in p] == [(5,), (5, 4), (5,), (3, 5)]
     assert parse(p.to_text()) == p
     bad = {
         "GATHER Y, X, F": "index arrays are integers",
-        "GATHER Y, X, I, I": "2 index arrays for a 1-d source",
+        "GATHER Y, X, I, I": "2 index arrays from axis 0 of a 1-d source",
+        "GATHER V, M, I, I, axis=1": "2 index arrays from axis 1 of a 2-d source",
+        "GATHER V, M, I, axis=-1": "axis=-1 should be the first indexed axis",
+        "GATHER Z, M, I[:, None], axis=1": r"should end with the source's untouched extents \(\) and start with its first 1, \(3,\)",
         "GATHER Y, M, I": "should end with the source's untouched extents",
         "GATHER W, X, I": "a gather does not cast",
         "GATHER Y, X": "with arrays only",
@@ -114,6 +117,9 @@ CAPTURED = [
     ("x[i]", 1), ("x[-i - 1]", 1), ("np.take(x, i)", 1), ("x[i2d]", 1), ("x[[3, -2, 0, 0]]", 1),
     ("m[i % 4]", 1), ("m[i % 4, :]", 1), ("m[i % 4, ...]", 1), ("np.take(m, i % 4, axis=0)", 1),
     ("np.take(m, i)", 1), ("m[np.arange(5) % 4, j]", 1), ("m[(i % 4)[:, None], j]", 1), ("m[[1, -1]]", 1), ("x.take(i)", 1), ("m.take(i % 4, axis=0)", 1),
+    # index arrays after slices or ``...``: GATHER axis=
+    ("m[:, j % 5]", 1), ("m[..., [0, -1]]", 1), ("m[1:, [4, -5, 4]]", 1), ("m[::-2, j[:, None] % 5]", 1),
+    ("np.take(m, j % 5, axis=1)", 1), ("m.take([0, -1], axis=-1)", 1),
 ]
 
 
@@ -133,7 +139,7 @@ def test_capture_records_a_gather_not_an_opaque_call(expr, gathers):
     np.testing.assert_array_equal(r.values["y"], want["y"])
 
 
-@pytest.mark.parametrize("expr", ["m[:, j % 5]", "m[i % 4, 2]", "np.take(m, j % 5, axis=1)",
+@pytest.mark.parametrize("expr", ["m[i % 4, 2]",
                                   "np.take(x, i, mode='wrap')", "x[np.array(3)]"])
 def test_other_integer_indexing_stays_opaque_and_right(expr):
     src = ("import numpy as np\nx = np.linspace(-1.0, 2.0, 12)\nm = np.arange(20.0).reshape(4, 5)\n"

@@ -643,12 +643,13 @@ def _emit_expansion(rec: Recorder, node: "Expansion | View", keep: list[Traced])
     return out._v
 
 
-def gather(rec: Recorder, src: Traced, key: Any) -> Traced | None:
-    """``src[key]`` for integer index arrays on ``src``'s first axes (the rest whole: a
-    trailing ``:`` or ``...`` may be written), recorded as GATHER; ``None`` for any other
-    key (the caller records it as OPAQUE). NumPy indexes first: an index out of range
-    raises its IndexError here, in the user's cell, and the program only ever holds valid
-    indices (docs/semantics.md, "Gathers").
+def gather(rec: Recorder, src: Traced, key: Any, c_order: bool = False) -> Traced | None:
+    """``src[key]`` for one block of integer index arrays between slices and ``...``
+    (``x[i]``, ``m[i, j]``, ``m[:, j]``, ``img[..., order]``, ``m[1:, j, ::2]``), recorded as
+    GATHER; ``None`` for any other key (the caller records it as OPAQUE). NumPy indexes
+    first: an index out of range raises its IndexError here, in the user's cell, and the
+    program only ever holds valid indices (docs/semantics.md, "Gathers"). The result has
+    NumPy's strides for ``src[key]``; ``c_order`` makes it C-contiguous (``np.take``'s).
 
     >>> from fusionlab.capture import capture
     >>> c = capture("import numpy as np\\nx = np.arange(5.0) * 2\\ny = x[np.array([4, -1, 0])] + 1\\n")
@@ -656,24 +657,102 @@ def gather(rec: Recorder, src: Traced, key: Any) -> Traced | None:
     ['RANGE', 'MULTIPLY', 'GATHER', 'ADD']
     >>> c.namespace["y"].tolist()
     [9.0, 9.0, 1.0]
+    >>> c = capture("import numpy as np\\nm = np.arange(6.0).reshape(2, 3)\\ne = m[:, [0, -1]] * 10\\n")
+    >>> [ins.opcode.name for ins in c.program if ins.opcode.name not in ("DEL", "SYNC")]
+    ['RANGE', 'GATHER', 'MULTIPLY']
+    >>> c.namespace["e"].tolist()
+    [[0.0, 20.0], [30.0, 50.0]]
     """
-    items = list(key) if isinstance(key, tuple) else [key]
-    while items and (items[-1] is Ellipsis or isinstance(items[-1], slice) and items[-1] == slice(None)):
-        items.pop()   # a trailing ``:`` or ``...`` keeps an axis whole, as leaving it out does
-    keys = [np.asarray(unwrap(k)) if isinstance(k, list) else k for k in items]
-    if not 1 <= len(keys) <= src.ndim or not all(
-            (isinstance(k, Traced) or type(k) is np.ndarray) and k.ndim >= 1 and k.dtype.kind in "iu" for k in keys):
+    form = gather_form(key, src.ndim)
+    if form is None:
         return None
-    real = src._real[tuple(k._real if isinstance(k, Traced) else k for k in keys)]   # NumPy's IndexError
-    rest = src.ndim - len(keys)
-    # each index broadcasts against the output's leading axes: unit axes for the untouched ones
+    basic, lead, keys = form
+    real = src._real[tuple(unwrap(k) if isinstance(k, Traced) else k for k in _with_indices(basic, lead, keys))]
+    sliced = src if all(k == slice(None) for k in basic) else src._derive(lambda a: a[basic])
     views = [(lift(rec, k) if isinstance(k, np.ndarray) else k) for k in keys]
+    if not isinstance(sliced, Traced) or not all(isinstance(v, Traced) for v in views):
+        return None
+    rest = sliced.ndim - lead - len(keys)
+    # each index broadcasts against the output's indexed axes: unit axes for the trailing
+    # untouched ones (NumPy puts one block of adjacent indexed axes in its place)
     views = [v._derive(lambda a: a[(Ellipsis,) + (None,) * rest]) if rest else v for v in views]
     if not all(isinstance(v, Traced) for v in views):
         return None
-    out = Traced.fresh(rec, real)
-    emit_split(rec, Instruction(Opcode.GATHER, (out._v,), (src._v,) + tuple(v._v for v in views)))
+    out = Traced.fresh(rec, real) if c_order else _laid_out(rec, real, lead, real.ndim - rest - lead)
+    attrs = (("axis", lead),) if lead else ()
+    emit_split(rec, Instruction(Opcode.GATHER, (out._v,), (sliced._v,) + tuple(v._v for v in views), attrs))
     return out
+
+
+def gather_form(key: Any, ndim: int) -> tuple[tuple[slice, ...], int, list[Any]] | None:
+    """``key`` as (a basic key of slices, the number of axes before the index arrays, the
+    index arrays) when it is one block of integer index arrays with only slices and at most
+    one ``...`` around it; ``None`` otherwise (ints, ``None``, bool masks, separated index
+    arrays: NumPy's other rules).
+
+    >>> gather_form((slice(None), [0, -1]), 2)
+    ((slice(None, None, None), slice(None, None, None)), 1, [array([ 0, -1])])
+    >>> gather_form((Ellipsis, np.array([1]), slice(1, None)), 3)[:2]
+    ((slice(None, None, None), slice(None, None, None), slice(1, None, None)), 1)
+    >>> gather_form(([0], slice(None), [1]), 2) is None   # separated: NumPy puts them first
+    True
+    >>> gather_form((slice(None), [[0], [1, 2]]), 2) is None   # ragged: NumPy's error
+    True
+    """
+    items = list(key) if isinstance(key, tuple) else [key]
+    kinds = [_index_kind(k) for k in items]
+    where = [j for j, kind in enumerate(kinds) if kind == "index"]
+    if None in kinds or kinds.count("...") > 1 or not where or where != list(range(where[0], where[-1] + 1)):
+        return None
+    try:
+        keys = [np.asarray(unwrap(k)) if isinstance(k, list) else k for k in items[where[0]:where[-1] + 1]]
+    except ValueError:
+        return None   # a ragged list: NumPy's own error, from the OPAQUE call
+    if not all(k.ndim >= 1 and k.dtype.kind in "iu" for k in keys):
+        return None
+    named = len(items) - kinds.count("...")
+    if named > ndim:
+        return None   # NumPy's own IndexError (too many indices), from the OPAQUE call
+    whole = [slice(None)] * (ndim - named)
+    basic: list[slice] = []
+    for item, kind in zip(items, kinds):
+        basic += whole if kind == "..." else [slice(None) if kind == "index" else item]
+    basic += whole if "..." not in kinds else []
+    lead = sum(ndim - named if kind == "..." else 1 for kind in kinds[:where[0]])
+    return tuple(basic), lead, keys
+
+
+def _index_kind(k: Any) -> str | None:
+    """What a key item is to :func:`gather_form`: "slice", "...", "index" (an array or list
+    that may hold integers) or ``None`` (anything else)."""
+    if k is Ellipsis:
+        return "..."
+    if isinstance(k, slice):
+        ok = all(x is None or isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                 for x in (k.start, k.stop, k.step))
+        return "slice" if ok else None
+    if isinstance(k, (Traced, list)) or type(k) is np.ndarray:
+        return "index"
+    return None
+
+
+def _laid_out(rec: Recorder, real: np.ndarray, lead: int, b: int) -> Traced:
+    """A fresh result with ``real``'s strides: with ``lead`` axes before the ``b`` indexed
+    ones NumPy returns a transposed view of a buffer whose indexed axes come first (not
+    C-contiguous; users can see it), so the program does too."""
+    if lead:
+        order = tuple(range(lead, lead + b)) + tuple(range(lead)) + tuple(range(lead + b, real.ndim))
+        back = tuple(int(j) for j in np.argsort(order))
+        buf = np.empty(tuple(real.shape[j] for j in order), dtype=real.dtype)
+        if buf.transpose(back).strides == real.strides:
+            buf.transpose(back)[...] = real
+            return Traced.fresh(rec, buf)._derive(lambda a: a.transpose(back))
+    return Traced.fresh(rec, real)
+
+
+def _with_indices(basic: tuple[slice, ...], lead: int, keys: list[Any]) -> tuple[Any, ...]:
+    """The basic key with the index arrays back in their place: what NumPy is given."""
+    return basic[:lead] + tuple(keys) + basic[lead + len(keys):]
 
 
 def _assign_listed(target: Traced, listed: ListedKey, value: Any) -> bool:

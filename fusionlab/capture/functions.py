@@ -158,16 +158,16 @@ def _compress(rec: Recorder, condition: Any, a: Any, axis: Any = None, out: Any 
 
 
 def _take(rec: Recorder, a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
-    """``np.take`` as GATHER: without an axis (the flattened array) or along the first one,
-    with integer index arrays and NumPy's default ``mode="raise"`` (``"wrap"``/``"clip"``
-    and other axes run as NumPy)."""
+    """``np.take`` as GATHER: without an axis (the flattened array) or along any one (a
+    C-contiguous result, as NumPy's), with integer index arrays and NumPy's default
+    ``mode="raise"`` (``"wrap"``/``"clip"`` run as NumPy)."""
     a = lift(rec, np.asarray(a) if isinstance(a, list) else a)
     if out is not None or mode != "raise" or not isinstance(a, Traced) or a.ndim == 0:
         return None
     if axis is None:
         return gather(rec, a if a.ndim == 1 else a.ravel(), (indices,))
-    if isinstance(axis, (int, np.integer)) and -a.ndim <= axis < a.ndim and axis % a.ndim == 0:
-        return gather(rec, a, (indices,))
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and -a.ndim <= axis < a.ndim:
+        return gather(rec, a, (slice(None),) * int(axis % a.ndim) + (indices,), c_order=True)
     return None
 
 

@@ -238,7 +238,7 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
     elif op in OpFamily.FILTER:
         _compress(ins, out, args[0], args[1])
     elif op in OpFamily.GATHER:
-        np.copyto(out, gather(args[0], args[1:], out.shape))
+        np.copyto(out, gather(args[0], args[1:], out.shape, ins.attr("axis", 0)))
     elif op in OpFamily.CONTRACTION:
         np.copyto(out, numpy_call(ins.attr("via", "einsum"), ins.attr("subscripts"))(*args), casting="unsafe")
     elif op is Opcode.OPAQUE:
@@ -252,10 +252,11 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
         raise NotImplementedError(op)
 
 
-def gather(src: np.ndarray, idx: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+def gather(src: np.ndarray, idx: Sequence[np.ndarray], shape: tuple[int, ...], axis: int = 0) -> np.ndarray:
     """GATHER's meaning in NumPy: ``src`` indexed by the index arrays (broadcast to the
-    output ``shape``) on its first axes and by the output's own last coordinates on the rest.
-    Negative indices wrap; an index out of range raises IndexError, as NumPy does.
+    output ``shape``) on its axes ``axis ..``, by the output's own first coordinates on the
+    axes before and by its last coordinates on the rest. Negative indices wrap; an index
+    out of range raises IndexError, as NumPy does.
 
     >>> a = np.arange(12.0).reshape(3, 4)
     >>> gather(a, [np.array([[2], [-3]])], (2, 4))
@@ -263,12 +264,18 @@ def gather(src: np.ndarray, idx: Sequence[np.ndarray], shape: tuple[int, ...]) -
            [ 0.,  1.,  2.,  3.]])
     >>> gather(a, [np.array([0, 2]), np.array([3, -1])], (2,))
     array([ 3., 11.])
+    >>> gather(a, [np.array([[-1]])], (3, 1), axis=1)
+    array([[ 3.],
+           [ 7.],
+           [11.]])
     """
     k, r = len(idx), len(shape)
-    keys = [np.broadcast_to(x, shape) for x in idx]
-    for j in range(k, src.ndim):   # an untouched axis: the output's matching coordinate
-        axis = r - (src.ndim - j)
-        keys.append(np.arange(src.shape[j]).reshape((-1,) + (1,) * (r - 1 - axis)))
+    keys = [np.broadcast_to(np.arange(src.shape[j]).reshape((-1,) + (1,) * (r - 1 - j)), shape)
+            for j in range(axis)]   # a leading untouched axis: the output's matching coordinate
+    keys += [np.broadcast_to(x, shape) for x in idx]
+    for j in range(axis + k, src.ndim):   # a trailing one: likewise, from the end
+        at = r - (src.ndim - j)
+        keys.append(np.arange(src.shape[j]).reshape((-1,) + (1,) * (r - 1 - at)))
     return src[tuple(keys)]
 
 
