@@ -115,7 +115,14 @@ WHY: dict[str, str] = {
     "sir_dict": "`lap = np.zeros_like(i)` then its interior: a zero fill and a partial write the loop folds into "
                 "one pass",
     "image_blur": "each pass's fresh `out` gets its interior and its four edges from separate kernels",
-    "wave_1d": "the fresh `u_next` gets its interior and its two end points from separate kernels",
+    "wave_1d": "greedy under the Bohrium model puts the next step's `2.0 * u[1:-1] - u_prev[1:-1]` into the "
+               "previous step's kernel, so two temporaries are stored and read back each step (cutting the blocks "
+               "at step boundaries measured 570 -> 460 ms at large, one thread, on a loaded machine); the ends "
+               "of the fresh `u_next` are small kernels of their own",
+    "jacobi_poisson": "each sweep's `new = u.copy()` and the write of its interior are two passes over the grid "
+                      "(the copy's iteration shape is the whole grid, the interior's is not: they may not share a "
+                      "kernel), and the four wall copies are small serial kernels; the loop swaps two buffers "
+                      "whose walls never change, one pass a sweep",
     "asian_option_mc": "arithmetic-bound on `exp`: the kernels call a scalar `exp` (no SVML in this llvmlite "
                        "build) where NumPy's `exp` is SIMD; fusion saves memory traffic this row does not lack",
     "black_scholes_f32": "arithmetic-bound on float32 `exp`, `log` and `sqrt`, scalar calls in the kernels (no SVML), "
