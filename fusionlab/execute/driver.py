@@ -74,7 +74,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..bytecode import Base, Opcode, View
-from ..codegen import KernelSource, Unsupported, _safe
+from ..codegen import KernelSource, Unsupported
+from ..codegen_layout import safe_name
 from ..codegen_contract import serial_library_blas
 from .numba_backend import KernelCache, Plan, run_plan
 from .reference import Externals, Storage
@@ -274,7 +275,7 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chu
         elif ev[0] == "new":
             inc = ev[1]
             base = inc.base
-            inc.var = fresh_name(_safe(base.name))
+            inc.var = fresh_name(safe_name(base.name))
             n = max(base.size, 1)
             if inc.init == "draw":
                 body.append(f"{inc.var} = {draw_arg(inc.source, True)}  # {base.name}: recorded draw {inc.source}, lent")
