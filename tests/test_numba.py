@@ -246,3 +246,20 @@ def test_freed_memory_is_reused_and_results_stay_right():
     assert storage.pool   # k of an earlier iteration, kept for the next
     r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
     assert r.max_abs_error <= 1e-9
+
+
+def test_compare_sets_the_time_models_prediction_beside_each_measured_run():
+    """Issue 16: every fused record carries what the ``time`` model predicts for exactly the
+    partition it timed (this machine's calibration, or the defaults); NumPy's row none."""
+    from fusionlab.partition import partition as partition_of
+    from fusionlab.timemodel import load_figures, predict_seconds
+
+    with redirect_stdout(io.StringIO()):
+        cap = capture(WORKLOADS["fig1_loops"].script("tiny"), {})
+    records = compare(cap, ["linear", "greedy"], ["bohrium"], repeat=1, cache=CACHE, min_size=0)
+    assert records[0].predicted_seconds is None
+    for r in records[1:]:
+        blocks = [partition_of(b, r.algorithm, "bohrium").blocks for b in cap.batches]
+        want = predict_seconds(cap.batches, blocks, load_figures(), 0, opaque_seconds=cap.externals.seconds)
+        assert r.predicted_seconds == pytest.approx(want) and r.predicted_seconds > 0
+        assert r.to_dict()["predicted_seconds"] == r.predicted_seconds

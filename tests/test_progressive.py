@@ -367,6 +367,11 @@ def test_timings_use_the_executors_fields_when_present_and_say_what_is_missing()
 
     html = timing_table_html(t, 3)
     assert "10 ms" in html and "35%" in html and "blocks (all 3 batches)" in html and "2 thread(s)" in html
+    # the time model's prediction beside the measured median (issue 16); "—" where there is none
+    predicted = normalise_timings([{**old_style, "predicted_seconds": 0.0123}], 3, 0.0, 2)
+    assert predicted["records"][0]["predicted_seconds"] == 0.0123
+    html = timing_table_html(predicted, 1)
+    assert "time model predicted" in html and "12.3 ms" in html
 
 
 def test_channel_over_a_real_kernel() -> None:

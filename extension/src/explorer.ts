@@ -769,7 +769,8 @@ export class Explorer {
     const records = asArray<ITimingRecord>(t.records);
     const cols: [string, string][] = [
       ['algorithm', ''], ['cost model', ''], ['blocks', ''], ['kernels', ''], ['compile', 'wall time'],
-      ['min', 'wall time per run'], ['median', 'wall time per run'], ['spread', '(q3 − q1) / median'],
+      ['min', 'wall time per run'], ['median', 'wall time per run'], ['predicted', 'time cost model'],
+      ['spread', '(q3 − q1) / median'],
       ['runs', 'samples'], ['threads', ''], ['speed-up', '× plain NumPy'], ['max error', 'absolute']];
     const table = h('table', 'fl-timings', { 'data-fl-section': 'timings' },
       h('thead', '', {}, h('tr', '', {}, ...cols.map(([c, unit]) =>
@@ -789,6 +790,7 @@ export class Explorer {
         h('td', '', {}, fmt(r.blocks)), h('td', '', {}, fmt(r.kernels)),
         h('td', '', {}, fmtSeconds(r.compile_seconds)),
         h('td', 'fl-min', {}, fmtSeconds(r.min_seconds)), h('td', 'fl-median', {}, fmtSeconds(r.median_seconds)),
+        h('td', 'fl-predicted', {}, typeof r.predicted_seconds === 'number' ? fmtSeconds(r.predicted_seconds) : '—'),
         h('td', wide ? 'fl-spread fl-warning' : 'fl-spread', {}, spread),
         h('td', '', {}, fmt(r.samples)), h('td', 'fl-threads', {}, fmt(r.threads)),
         h('td', '', {}, typeof r.speedup === 'number' ? `${fmt(r.speedup)}×` : '—'),

@@ -137,6 +137,8 @@ export interface ITimingRecord {
   threads?: number;
   busy?: boolean;
   warnings?: string[];
+  /** what the time cost model predicted for this run (seconds); absent for NumPy's row */
+  predicted_seconds?: number | null;
 }
 
 export interface IReport {

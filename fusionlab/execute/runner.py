@@ -17,6 +17,7 @@ from ..bytecode import Program
 from ..codegen import KernelSource
 from ..codegen_contract import LIBRARY_KERNEL
 from ..partition import MergeCache, partition
+from ..timemodel import load_figures, predict_seconds
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .driver import Driver
 from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, plan
@@ -226,6 +227,9 @@ class Record:
     #: other processes kept at least half a core busy while this row was timed
     busy: bool = False
     warnings: list[str] = field(default_factory=list)
+    #: what the ``time`` cost model predicted for this run (:func:`fusionlab.timemodel.predict_seconds`
+    #: with this machine's calibration, or the default figures); ``None`` for NumPy's row
+    predicted_seconds: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -251,7 +255,9 @@ def compare(
     compiles every kernel and is reported as ``compile_seconds``). ``progress(label, done,
     total)`` is called before each row is measured and once at the end. Each partition runs
     as :func:`run` runs it with ``driver`` (a compiled driver's compilation counts in
-    ``compile_seconds``).
+    ``compile_seconds``). Each fused record carries ``predicted_seconds``: what the ``time``
+    cost model predicts for that run, from this machine's calibration (``fusionlab
+    calibrate``; the default figures without one), to set beside the measured median.
     """
     from ..capture import Capture
 
@@ -290,6 +296,7 @@ def compare(
     records = [Record("numpy", "eager", 0, 0, None, 0.0, base_med, min(base), 1.0, None,
                       **_spread(base, base_busy))]
     merge_cache = MergeCache()
+    figures = load_figures()
     for model in cost_models:
         for algorithm in algorithms:
             if progress is not None:
@@ -313,6 +320,9 @@ def compare(
                           check=True, cache=cache, min_size=min_size, driver=driver)
             extra = _spread(times, busy)
             extra["threads"] = fused.choice.threads if fused.choice is not None else 0
+            extra["predicted_seconds"] = predict_seconds(
+                batches, [[bp.instructions for bp in p.blocks] for p in plans], figures, min_size,
+                opaque_seconds=externals.seconds)
             extra["warnings"] += [str(w.message) for w in caught]
             if res.check is not None and not res.check.ok:
                 extra["warnings"] += [f"differs from plain NumPy: {m}" for m in res.check.mismatches[:5]]

@@ -172,8 +172,9 @@ def format_seconds(seconds: float | None) -> str:
 
 
 def timing_table_html(timings: Mapping[str, Any], batches: int = 1) -> str:
-    """Each timed variant's minimum, median and spread (with units), speed-up, blocks and
-    Numba kernels over the whole cell, the thread count and the warnings."""
+    """Each timed variant's minimum, median, the ``time`` cost model's prediction and spread
+    (with units), speed-up, blocks and Numba kernels over the whole cell, the thread count
+    and the warnings."""
     rows = []
     for r in timings["records"]:
         spread = "—" if r.get("spread") is None else f"{r['spread'] * 100:.0f}%"
@@ -182,12 +183,12 @@ def timing_table_html(timings: Mapping[str, Any], batches: int = 1) -> str:
         blocks = "" if r["cost_model"] == "numpy" else str(r.get("blocks", ""))
         kernels = "" if r["cost_model"] == "numpy" else str(r.get("kernels", ""))
         label = "NumPy eager" if r["cost_model"] == "numpy" else f"{r['algorithm']} / {r['cost_model']}"
-        cells = [label, format_seconds(r["min_seconds"]), format_seconds(r["median_seconds"]), spread, speed,
-                 blocks, kernels, err]
+        cells = [label, format_seconds(r["min_seconds"]), format_seconds(r["median_seconds"]),
+                 format_seconds(r.get("predicted_seconds")), spread, speed, blocks, kernels, err]
         rows.append("<tr>" + "".join(f"<td style='text-align:{'left' if i == 0 else 'right'};padding:0 6px'>"
                                      f"{escape(c)}</td>" for i, c in enumerate(cells)) + "</tr>")
     head = "".join(f"<th>{escape(h)}</th>" for h in (
-        "variant", "min", "median", "spread (IQR / median)", "speed-up (median)", f"blocks (all {batches} batches)",
+        "variant", "min", "median", "time model predicted", "spread (IQR / median)", "speed-up (median)", f"blocks (all {batches} batches)",
         "Numba kernels (all batches)", "max abs error"))
     threads = timings.get("threads")
     meta = f"{timings.get('repeat', '?')} timed runs per variant after a warm-up (compilation excluded)"

@@ -387,7 +387,8 @@ def test_progress_budget_and_timings(page, lab, lab_root, fig3_v2):
         {"cost_model": "bohrium", "algorithm": "greedy", "blocks": 4, "kernels": 4, "cost": 99,
          "compile_seconds": 0.5, "median_seconds": 5e-4, "min_seconds": 4e-4, "q1_seconds": 3e-4,
          "q3_seconds": 8e-4, "spread": 1.0, "samples": 7, "threads": 2, "busy": True,
-         "warnings": ["other processes used the cores"], "speedup": 4.0, "max_abs_error": 1e-12},
+         "warnings": ["other processes used the cores"], "speedup": 4.0, "max_abs_error": 1e-12,
+         "predicted_seconds": 6e-4},
     ]
     report["timings"] = {"repeat": 7, "records": records}
     report_notebook(lab_root / "progress.ipynb", report)
@@ -417,6 +418,10 @@ def test_progress_budget_and_timings(page, lab, lab_root, fig3_v2):
     assert rows.nth(1).locator(".fl-min").inner_text() == "400 µs"
     assert rows.nth(1).locator(".fl-spread").inner_text() == "±100%"
     assert rows.nth(1).locator(".fl-threads").inner_text() == "2"
+    # the time model's prediction beside the measured median (issue 16); none for NumPy's row
+    assert any(h.startswith("predicted") for h in heads)
+    assert rows.nth(1).locator(".fl-predicted").inner_text() == "600 µs"
+    assert rows.nth(0).locator(".fl-predicted").inner_text() == "—"
     assert rows.nth(1).get_attribute("data-fl-busy") == "true"
     assert "Other processes used the cores" in root.locator(".fl-busy-warning").inner_text()
     assert "other processes used the cores" in root.locator(".fl-timing-warnings").inner_text()
