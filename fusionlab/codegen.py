@@ -651,6 +651,26 @@ class _Emitter:
         return lines
 
     def chunked_scan(self) -> list[str]:
+        """A one-dimensional scan block: the serial scan in one pass when one thread runs it
+        (a serial kernel, or ``thread_count() == 1`` at run time: the other cores busy), else
+        the two-pass chunked scan. Chosen inside the kernel, so one compiled (and cached)
+        kernel serves every thread count; the serial form combines in NumPy's order (exact),
+        the chunked one reassociates at the chunk boundaries (docs/semantics.md)."""
+        serial = self.serial_scan()
+        if not self.lay.parallel:
+            return [f"    {line}" for line in serial]
+        return (["    if thread_count() == 1:  # one thread: the serial scan, one pass"]
+                + [f"        {line}" for line in serial] + ["    else:  # threads: the chunked scan, two passes"]
+                + [f"    {line}" for line in self.two_pass_scan()])
+
+    def serial_scan(self) -> list[str]:
+        """The scan block as one serial loop: each accumulator from its identity, the whole
+        body and the stores per element (004's scanomap run sequentially)."""
+        lines = [f"{a} = {_identity(self.lay.instruction(k).opcode.combining, dt.name)}" for k, a, dt in self.accs]
+        return lines + [f"for i0 in range({self.extents[0]}):"] + [
+            f"    {line}" for line in (self.body or ["pass"]) + self.stores]
+
+    def two_pass_scan(self) -> list[str]:
         """A one-dimensional scan block as 004's chunked scanomap, in two parallel passes over
         chunks with an exclusive scan of the chunk totals between them (serial: one per chunk).
 

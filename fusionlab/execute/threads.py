@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 __all__ = ["available_cores", "free_cores", "configure", "ThreadChoice", "ThreadPolicy", "CpuSnapshot", "cpu_snapshot",
-           "others_busy", "DEFAULT_CHUNKS_PER_THREAD", "set_chunk", "chunk_setter"]
+           "others_busy", "DEFAULT_CHUNKS_PER_THREAD", "set_chunk", "chunk_setter", "thread_count",
+           "thread_counter"]
 
 #: With more than one thread, a parallel loop is split into this many chunks per thread
 #: (dynamic schedule): a thread that loses its core for a time slice leaves its later
@@ -190,6 +191,64 @@ def chunk_setter() -> Callable[[int], None]:
         return None
 
     return set_chunk
+
+
+def thread_count() -> int:
+    """The threads the next parallel loop of this thread will use (``numba.get_num_threads``),
+    from Python or from compiled code: a one-dimensional scan kernel asks it to run its
+    serial one-pass form when it is 1 (the two-pass chunked form is for several threads;
+    ``fusionlab.codegen``, ``chunked_scan``).
+
+    Compiled, it calls the threading layer's ``get_num_threads`` by its symbol name, as
+    Numba's own parfor lowering does: Numba's ``numba.get_num_threads`` compiles to a call
+    through a ctypes pointer, which Numba cannot cache on disk. Call :func:`thread_counter`
+    once before compiling a caller.
+
+    >>> import numba
+    >>> _ = numba.set_num_threads(1); thread_count()
+    1
+    """
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+@functools.lru_cache(maxsize=1)
+def thread_counter() -> Callable[[], int]:
+    """:func:`thread_count`, with its compiled form registered for Numba (once per process);
+    also launches Numba's thread pool, whose symbols the compiled form calls."""
+    import llvmlite.ir
+    import numba
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic, overload
+
+    numba.get_num_threads()   # launches the pool: its symbols are then known to LLVM
+
+    @intrinsic
+    def _get(typingctx: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            fn = cgutils.get_or_insert_function(builder.module, _fn_type(context), name="get_num_threads")
+            # the C function returns an ``int`` (ctypes' c_int in Numba): only its low 32 bits count
+            low = builder.trunc(builder.call(fn, []), llvmlite.ir.IntType(32))
+            return builder.sext(low, context.get_value_type(types.intp))
+        return types.intp(), codegen
+
+    @overload(thread_count)
+    def _compiled() -> Any:
+        def impl() -> int:
+            return _get()
+        return impl
+
+    return thread_count
+
+
+def _fn_type(context: Any) -> Any:
+    """``intp get_num_threads(void)``: the threading layer's C signature."""
+    import llvmlite.ir
+    from numba import types
+
+    return llvmlite.ir.FunctionType(context.get_value_type(types.intp), [])
 
 
 @dataclass
