@@ -173,3 +173,36 @@ def test_combinator_rows_numpy_numba_and_loop_agree(name: str) -> None:
         reason = refs_module.numba_refusal(exc)
         assert name == "softmax_rows" and reason.startswith("no implementation of npy_max"), reason
     assert _same(kept, args)
+
+
+def _shared_row(workload: str, loop_speedup: float) -> dict[str, Any]:
+    """A measured row as ``bench_backend.measure`` returns it, the shared-machine part made up."""
+    numpy_s, fused_s = 0.020, 0.016
+    loop_s = numpy_s / loop_speedup
+    quiet = {"numpy": 0.019, "loop": 0.009, "fusionlab": 0.008, "numba": 0.010}
+    return {"workload": workload, "title": workload, "preset": "medium", "median_s": quiet,
+            "speedup": {k: quiet["numpy"] / v for k, v in quiet.items()}, "fusionlab_kernel_s": 0.008,
+            "load_before": 0.5,
+            "shared_machine": {"median_s": {"numpy": numpy_s, "fusionlab": fused_s, "loop": loop_s},
+                               "speedup": numpy_s / fused_s, "loop_speedup": loop_speedup,
+                               "fusionlab_slowdown": fused_s / quiet["fusionlab"],
+                               "numpy_slowdown": numpy_s / quiet["numpy"]}}
+
+
+def test_the_shared_machine_table_shows_the_loop_under_the_competitor_as_the_rows_bound() -> None:
+    import bench_backend
+
+    bounded, reachable = _shared_row("row_col_sums", 1.6), _shared_row("cumsum_map", 2.5)
+    header, rule, *rows = bench_backend.targets_table([bounded, reachable])
+    assert "| shared: loop ms (speed-up) |" in header
+    assert [len(r.split(" | ")) for r in (header, rule, *rows)] == [11] * 4
+    assert "| 12.5 (1.6x) |" in rows[0] and "| 8.0 (2.5x) |" in rows[1]
+    # both miss 2x NumPy (1.25x); only where the loop misses it too is that the row's bound
+    (miss,) = [m for m in bench_backend.misses(bounded) if m.startswith("shared machine")]
+    assert "the hand-written loop under the competitor 12.5 ms, 1.6x: below 2x too" in miss
+    (miss,) = [m for m in bench_backend.misses(reachable) if m.startswith("shared machine")]
+    assert "the hand-written loop under the competitor 8.0 ms, 2.5x" in miss and "below 2x" not in miss
+    # rows measured before the loop column: the cell says so, the note is unchanged
+    del bounded["shared_machine"]["loop_speedup"]
+    assert "| not measured |" in bench_backend.targets_table([bounded])[2]
+    assert "hand-written loop under" not in " ".join(bench_backend.misses(bounded))
