@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from pathlib import Path
 from typing import Iterator
 
 import numba
@@ -176,3 +177,40 @@ def test_a_captured_cumsum_of_a_map_under_the_driver_follows_its_thread_count():
         two = Driver(plans, externals, CACHE, inputs, mode="numba", threads=2)()
         bound = 2 * np.arange(1, 20001) * U * np.cumsum(np.abs(np.sin(x) * 2.0))
         assert np.all(np.abs(two["c"] - want_c) <= bound)
+
+
+FRESH = """
+import sys
+import numba, numpy as np
+from pathlib import Path
+from fusionlab import parse
+from fusionlab.execute.numba_backend import KernelCache, plan, run_plan
+from fusionlab.execute.reference import Externals, Storage
+p = parse("ARRAY X float64[10000]\\nARRAY T float64[10000]\\nARRAY C float64[10000]\\n"
+          "SIN T, X\\nADD_ACCUMULATE C, T, axis=0\\nDEL T\\nSYNC C")
+cache = KernelCache(directory=Path(sys.argv[1]))
+x = np.random.default_rng(0).random(10000)
+want = np.cumsum(np.sin(x))
+for t in (1, numba.config.NUMBA_NUM_THREADS):
+    numba.set_num_threads(t)
+    got = run_plan(plan(p, [list(range(len(p)))], min_size=0), Storage({"X": x}), Externals(), cache)["C"]
+    assert np.all(np.abs(got - want) <= 2 * np.arange(1, 10001) * 2.0**-53 * np.cumsum(np.sin(x))), t
+    print(t, bool(np.array_equal(got, want)))
+(k,) = cache.kernels.values()
+print("disk hits", sum(k.stats.cache_hits.values()))
+"""
+
+
+def test_a_scan_kernel_from_a_warm_disk_cache_calls_thread_count_in_a_fresh_process(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    runs = [subprocess.run([sys.executable, "-c", FRESH, str(tmp_path)], capture_output=True, text=True, env=env,
+                           cwd=root, timeout=300) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr[-2000:]
+        assert "1 True" in r.stdout   # one thread: NumPy's order, exact
+    assert "disk hits 0" in runs[0].stdout and "disk hits 1" in runs[1].stdout
