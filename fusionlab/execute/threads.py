@@ -15,6 +15,10 @@ times as long (docs/backend.md, "Shared machine"). Two remedies, both decided pe
   loop is handed out in chunks (``numba.set_parallel_chunksize``), so a thread that loses
   its core takes fewer chunks instead of holding everyone up at the end.
 
+Kernels follow the count at run time too: a one-dimensional scan kernel asks
+:func:`thread_count` and, on one thread, runs its serial one-pass form instead of the
+two-pass chunked scan (``fusionlab.codegen``; docs/semantics.md, "Scans").
+
 Calling :func:`configure` also launches Numba's thread pool, which a compiled driver loaded
 from Numba's disk cache does not do by itself (see :mod:`fusionlab.execute.numba_backend`).
 
@@ -244,7 +248,8 @@ def thread_counter() -> Callable[[], int]:
 
 
 def _fn_type(context: Any) -> Any:
-    """``intp get_num_threads(void)``: the threading layer's C signature."""
+    """``intp get_num_threads(void)``, as Numba's parfor lowering declares the threading
+    layer's function (its C ``int`` is read from the low 32 bits: see the caller)."""
     import llvmlite.ir
     from numba import types
 
