@@ -374,6 +374,7 @@ def get_kernel_layout(program: Program, block: Sequence[int], parallel: bool = T
     if cplan is not None:   # its operands are indexed by the summed letters too, not the loop alone
         gathered |= {v.base.name for v in program[cplan.index].views_in}
     _check_dtypes(program, compute)
+    _check_arg_reductions(program, compute)
     new = set().union(*(acc[i].new for i in block))
     freed = set().union(*(acc[i].deleted for i in block)) - synced
     plan = filter_plan(program, block, compute, new, freed)   # filters: see FilterPlan
@@ -408,6 +409,18 @@ def _checked_compute(program: Program, block: Sequence[int]) -> list[int]:
         if op is Opcode.RANDOM and program[i].attr("key") is None:
             raise Unsupported("RANDOM without recorded values runs with NumPy")
     return compute
+
+
+def _check_arg_reductions(program: Program, compute: Sequence[int]) -> None:
+    """:class:`Unsupported` for an arg reduction no kernel computes as NumPy does: of
+    complex values (NumPy orders them lexicographically), or beside a filter (its loop is
+    not the input's flat order)."""
+    args = [i for i in compute if program[i].opcode in OpFamily.ARG_REDUCTION]
+    for i in args:
+        if program[i].views_in[0].dtype.startswith("complex"):
+            raise Unsupported(f"{program[i].opcode.name} of complex values runs with NumPy")
+    if args and any(program[i].opcode in OpFamily.FILTER for i in compute):
+        raise Unsupported("an arg reduction beside a filter runs with NumPy")
 
 
 def _check_dtypes(program: Program, compute: Sequence[int]) -> None:
@@ -482,7 +495,11 @@ def _loop_nest(program: Program, compute: Sequence[int], domain: tuple[int, ...]
     # enough rows (partial results at most a quarter of the input) an axis-0 reduction
     # splits too: rows in memory order instead of a strided walk down each column (a
     # 2000 x 2000 sum and sum of squares over axis 0: 30 ms split, 63 ms by columns, here)
-    split = rank >= 2 and 0 in reduced_axes and (full or outer is None or domain[0] >= 4 * SPLIT)
+    # an arg reduction over axis 0 keeps its columns (no partial results per range): the
+    # split is then only for siblings that leave no other way (its SPLIT form: Unsupported)
+    arg0 = any(program[i].opcode in OpFamily.ARG_REDUCTION and program[i].attr("axis") is not None
+               and program[i].attr("axis") % rank == 0 for i in reductions)
+    split = rank >= 2 and 0 in reduced_axes and (full or outer is None or domain[0] >= 4 * SPLIT and not arg0)
     if scans and rank == 1 or split:
         outer = 0   # a one-dimensional scan: chunks in parallel, two passes
     # a one-dimensional space with a full reduction runs in chunks: a partial result per
@@ -519,6 +536,8 @@ def _reductions(program: Program, compute: Sequence[int], nest: dict[str, Any], 
         elif axis is None or rank == 1:
             form = ReductionForm.PARTIALS
         elif nest["split"] and axis == 0:
+            if ins.opcode in OpFamily.ARG_REDUCTION:
+                raise Unsupported(f"{ins.opcode.name} over axis 0 beside reductions that split axis 0")
             form = ReductionForm.SPLIT
         elif axis == nest["innermost"]:
             form = ReductionForm.INNER
