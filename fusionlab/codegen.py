@@ -64,7 +64,7 @@ import numpy as np
 
 from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, View
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
-from .codegen_emit import arg_partials_lines, arg_step, filter_lines, fold_source, gather_expression, loop_dtypes, np_type, weak_result
+from .codegen_emit import arg_partials_lines, arg_split_lines, arg_step, filter_lines, fold_source, gather_expression, loop_dtypes, np_type, weak_result
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
@@ -571,6 +571,13 @@ class _Emitter:
             self.body.append(arg_step(op, dt, src, f"({flat})", f"{a}_v", f"{a}_k") + comment)
             self.closing += [f"{a}_pv[{slot}] = {a}_v", f"{a}_pk[{slot}] = {a}_k"]
             self.post += arg_partials_lines(op, dt, a, self.ref(out), i)
+        elif r.form is ReductionForm.SPLIT:
+            at = ", ".join(["sp"] + [idx[k] for k in range(1, rank)])
+            for part, dtype, first in ((f"{a}_pv", _np_type(dt), _identity(op, dt)), (f"{a}_pk", "np.int64", "0")):
+                self.pre.append(f"{part} = np.empty((nsp, {', '.join(extents[1:])}), dtype={dtype})")
+                self.opening.append(f"{part}[sp].fill({first})")
+            self.body.append(arg_step(op, dt, src, idx[0], f"{a}_pv[{at}]", f"{a}_pk[{at}]") + comment)
+            self.post += arg_split_lines(op, dt, a, self.arg(out), extents[1:], lay.parallel, i)
         elif r.form is ReductionForm.INNER:
             inner = lay.innermost
             assert inner is not None
@@ -585,7 +592,7 @@ class _Emitter:
                          f"{a}_v.fill({_identity(op, dt)})  # {i + 1}: the running extremes",
                          f"{self.arg(out)}.fill(0)  # {i + 1}: and their indices"]
             self.body.append(arg_step(op, dt, src, idx[r.axis], f"{a}_v[{keep}]", f"{self.arg(out)}[{keep}]") + comment)
-        else:  # pragma: no cover - get_kernel_layout refuses the SPLIT form of an arg reduction
+        else:  # pragma: no cover - the forms are exhausted above (DEAD and ELEMENT: elsewhere)
             raise Unsupported(f"{op.name} has no {r.form.value} form")
 
     def partials(self, r: Reduction, ins: Instruction, src: str, comment: str) -> None:

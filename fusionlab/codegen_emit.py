@@ -20,7 +20,7 @@ from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, View
 from .codegen_layout import FilterPlan
 
 __all__ = ["np_type", "loop_dtypes", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source",
-           "arg_step", "arg_partials_lines"]
+           "arg_step", "arg_partials_lines", "arg_split_lines"]
 
 
 def np_type(dtype: str) -> str:
@@ -224,3 +224,31 @@ def arg_partials_lines(op: Opcode, dtype: str, a: str, out: str, i: int) -> list
             f"for {a}_p in range(1, {a}_pv.shape[0]):",
             "    " + arg_step(op, dtype, f"{a}_pv[{a}_p]", f"{a}_pk[{a}_p]", f"{a}_v", f"{a}_k"),
             f"{out} = {a}_k"]
+
+
+def arg_split_lines(op: Opcode, dtype: str, a: str, out: str, extents: Sequence[str], parallel: bool,
+                    i: int) -> list[str]:
+    """Lines combining an arg reduction over axis 0 split in ranges: ``{a}_pv[sp, ...]``
+    and ``{a}_pk[sp, ...]`` (each range's extremes and indices along axis 0, then the
+    output's axes) into ``out``, range by range in order (as :func:`arg_partials_lines`),
+    in parallel over the output's first axis.
+
+    >>> print("\\n".join(arg_split_lines(Opcode.ARGMIN_REDUCE, "int64", "acc1", "I", ["n1"], True, 0)))
+    for j1 in numba.prange(n1):  # 1: the partial results combined in order
+        acc1_v, acc1_k = acc1_pv[0, j1], acc1_pk[0, j1]
+        for sp in range(1, nsp):
+            if acc1_pv[sp, j1] < acc1_v: acc1_v, acc1_k = acc1_pv[sp, j1], np.int64(acc1_pk[sp, j1])
+        I[j1] = acc1_k
+    """
+    js = [f"j{k + 1}" for k in range(len(extents))]
+    lines, pad = [], ""
+    for depth, (j, n) in enumerate(zip(js, extents)):
+        loop = "numba.prange" if depth == 0 and parallel else "range"
+        lines.append(f"{pad}for {j} in {loop}({n}):" + (f"  # {i + 1}: the partial results combined in order"
+                                                        if not depth else ""))
+        pad += "    "
+    at = ", ".join(js)
+    return lines + [f"{pad}{a}_v, {a}_k = {a}_pv[0, {at}], {a}_pk[0, {at}]",
+                    f"{pad}for sp in range(1, nsp):",
+                    f"{pad}    " + arg_step(op, dtype, f"{a}_pv[sp, {at}]", f"{a}_pk[sp, {at}]", f"{a}_v", f"{a}_k"),
+                    f"{pad}{out}[{at}] = {a}_k"]

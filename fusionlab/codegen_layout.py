@@ -495,11 +495,7 @@ def _loop_nest(program: Program, compute: Sequence[int], domain: tuple[int, ...]
     # enough rows (partial results at most a quarter of the input) an axis-0 reduction
     # splits too: rows in memory order instead of a strided walk down each column (a
     # 2000 x 2000 sum and sum of squares over axis 0: 30 ms split, 63 ms by columns, here)
-    # an arg reduction over axis 0 keeps its columns (no partial results per range): the
-    # split is then only for siblings that leave no other way (its SPLIT form: Unsupported)
-    arg0 = any(program[i].opcode in OpFamily.ARG_REDUCTION and program[i].attr("axis") is not None
-               and program[i].attr("axis") % rank == 0 for i in reductions)
-    split = rank >= 2 and 0 in reduced_axes and (full or outer is None or domain[0] >= 4 * SPLIT and not arg0)
+    split = rank >= 2 and 0 in reduced_axes and (full or outer is None or domain[0] >= 4 * SPLIT)
     if scans and rank == 1 or split:
         outer = 0   # a one-dimensional scan: chunks in parallel, two passes
     # a one-dimensional space with a full reduction runs in chunks: a partial result per
@@ -536,8 +532,6 @@ def _reductions(program: Program, compute: Sequence[int], nest: dict[str, Any], 
         elif axis is None or rank == 1:
             form = ReductionForm.PARTIALS
         elif nest["split"] and axis == 0:
-            if ins.opcode in OpFamily.ARG_REDUCTION:
-                raise Unsupported(f"{ins.opcode.name} over axis 0 beside reductions that split axis 0")
             form = ReductionForm.SPLIT
         elif axis == nest["innermost"]:
             form = ReductionForm.INNER
