@@ -318,7 +318,7 @@ def _cases(draw: Any) -> tuple[str, np.ndarray, int | None]:
     return dtype, _tied(dtype, shape, seed, nans=min(nans, int(np.prod(shape)))), axis
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_cases())
 def test_random_arrays_axes_and_dtypes_agree_with_numpy(case: tuple[str, np.ndarray, int | None]):
     dtype, x, axis = case
@@ -337,13 +337,16 @@ def test_kmeans_labels_are_fused_not_opaque_and_run_check_passes():
     with redirect_stdout(io.StringIO()):
         cap = capture(CORPUS["kmeans_step"].script("tiny"), {"__name__": "__main__"})
     names = [i.attr("name") for b in cap.batches for i in b if i.opcode in OpFamily.OPAQUE]
-    assert not any("argmin" in str(n) for n in names), names
-    args = [(k, j) for k, b in enumerate(cap.batches) for j, i in enumerate(b) if i.opcode is Opcode.ARGMIN_REDUCE]
-    assert len(args) == 3   # one per Lloyd iteration
-    r = run(cap, "greedy", cache=CACHE, min_size=0, check=True)
+    # before: 15 OPAQUE instructions at this size, 3 of them "ndarray.argmin" (one per Lloyd
+    # iteration); now only the boolean selections of 2-D points stay NumPy's
+    assert set(names) <= {"fancy indexing"} and len(names) == 12, names
+    args = [i for b in cap.batches for i in b if i.opcode is Opcode.ARGMIN_REDUCE]
+    assert len(args) == 3 and all(i.attr("axis") == 1 for i in args)
+    # as `fusionlab run --check` runs it (default min_size: the tiny size's blocks run with NumPy)
+    r = run(cap, "greedy", cache=CACHE, check=True)
     assert r.check is not None and r.check.ok, r.check
-    assert not any("ARGMIN" in f for f in r.fallbacks)
-    for p in r.plans:   # every block holding the argmin is a kernel
+    for batch in cap.batches:   # every block holding an argmin has a kernel
+        p = plan(batch, partition(batch, "greedy").blocks, min_size=0)
         for b in p.blocks:
-            if any(p.program[i].opcode is Opcode.ARGMIN_REDUCE for i in b.instructions):
-                assert b.kernel is not None, b.reason
+            if any(batch[i].opcode is Opcode.ARGMIN_REDUCE for i in b.instructions):
+                assert b.kernel is not None and "ARGMIN_REDUCE" in b.kernel.source, b.reason
