@@ -64,7 +64,10 @@ import numpy as np
 
 from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, View
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
-from .codegen_emit import arg_partials_lines, arg_split_lines, arg_step, filter_lines, fold_source, gather_expression, loop_dtypes, np_type, weak_result
+from .codegen_emit import (
+    arg_partials_lines, arg_split_lines, arg_step, filter_lines, fold_source, gather_expression, loop_dtypes, np_type,
+    weak_result,
+)
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
@@ -562,11 +565,13 @@ class _Emitter:
         dt = ins.views_in[0].dtype
         start = [f"{a}_v = {_identity(op, dt)}", f"{a}_k = np.int64(0)"]
         if r.form is ReductionForm.PARTIALS:
-            flat = " + ".join(f"{idx[k]}" + "".join(f" * {extents[b]}" for b in range(k + 1, rank)) for k in range(rank))
+            flat = " + ".join(f"{idx[k]}" + "".join(f" * {extents[b]}" for b in range(k + 1, rank))
+                              for k in range(rank))   # the flat C index, as np.argmin(axis=None) counts
             slot = "chunk" if lay.chunked else "sp" if lay.split else idx[0]
             size = f"(({extents[0]} + {self.u(_CHUNK - 1)}) // {self.u(_CHUNK)})" if lay.chunked else \
                 "nsp" if lay.split else extents[0]
-            self.pre += [f"{a}_pv = np.empty({size}, dtype={_np_type(dt)})", f"{a}_pk = np.empty({size}, dtype=np.int64)"]
+            self.pre += [f"{a}_pv = np.empty({size}, dtype={_np_type(dt)})",
+                         f"{a}_pk = np.empty({size}, dtype=np.int64)"]
             self.opening += start
             self.body.append(arg_step(op, dt, src, f"({flat})", f"{a}_v", f"{a}_k") + comment)
             self.closing += [f"{a}_pv[{slot}] = {a}_v", f"{a}_pk[{slot}] = {a}_k"]

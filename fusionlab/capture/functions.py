@@ -14,7 +14,8 @@ import numpy as np
 from ..bytecode import Instruction, Literal, Opcode
 from .contract import contraction
 from .array import (
-    NUMERIC, Traced, arg_reduction, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view, lift, traceable, unwrap,
+    NUMERIC, Traced, arg_reduction, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view,
+    lift, traceable, unwrap,
 )
 from .recorder import NoticeKind, Recorder
 
