@@ -586,6 +586,8 @@ def check_instruction(ins: Instruction) -> None:
             want = (src.size,) if axis is None else src.shape
         if out.shape != want:
             raise ProgramError(f"{name}: output shape {out.shape} should be {want}")
+        if op in OpFamily.ARG_REDUCTION and out.dtype != "int64":
+            raise ProgramError(f"{name} gives indices: its output must be int64, not {out.dtype}")
     elif op in OpFamily.FILTER:
         _check_filter(ins)
     elif op in OpFamily.GATHER:

@@ -64,7 +64,10 @@ import numpy as np
 
 from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, View
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
-from .codegen_emit import filter_lines, fold_source, gather_expression, loop_dtypes, np_type, weak_result
+from .codegen_emit import (
+    arg_partials_lines, arg_split_lines, arg_step, filter_lines, fold_source, gather_expression, loop_dtypes, np_type,
+    weak_result,
+)
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
@@ -459,6 +462,8 @@ class _Emitter:
             self.body.append(f"{a} = {_np_type(dt.name)}(" + OPCODES[op.combining].combine.format(
                 a=a, b=_typed(self.operand(src), src, dt)) + ")" + comment)
             return a
+        if op in OpFamily.ARG_REDUCTION:
+            return "0"   # the one element's index
         if op in OpFamily.REDUCTION:
             return ops[0]   # the reduction of one element is that element (typed as the output below)
         return _scalar_expression(ins, ops, loop)
@@ -525,6 +530,9 @@ class _Emitter:
             self.post.append(f"# {i + 1}: {format_instruction(ins)} (freed unread: not computed, never allocated)")
             return
         (src,) = ops
+        if op in OpFamily.ARG_REDUCTION:
+            self.arg_reduction(r, ins, src, comment)
+            return
         idx, extents, rank, a = self.idx, self.extents, self.lay.rank, f"acc{i + 1}"
         if r.form is ReductionForm.PARTIALS:
             self.partials(r, ins, src, comment)
@@ -547,6 +555,50 @@ class _Emitter:
             target = f"{self.arg(out)}[{', '.join(keep)}]"
             self.pre.append(f"{self.arg(out)}.fill({_identity(op, out.dtype)})  # {i + 1}: start the reduction")
             self.body.append(f"{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
+
+    def arg_reduction(self, r: Reduction, ins: Instruction, src: str, comment: str) -> None:
+        """An arg reduction's lines: a running extreme in the input's dtype and its index
+        (int64), replaced only by a strictly better element (:func:`arg_step`), so ties keep
+        the first and a NaN the first NaN; partial results combined in the input's order."""
+        i, op, out, lay = r.index, ins.opcode, ins.outputs[0], self.lay
+        idx, extents, rank, a = self.idx, self.extents, lay.rank, f"acc{i + 1}"
+        dt = ins.views_in[0].dtype
+        start = [f"{a}_v = {_identity(op, dt)}", f"{a}_k = np.int64(0)"]
+        if r.form is ReductionForm.PARTIALS:
+            flat = " + ".join(f"{idx[k]}" + "".join(f" * {extents[b]}" for b in range(k + 1, rank))
+                              for k in range(rank))   # the flat C index, as np.argmin(axis=None) counts
+            slot = "chunk" if lay.chunked else "sp" if lay.split else idx[0]
+            size = f"(({extents[0]} + {self.u(_CHUNK - 1)}) // {self.u(_CHUNK)})" if lay.chunked else \
+                "nsp" if lay.split else extents[0]
+            self.pre += [f"{a}_pv = np.empty({size}, dtype={_np_type(dt)})",
+                         f"{a}_pk = np.empty({size}, dtype=np.int64)"]
+            self.opening += start
+            self.body.append(arg_step(op, dt, src, f"({flat})", f"{a}_v", f"{a}_k") + comment)
+            self.closing += [f"{a}_pv[{slot}] = {a}_v", f"{a}_pk[{slot}] = {a}_k"]
+            self.post += arg_partials_lines(op, dt, a, self.ref(out), i)
+        elif r.form is ReductionForm.SPLIT:
+            at = ", ".join(["sp"] + [idx[k] for k in range(1, rank)])
+            for part, dtype, first in ((f"{a}_pv", _np_type(dt), _identity(op, dt)), (f"{a}_pk", "np.int64", "0")):
+                self.pre.append(f"{part} = np.empty((nsp, {', '.join(extents[1:])}), dtype={dtype})")
+                self.opening.append(f"{part}[sp].fill({first})")
+            self.body.append(arg_step(op, dt, src, idx[0], f"{a}_pv[{at}]", f"{a}_pk[{at}]") + comment)
+            self.post += arg_split_lines(op, dt, a, self.arg(out), extents[1:], lay.parallel, i)
+        elif r.form is ReductionForm.INNER:
+            inner = lay.innermost
+            assert inner is not None
+            self.inner_open += start
+            self.body.append(arg_step(op, dt, src, idx[inner], f"{a}_v", f"{a}_k") + comment)
+            self.inner_close.append(f"{self.arg(out)}[{', '.join(idx[:inner] + idx[inner + 1:])}] = {a}_k"
+                                    f"  # {i + 1}: stored once, after its loop")
+        elif r.form is ReductionForm.AXIS:
+            keep = ", ".join(idx[k] for k in range(rank) if k != r.axis)
+            shape = ", ".join(extents[k] for k in range(rank) if k != r.axis)
+            self.pre += [f"{a}_v = np.empty(({shape},), dtype={_np_type(dt)})",
+                         f"{a}_v.fill({_identity(op, dt)})  # {i + 1}: the running extremes",
+                         f"{self.arg(out)}.fill(0)  # {i + 1}: and their indices"]
+            self.body.append(arg_step(op, dt, src, idx[r.axis], f"{a}_v[{keep}]", f"{self.arg(out)}[{keep}]") + comment)
+        else:  # pragma: no cover - the forms are exhausted above (DEAD and ELEMENT: elsewhere)
+            raise Unsupported(f"{op.name} has no {r.form.value} form")
 
     def partials(self, r: Reduction, ins: Instruction, src: str, comment: str) -> None:
         """A reduction over everything: a scalar accumulator per outer iteration (or chunk,

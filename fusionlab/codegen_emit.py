@@ -16,10 +16,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .bytecode import Instruction, Literal, OpFamily, View
+from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, View
 from .codegen_layout import FilterPlan
 
-__all__ = ["np_type", "loop_dtypes", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source"]
+__all__ = ["np_type", "loop_dtypes", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source",
+           "arg_step", "arg_partials_lines", "arg_split_lines"]
 
 
 def np_type(dtype: str) -> str:
@@ -190,3 +191,64 @@ def fold_source(plan: FilterPlan, r: int, src_arg: str | None, flat: str) -> tup
             val, keep, _ = _filter_locals(c)
             return val, f"if {keep}: "
     return f"{src_arg}[{flat}]", f"if {flat} < np.uint64({src_arg}.shape[0]): "
+
+
+# --------------------------------------------------------------------------- arg reductions (see codegen)
+
+
+def arg_step(op: Opcode, dtype: str, value: str, index: str, running: str, at: str) -> str:
+    """One element's step of arg reduction ``op`` on an input of ``dtype``: ``value`` at
+    ``index`` takes the place of the running extreme ``running`` (and its index ``at``)
+    when strictly better, so the first of equal values stays (NumPy's order).
+
+    >>> arg_step(Opcode.ARGMIN_REDUCE, "int32", "x[i0]", "i0", "acc1_v", "acc1_k")
+    'if x[i0] < acc1_v: acc1_v, acc1_k = x[i0], np.int64(i0)'
+    """
+    return f"if {OPCODES[op].better_of(dtype, running, value)}: {running}, {at} = {value}, np.int64({index})"
+
+
+def arg_partials_lines(op: Opcode, dtype: str, a: str, out: str, i: int) -> list[str]:
+    """Lines combining an arg reduction's partial results ``{a}_pv`` (extremes) and
+    ``{a}_pk`` (their flat indices), one per chunk or range in the input's order, into
+    ``out``: in that order with the element step, so a tie or a NaN keeps the earliest. A
+    partial whose elements all equal the starting extreme keeps index 0 and never replaces
+    an earlier one; the first starts at the input's first element, where 0 is right.
+
+    >>> print("\\n".join(arg_partials_lines(Opcode.ARGMAX_REDUCE, "int8", "acc2", "S[0]", 1)))
+    acc2_v, acc2_k = acc2_pv[0], acc2_pk[0]  # 2: the partial results combined in order
+    for acc2_p in range(1, acc2_pv.shape[0]):
+        if acc2_pv[acc2_p] > acc2_v: acc2_v, acc2_k = acc2_pv[acc2_p], np.int64(acc2_pk[acc2_p])
+    S[0] = acc2_k
+    """
+    return [f"{a}_v, {a}_k = {a}_pv[0], {a}_pk[0]  # {i + 1}: the partial results combined in order",
+            f"for {a}_p in range(1, {a}_pv.shape[0]):",
+            "    " + arg_step(op, dtype, f"{a}_pv[{a}_p]", f"{a}_pk[{a}_p]", f"{a}_v", f"{a}_k"),
+            f"{out} = {a}_k"]
+
+
+def arg_split_lines(op: Opcode, dtype: str, a: str, out: str, extents: Sequence[str], parallel: bool,
+                    i: int) -> list[str]:
+    """Lines combining an arg reduction over axis 0 split in ranges: ``{a}_pv[sp, ...]``
+    and ``{a}_pk[sp, ...]`` (each range's extremes and indices along axis 0, then the
+    output's axes) into ``out``, range by range in order (as :func:`arg_partials_lines`),
+    in parallel over the output's first axis.
+
+    >>> print("\\n".join(arg_split_lines(Opcode.ARGMIN_REDUCE, "int64", "acc1", "I", ["n1"], True, 0)))
+    for j1 in numba.prange(n1):  # 1: the partial results combined in order
+        acc1_v, acc1_k = acc1_pv[0, j1], acc1_pk[0, j1]
+        for sp in range(1, nsp):
+            if acc1_pv[sp, j1] < acc1_v: acc1_v, acc1_k = acc1_pv[sp, j1], np.int64(acc1_pk[sp, j1])
+        I[j1] = acc1_k
+    """
+    js = [f"j{k + 1}" for k in range(len(extents))]
+    lines, pad = [], ""
+    for depth, (j, n) in enumerate(zip(js, extents)):
+        loop = "numba.prange" if depth == 0 and parallel else "range"
+        lines.append(f"{pad}for {j} in {loop}({n}):" + (f"  # {i + 1}: the partial results combined in order"
+                                                        if not depth else ""))
+        pad += "    "
+    at = ", ".join(js)
+    return lines + [f"{pad}{a}_v, {a}_k = {a}_pv[0, {at}], {a}_pk[0, {at}]",
+                    f"{pad}for sp in range(1, nsp):",
+                    f"{pad}    " + arg_step(op, dtype, f"{a}_pv[sp, {at}]", f"{a}_pk[sp, {at}]", f"{a}_v", f"{a}_k"),
+                    f"{pad}{out}[{at}] = {a}_k"]

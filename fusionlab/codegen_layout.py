@@ -374,6 +374,7 @@ def get_kernel_layout(program: Program, block: Sequence[int], parallel: bool = T
     if cplan is not None:   # its operands are indexed by the summed letters too, not the loop alone
         gathered |= {v.base.name for v in program[cplan.index].views_in}
     _check_dtypes(program, compute)
+    _check_arg_reductions(program, compute)
     new = set().union(*(acc[i].new for i in block))
     freed = set().union(*(acc[i].deleted for i in block)) - synced
     plan = filter_plan(program, block, compute, new, freed)   # filters: see FilterPlan
@@ -408,6 +409,18 @@ def _checked_compute(program: Program, block: Sequence[int]) -> list[int]:
         if op is Opcode.RANDOM and program[i].attr("key") is None:
             raise Unsupported("RANDOM without recorded values runs with NumPy")
     return compute
+
+
+def _check_arg_reductions(program: Program, compute: Sequence[int]) -> None:
+    """:class:`Unsupported` for an arg reduction no kernel computes as NumPy does: of
+    complex values (NumPy orders them lexicographically), or beside a filter (its loop is
+    not the input's flat order)."""
+    args = [i for i in compute if program[i].opcode in OpFamily.ARG_REDUCTION]
+    for i in args:
+        if program[i].views_in[0].dtype.startswith("complex"):
+            raise Unsupported(f"{program[i].opcode.name} of complex values runs with NumPy")
+    if args and any(program[i].opcode in OpFamily.FILTER for i in compute):
+        raise Unsupported("an arg reduction beside a filter runs with NumPy")
 
 
 def _check_dtypes(program: Program, compute: Sequence[int]) -> None:

@@ -46,7 +46,8 @@ def filter_folds(program: Program) -> dict[int, int]:
     last_filter: dict[str, int] = {}
     folds: dict[int, int] = {}
     for i, ins in enumerate(program):
-        if ins.opcode in OpFamily.REDUCTION:
+        # an arg reduction's index is its input's, which a fold's compacted stream does not have
+        if ins.opcode in OpFamily.REDUCTION - OpFamily.ARG_REDUCTION:
             (src,) = ins.views_in
             c = last_filter.get(src.base.name)
             if c is not None and src == program[c].outputs[0] and ins.attr("axis") in (None, 0):

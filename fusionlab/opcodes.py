@@ -111,6 +111,11 @@ class Opcode(enum.Enum):
     MINIMUM_REDUCE = "minimum.reduce"
     LOGICAL_AND_REDUCE = "logical_and.reduce"
     LOGICAL_OR_REDUCE = "logical_or.reduce"
+    # arg reductions: ARGMIN_REDUCE out, in, axis=k (np.argmin: the index of the first
+    # extreme along axis k, or in the flattened array for axis=None; the first NaN wins;
+    # an int64 output)
+    ARGMIN_REDUCE = "argmin"
+    ARGMAX_REDUCE = "argmax"
     # scans: OP_ACCUMULATE out, in, axis=k
     ADD_ACCUMULATE = "add.accumulate"
     MULTIPLY_ACCUMULATE = "multiply.accumulate"
@@ -212,6 +217,11 @@ class OpInfo:
     combine: str | None = None
     #: a reduction's NumPy array method combining partial results (``part.sum()``)
     partials: str | None = None
+    #: an arg reduction's test that element ``{b}`` takes the place of the running extreme
+    #: ``{a}`` (strictly better: the first of equal values stays), by the kind of the
+    #: input's dtype (``"f"``: a NaN beats everything but an earlier NaN), ``""`` for the
+    #: others; an arg reduction carries (value, index) where the others carry a value
+    better: tuple[tuple[str, str], ...] = ()
     #: the time model's operation classes one element pays (:mod:`fusionlab.timemodel`)
     cost: tuple[str, ...] = ("arithmetic",)
     #: other names of it in the text format (``MUL``, ``CUMSUM``)
@@ -246,6 +256,20 @@ class OpInfo:
         ()
         """
         return tuple(text for name, text in self.helpers if f"{name}(" in source)
+
+    def better_of(self, dtype: Any, a: str, b: str) -> str:
+        """An arg reduction's test that element ``b`` replaces the running extreme ``a``
+        (Numba source) for an input of ``dtype``.
+
+        >>> Opcode.ARGMIN_REDUCE.info.better_of("int8", "v", "x")
+        'x < v'
+        >>> Opcode.ARGMAX_REDUCE.info.better_of("float32", "v", "x")
+        '(x > v or (x != x and v == v))'
+        """
+        table = dict(self.better)
+        if not table:
+            raise ValueError(f"{self.opcode.name} is not an arg reduction")
+        return table.get(np.dtype(dtype).kind, table[""]).format(a=a, b=b)
 
     def identity_of(self, dtype: Any) -> bool | int | float:
         """A reduction's identity in ``dtype``: max and min of integers start at the type's
@@ -305,6 +329,14 @@ def _reduction(op: Opcode, identity: bool | int | float, combine: str, partials:
                aliases: tuple[str, ...] = ()) -> OpInfo:
     return OpInfo(op, "reduction", 1, _AXIS, numpy=op.ufunc.reduce, identity=identity, combine=combine,
                   partials=partials, cost=("reduction",), aliases=aliases)
+
+
+def _arg_reduction(op: Opcode, identity: float, order: str, aliases: tuple[str, ...] = ()) -> OpInfo:
+    # the running extreme starts at the dtype's far end (identity_of) with index 0: an
+    # element equal to it never replaces it, so the index stays at the first element
+    better = (("f", f"({{b}} {order} {{a}} or ({{b}} != {{b}} and {{a}} == {{a}}))"), ("", f"{{b}} {order} {{a}}"))
+    return OpInfo(op, "reduction", 1, _AXIS, numpy=getattr(np, op.value), identity=identity, better=better,
+                  cost=("reduction", "comparison"), aliases=aliases)
 
 
 def _scan(op: Opcode, aliases: tuple[str, ...] = ()) -> OpInfo:
@@ -398,6 +430,8 @@ _ROWS: tuple[OpInfo, ...] = (
     # ``and``/``or`` would return an operand (a float) where NumPy gives a bool
     _reduction(Opcode.LOGICAL_AND_REDUCE, True, "np.logical_and({a}, {b})", "all"),
     _reduction(Opcode.LOGICAL_OR_REDUCE, False, "np.logical_or({a}, {b})", "any"),
+    _arg_reduction(Opcode.ARGMIN_REDUCE, math.inf, "<", ("ARGMIN",)),
+    _arg_reduction(Opcode.ARGMAX_REDUCE, -math.inf, ">", ("ARGMAX",)),
     _scan(Opcode.ADD_ACCUMULATE, ("CUMSUM",)),
     _scan(Opcode.MULTIPLY_ACCUMULATE, ("CUMPROD",)),
     _scan(Opcode.MAXIMUM_ACCUMULATE, ("CUMMAX",)),
@@ -463,6 +497,8 @@ class OpFamily:
     COPY: frozenset[Opcode] = _family("copy")
     ELEMENTWISE: frozenset[Opcode] = UNARY | BINARY | TERNARY | COPY
     REDUCTION: frozenset[Opcode] = _family("reduction")
+    #: the reductions to an index (np.argmin, np.argmax): they carry (value, index)
+    ARG_REDUCTION: frozenset[Opcode] = frozenset(op for op in REDUCTION if OPCODES[op].better)
     SCAN: frozenset[Opcode] = _family("scan")
     GENERATOR: frozenset[Opcode] = _family("generator")
     #: size-changing selections (Robinson et al.'s ``filter``): their output's length
@@ -487,7 +523,7 @@ _BY_UFUNC: Mapping[tuple[str, str], Opcode] = MappingProxyType({
     for row in _ROWS
     for method, family in (("__call__", ("unary", "binary")), ("reduce", ("reduction",)),
                            ("accumulate", ("scan",)))
-    if row.family in family
+    if row.family in family and not row.better   # np.argmin is a function, not a ufunc's method
     for name in (row.opcode.value.split(".")[0],) + row.ufunc_names
 })
 

@@ -35,7 +35,8 @@ from fusionlab.opcodes import FAMILIES, opcode_of_ufunc
 PACKAGE = Path(opcodes.__file__).resolve().parent
 DTYPES = ("float32", "float64", "int64", "bool")
 ELEMENTWISE = sorted(OpFamily.ELEMENTWISE, key=lambda op: op.name)
-REDUCING = sorted(OpFamily.REDUCTION | OpFamily.SCAN, key=lambda op: op.name)
+#: the reductions and scans of a ufunc (arg reductions: tests/test_argreductions.py)
+REDUCING = sorted(OpFamily.REDUCTION - OpFamily.ARG_REDUCTION | OpFamily.SCAN, key=lambda op: op.name)
 #: results that are one of two equal operands: the sign of a zero is unspecified (IEEE 754
 #: maxNum; NumPy's SIMD loops return the second operand, its scalar loops and Numba the first)
 SIGNLESS_ZERO = frozenset({Opcode.MAXIMUM, Opcode.MINIMUM, Opcode.FMAX, Opcode.FMIN, Opcode.MAXIMUM_REDUCE,
@@ -80,11 +81,15 @@ def test_the_table_agrees_with_numpy():
         info = op.info
         assert info.arity == op.ufunc.nin and info.numpy is op.ufunc and info.numba is not None, op
         assert opcode_of_ufunc(op.ufunc.__name__, "__call__") is op
-    for op in OpFamily.REDUCTION | OpFamily.SCAN:
+    for op in OpFamily.ARG_REDUCTION:   # np.argmin, np.argmax: functions, not ufunc methods
+        assert op.info.numpy is getattr(np, op.value) and opcode_of_ufunc(op.value, "reduce") is None
+        assert dict(op.info.attributes).keys() == {"axis"} and op.info.arity == 1 and op.info.combine is None
+    assert OpFamily.ARG_REDUCTION == {Opcode.ARGMIN_REDUCE, Opcode.ARGMAX_REDUCE}
+    for op in OpFamily.REDUCTION - OpFamily.ARG_REDUCTION | OpFamily.SCAN:
         method = "reduce" if op in OpFamily.REDUCTION else "accumulate"
         assert op.info.numpy == getattr(op.ufunc, method) and opcode_of_ufunc(op.ufunc.__name__, method) is op
         assert dict(op.info.attributes).keys() == {"axis"} and op.info.arity == 1
-    for op in OpFamily.REDUCTION:
+    for op in OpFamily.REDUCTION - OpFamily.ARG_REDUCTION:
         if op.ufunc.identity is not None:
             assert op.info.identity == op.ufunc.identity and type(op.info.identity) is type(op.ufunc.identity), op
         else:   # max and min: no identity in NumPy, the extremes of the order
@@ -451,7 +456,7 @@ def test_reductions_and_scans_fold_as_numpy(dtype):
 
 def test_identities_are_neutral_in_every_dtype():
     """NumPy's own check of the table's identities: ``ufunc(identity, x) == x``."""
-    for op in OpFamily.REDUCTION:
+    for op in OpFamily.REDUCTION - OpFamily.ARG_REDUCTION:
         for dtype in ("bool", "int8", "uint16", "int64", "float32", "float64"):
             xs = np.array([v for v in _samples("float64") if not math.isnan(v) and abs(v) < 1e3]) \
                 if dtype != "bool" else np.array([False, True])

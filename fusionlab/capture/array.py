@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..bytecode import Instruction, Literal, Opcode, ProgramError, View, check_instruction
-from ..opcodes import opcode_of_ufunc
+from ..opcodes import OPCODES, opcode_of_ufunc
 from .masked import Expansion, expand_selection
 from .scatter import ListedKey, listed_key
 from .recorder import Handle, NoticeKind, Recorder
@@ -338,6 +338,8 @@ class Traced:
     def prod(self, axis: Any = None, **kw: Any) -> Any: return np.prod(self, axis=axis, **kw)
     def max(self, axis: Any = None, **kw: Any) -> Any: return np.max(self, axis=axis, **kw)
     def min(self, axis: Any = None, **kw: Any) -> Any: return np.min(self, axis=axis, **kw)
+    def argmin(self, axis: Any = None, **kw: Any) -> Any: return np.argmin(self, axis=axis, **kw)
+    def argmax(self, axis: Any = None, **kw: Any) -> Any: return np.argmax(self, axis=axis, **kw)
     def mean(self, axis: Any = None, **kw: Any) -> Any: return np.mean(self, axis=axis, **kw)
     def var(self, axis: Any = None, **kw: Any) -> Any: return np.var(self, axis=axis, **kw)
     def std(self, axis: Any = None, **kw: Any) -> Any: return np.std(self, axis=axis, **kw)
@@ -929,6 +931,31 @@ def _reduction(rec: Recorder, opcode: Opcode, ufunc: np.ufunc, method: str, src:
     ax = None if axis is None else int(axis) % max(src.ndim, 1)
     if method == "reduce" and src.ndim == 1:
         ax = None  # one axis: the whole array, and the same element order
+    rec.emit(Instruction(opcode, (result._v,), (src._v,), {"axis": ax}))
+    return result
+
+
+def arg_reduction(rec: Recorder, opcode: Opcode, src: Traced, axis: Any) -> Traced | None:
+    """``np.argmin``/``np.argmax`` of ``src`` along ``axis`` (an int, or None: the
+    flattened array) recorded as ``opcode``, or ``None`` where capture leaves it to NumPy:
+    an empty input (NumPy raises ValueError), complex values (ordered lexicographically,
+    which no kernel computes), an axis that is not an int.
+
+    >>> from fusionlab.capture import capture
+    >>> c = capture("import numpy as np\\nx = np.arange(6.0).reshape(2, 3)\\ni = (-x).argmin(axis=1)\\n")
+    >>> [i.opcode.name for i in c.program if i.opcode.name in ("ARGMIN_REDUCE", "OPAQUE")]
+    ['ARGMIN_REDUCE']
+    >>> c.namespace["i"].tolist()
+    [2, 2]
+    """
+    if isinstance(axis, bool) or not (isinstance(axis, (int, np.integer)) or axis is None) or src.size == 0 \
+            or src.dtype.kind not in "biuf":
+        return None
+    if axis is not None and not -src.ndim <= axis < src.ndim:
+        return None   # NumPy's own AxisError, from the plain call
+    real = OPCODES[opcode].numpy(src._real, axis=axis)
+    result = _result(rec, np.asarray(real, dtype=np.int64) if isinstance(real, np.ndarray) else np.int64(real), None)
+    ax = None if axis is None or src.ndim <= 1 else int(axis) % src.ndim
     rec.emit(Instruction(opcode, (result._v,), (src._v,), {"axis": ax}))
     return result
 

@@ -14,7 +14,8 @@ import numpy as np
 from ..bytecode import Instruction, Literal, Opcode
 from .contract import contraction
 from .array import (
-    NUMERIC, Traced, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view, lift, traceable, unwrap,
+    NUMERIC, Traced, arg_reduction, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view,
+    lift, traceable, unwrap,
 )
 from .recorder import NoticeKind, Recorder
 
@@ -53,6 +54,17 @@ def _extreme(ufunc: np.ufunc) -> Callable[..., Any]:
         if out is not None or kw or isinstance(axis, tuple) or a.size == 0:
             return None
         return _keepdims(ufunc.reduce(a, axis=axis), a, axis, keepdims)
+
+    return f
+
+
+def _arg(opcode: Opcode) -> Callable[..., Any]:
+    """``np.argmin``/``np.argmax`` (and the methods) as an arg reduction; ``out=`` to NumPy."""
+    def f(rec: Recorder, a: Any, axis: Any = None, out: Any = None, *, keepdims: Any = False, **kw: Any) -> Any:
+        if out is not None or kw or not isinstance(a, Traced) or not isinstance(keepdims, (bool, np.bool_)):
+            return None
+        got = arg_reduction(rec, opcode, a, axis)
+        return None if got is None else _keepdims(got, a, axis, bool(keepdims))
 
     return f
 
@@ -236,6 +248,8 @@ _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
     np.amax: _extreme(np.maximum),
     np.min: _extreme(np.minimum),
     np.amin: _extreme(np.minimum),
+    np.argmin: _arg(Opcode.ARGMIN_REDUCE),
+    np.argmax: _arg(Opcode.ARGMAX_REDUCE),
     np.all: _logical(np.logical_and),
     np.any: _logical(np.logical_or),
     np.mean: _mean,
