@@ -164,6 +164,44 @@ def test_verify_compares_containers_and_skips_functions(tmp_path, capsys):
     assert out["compared"] >= 4
 
 
+def test_verify_compares_instances_of_classes_the_program_defines(tmp_path, capsys):
+    # each run of the source creates its own namedtuple / dataclass / class: the plain run's
+    # Stats and the captured run's are different objects with the same module and name
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent("""\
+        import numpy as np
+        from collections import namedtuple
+        from dataclasses import dataclass
+        Stats = namedtuple("Stats", ["mean", "hist"])
+        @dataclass
+        class Run:
+            values: np.ndarray
+        class Plain:
+            def __init__(self, a):
+                self.a = a
+        x = np.linspace(0, 1, 20)
+        st = Stats(x.mean(), np.histogram(x, bins=4)[0])
+        run = Run(np.sqrt(x))
+        obj = Plain(x * 2)
+        """))
+    assert main(["verify", str(path), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mismatches"] == [] and out["compared"] >= 5
+
+
+def test_a_class_of_the_same_name_elsewhere_is_still_another_type():
+    A = type("A", (), {"__module__": "somewhere"})
+    B = type("A", (), {"__module__": "somewhere"})
+    assert not compare_values(A(), B()).ok
+    a = {"__name__": "__main__"}
+    b = {"__name__": "__main__"}
+    src = "from collections import namedtuple\nS = namedtuple('S', 'p q')\ns = S(1.0, 2.0)\nt = S(1.0, 3.0)\n"
+    exec(src, a)
+    exec(src, b)
+    assert compare_values(a["s"], b["s"]).ok
+    assert _paths(compare_values(a["t"], b["s"])) == ["value[1]"]
+
+
 def test_run_check_passes_against_plain_numpy(tmp_path, capsys):
     path = tmp_path / "prog.py"
     path.write_text("import numpy as np\nx = np.arange(100000.0)\ny = np.sqrt(x) * 2 + x\ns = y.sum()\n")

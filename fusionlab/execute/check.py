@@ -213,6 +213,21 @@ def _state(x: Any) -> Any:
     return x.get_state(legacy=False)   # RandomState
 
 
+def _same_type(got: Any, want: Any) -> bool:
+    """Whether ``got`` is of ``want``'s type; a class the program itself defines (a
+    namedtuple, a dataclass) is created anew by each run of its source, so the plain run's
+    class and the captured run's are different objects with the same module and name."""
+    a, b = type(got), type(want)
+    if a is b:
+        return True
+    return (a.__module__, a.__qualname__) == (b.__module__, b.__qualname__) and b.__module__ in _PROGRAM_MODULES
+
+
+#: The module names a program run by ``exec`` (plainly, captured or in a notebook) gives
+#: the classes it defines.
+_PROGRAM_MODULES = frozenset({"__main__", "builtins"})
+
+
 def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport, depth: int) -> None:
     if depth > 50:
         report.skipped.append(Skipped(path, "nested more than 50 levels deep"))
@@ -234,7 +249,7 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
         _compare_arrays(got, want, path, terms, scale, report)
         return
     if isinstance(want, Mapping):
-        if not isinstance(got, Mapping) or type(got) is not type(want):
+        if not isinstance(got, Mapping) or not _same_type(got, want):
             report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
             return
         if list(got) != list(want):
@@ -245,7 +260,7 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
             _compare(got[k], want[k], f"{path}[{k!r}]", terms, scale, report, depth + 1)
         return
     if isinstance(want, (list, tuple)):
-        if type(got) is not type(want) or len(got) != len(want):
+        if not _same_type(got, want) or len(got) != len(want):
             what = f"{type(got).__name__} of {len(got)}" if isinstance(got, (list, tuple)) else type(got).__name__
             report.mismatches.append(Mismatch(path, f"a {what} where NumPy gives a {type(want).__name__} of {len(want)}"))
             return
@@ -253,7 +268,7 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
             _compare(a, b, f"{path}[{i}]", terms, scale, report, depth + 1)
         return
     if dataclasses.is_dataclass(want) and not isinstance(want, type):
-        if type(got) is not type(want):
+        if not _same_type(got, want):
             report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
             return
         for f in dataclasses.fields(want):
@@ -263,7 +278,7 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
 
 
 def _compare_object(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport, depth: int) -> None:
-    if type(got) is not type(want):
+    if not _same_type(got, want):
         report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
         return
     if type(want).__eq__ is not object.__eq__:
