@@ -210,6 +210,35 @@ def test_run_check_passes_against_plain_numpy(tmp_path, capsys):
     assert "against plain NumPy: 3 values compared, 0 differ" in out
 
 
+ERRSTATE = textwrap.dedent("""\
+    import numpy as np
+    x = np.array([1.0, np.nan, -2.0, np.inf, -np.inf, 0.0] * 4)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.linspace(-1, 1, 24) / x
+        lg = np.log(x)
+    m = np.maximum(x, 0.5)
+    """)
+
+
+def test_run_check_honours_the_programs_errstate_and_equal_infinities_do_not_differ(tmp_path, capsys):
+    path = tmp_path / "prog.py"
+    path.write_text(ERRSTATE)
+    assert main(["run", str(path), "--check", "--driver", "blocks"]) == 0
+    out, err = capsys.readouterr()
+    assert "warning" not in err.lower()
+    assert "against fusionlab's reference executor: 0\n" in out
+
+
+def test_verify_replays_without_the_programs_silenced_warnings(tmp_path, capfd):
+    path = tmp_path / "prog.py"
+    path.write_text(ERRSTATE)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # a warning from the replay would fail verify
+        assert main(["verify", str(path)]) == 0
+    assert "Warning" not in capfd.readouterr().err
+
+
 def test_plain_namespace_runs_the_source_plainly():
     ns = plain_namespace("import numpy as np\nprint('hi')\nz = np.ones(2) * 3\n")
     assert isinstance(ns["z"], np.ndarray) and ns["z"].tolist() == [3.0, 3.0]
