@@ -260,6 +260,23 @@ def test_a_scalar_summary_is_compared_at_the_scale_of_the_programs_arrays():
     assert [m.path for m in small.mismatches] == ["v"]
 
 
+def test_none_is_compared_not_skipped():
+    r = compare_values({"bad": None}, {"bad": None})
+    assert r.ok and r.skipped == [] and r.compared == 1
+    assert _paths(compare_values({"bad": 0.0}, {"bad": None})) == ["value['bad']"]
+
+
+def test_a_cancelled_reduction_to_an_array_is_compared_at_the_programs_scale():
+    # logistic regression near convergence: grad = X.T @ (p - y) / n sums 60 terms of size
+    # ~1 to ~1e-5; the kernel's order moved one value by 1.85e-17 (relative 1.3e-12)
+    want = {"X": np.array([[1.0, 2.5], [1.0, -0.7]]), "grad": np.array([1.4e-5, -2.0e-6])}
+    got = {"X": want["X"], "grad": want["grad"] + np.array([1.85e-17, 0.0])}
+    assert check_namespace(got, want, terms=60).ok
+    assert not check_namespace(got, want, terms=1).ok       # no reduction: its own magnitude
+    wrong = {"X": want["X"], "grad": want["grad"] + np.array([1e-9, 0.0])}
+    assert [m.path for m in check_namespace(wrong, want, terms=60).mismatches] == ["grad"]
+
+
 def test_nested_labels_name_items_of_containers():
     ns = {"result": ([np.zeros(2), np.ones(2)], {"u": np.arange(3)}, 1.5)}
     assert lookup(ns, "result[0][1]") is ns["result"][0][1]

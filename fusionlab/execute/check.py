@@ -23,7 +23,10 @@ Summing ``n`` terms in another order moves the result by at most about ``n * eps
 sum(|terms|)``, so the relative tolerance is ``(ULPS + n) * eps`` of the dtype and the
 absolute one that times the largest magnitude in the compared array (the summands of a
 reduction are rarely larger than the values around them; a sum that cancels to nearly
-zero is held to the magnitude of its neighbours, not to its own).
+zero is held to the magnitude of its neighbours, not to its own). When the program has a
+reduction (``terms > 1``), that magnitude is at least the largest among all of the
+program's arrays (:func:`array_scale`): a gradient ``X.T @ (p - y)`` near convergence is a
+cancelled sum of terms as large as ``X``, and its few-ulp reorderings are of their size.
 
 Examples
 --------
@@ -190,9 +193,11 @@ def _compare_arrays(got: Any, want: Any, path: str, terms: int, scale: float, re
         return
     a, b = xc[finite], yc[finite]
     magnitude = float(np.max(np.abs(b))) if b.size else 0.0
-    if y.ndim == 0:
-        # a scalar summarises the program's arrays (a residual, an energy): its rounding
-        # error is at their scale, however much cancellation made it small
+    if y.ndim == 0 or terms > 1:
+        # a scalar summarises the program's arrays (a residual, an energy), and an array a
+        # reduction may have made (a gradient near convergence, X.T @ (p - y)) sums terms
+        # of their size: its rounding error is at their scale, however much cancellation
+        # made it small. Without reductions an array keeps its own magnitude.
         magnitude = max(magnitude, scale)
     tol = tolerance(dt if dt.kind in "fc" else np.float64, terms, magnitude)
     diff = np.abs(a - b)
@@ -280,6 +285,9 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
 def _compare_object(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport, depth: int) -> None:
     if not _same_type(got, want):
         report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
+        return
+    if want is None or want is Ellipsis or want is NotImplemented:
+        report.compared += 1   # a singleton of the same type is the same value
         return
     if type(want).__eq__ is not object.__eq__:
         try:
