@@ -164,12 +164,79 @@ def test_verify_compares_containers_and_skips_functions(tmp_path, capsys):
     assert out["compared"] >= 4
 
 
+def test_verify_compares_instances_of_classes_the_program_defines(tmp_path, capsys):
+    # each run of the source creates its own namedtuple / dataclass / class: the plain run's
+    # Stats and the captured run's are different objects with the same module and name
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent("""\
+        import numpy as np
+        from collections import namedtuple
+        from dataclasses import dataclass
+        Stats = namedtuple("Stats", ["mean", "hist"])
+        @dataclass
+        class Run:
+            values: np.ndarray
+        class Plain:
+            def __init__(self, a):
+                self.a = a
+        x = np.linspace(0, 1, 20)
+        st = Stats(x.mean(), np.histogram(x, bins=4)[0])
+        run = Run(np.sqrt(x))
+        obj = Plain(x * 2)
+        """))
+    assert main(["verify", str(path), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mismatches"] == [] and out["compared"] >= 5
+
+
+def test_a_class_of_the_same_name_elsewhere_is_still_another_type():
+    A = type("A", (), {"__module__": "somewhere"})
+    B = type("A", (), {"__module__": "somewhere"})
+    assert not compare_values(A(), B()).ok
+    a = {"__name__": "__main__"}
+    b = {"__name__": "__main__"}
+    src = "from collections import namedtuple\nS = namedtuple('S', 'p q')\ns = S(1.0, 2.0)\nt = S(1.0, 3.0)\n"
+    exec(src, a)
+    exec(src, b)
+    assert compare_values(a["s"], b["s"]).ok
+    assert _paths(compare_values(a["t"], b["s"])) == ["value[1]"]
+
+
 def test_run_check_passes_against_plain_numpy(tmp_path, capsys):
     path = tmp_path / "prog.py"
     path.write_text("import numpy as np\nx = np.arange(100000.0)\ny = np.sqrt(x) * 2 + x\ns = y.sum()\n")
     assert main(["run", str(path), "--check"]) == 0
     out = capsys.readouterr().out
     assert "against plain NumPy: 3 values compared, 0 differ" in out
+
+
+ERRSTATE = textwrap.dedent("""\
+    import numpy as np
+    x = np.array([1.0, np.nan, -2.0, np.inf, -np.inf, 0.0] * 4)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.linspace(-1, 1, 24) / x
+        lg = np.log(x)
+    m = np.maximum(x, 0.5)
+    """)
+
+
+def test_run_check_honours_the_programs_errstate_and_equal_infinities_do_not_differ(tmp_path, capsys):
+    path = tmp_path / "prog.py"
+    path.write_text(ERRSTATE)
+    assert main(["run", str(path), "--check", "--driver", "blocks"]) == 0
+    out, err = capsys.readouterr()
+    assert "warning" not in err.lower()
+    assert "against fusionlab's reference executor: 0\n" in out
+
+
+def test_verify_replays_without_the_programs_silenced_warnings(tmp_path, capfd):
+    path = tmp_path / "prog.py"
+    path.write_text(ERRSTATE)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # a warning from the replay would fail verify
+        assert main(["verify", str(path)]) == 0
+    assert "Warning" not in capfd.readouterr().err
 
 
 def test_plain_namespace_runs_the_source_plainly():
@@ -191,6 +258,23 @@ def test_a_scalar_summary_is_compared_at_the_scale_of_the_programs_arrays():
     small = check_namespace({"big": np.array([1e9]), "v": np.array([1e-3 + 1e-12])},
                             {"big": np.array([1e9]), "v": np.array([1e-3])})
     assert [m.path for m in small.mismatches] == ["v"]
+
+
+def test_none_is_compared_not_skipped():
+    r = compare_values({"bad": None}, {"bad": None})
+    assert r.ok and r.skipped == [] and r.compared == 1
+    assert _paths(compare_values({"bad": 0.0}, {"bad": None})) == ["value['bad']"]
+
+
+def test_a_cancelled_reduction_to_an_array_is_compared_at_the_programs_scale():
+    # logistic regression near convergence: grad = X.T @ (p - y) / n sums 60 terms of size
+    # ~1 to ~1e-5; the kernel's order moved one value by 1.85e-17 (relative 1.3e-12)
+    want = {"X": np.array([[1.0, 2.5], [1.0, -0.7]]), "grad": np.array([1.4e-5, -2.0e-6])}
+    got = {"X": want["X"], "grad": want["grad"] + np.array([1.85e-17, 0.0])}
+    assert check_namespace(got, want, terms=60).ok
+    assert not check_namespace(got, want, terms=1).ok       # no reduction: its own magnitude
+    wrong = {"X": want["X"], "grad": want["grad"] + np.array([1e-9, 0.0])}
+    assert [m.path for m in check_namespace(wrong, want, terms=60).mismatches] == ["grad"]
 
 
 def test_nested_labels_name_items_of_containers():

@@ -104,9 +104,12 @@ class Capture:
         capture left in the namespace, as the program computes it."""
         storage = Storage(self.inputs)
         synced: dict[str, np.ndarray] = {}
-        for k, batch in enumerate(self.batches):
-            part = None if partitions is None else partitions.get(k)
-            synced.update(run_reference(batch, part, externals=self.externals, storage=storage))
+        # a replay checks the program: its floating-point warnings are the program's own,
+        # already shown (or silenced by its np.errstate) when it ran
+        with np.errstate(all="ignore"):
+            for k, batch in enumerate(self.batches):
+                part = None if partitions is None else partitions.get(k)
+                synced.update(run_reference(batch, part, externals=self.externals, storage=storage))
         return self.values_from(synced)
 
     def values_from(self, synced: Mapping[str, np.ndarray]) -> dict[str, Any]:

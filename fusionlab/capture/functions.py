@@ -327,13 +327,21 @@ class Recording:
 class Proxy(types.ModuleType):
     """A module that looks up everything on a real one, with some names overridden."""
 
-    def __init__(self, name: str, real: types.ModuleType, overrides: dict[str, Any]) -> None:
+    def __init__(self, name: str, real: types.ModuleType, overrides: dict[str, Any],
+                 wrap: Callable[[Any], Any] | None = None) -> None:
         super().__init__(name)
         self.__dict__.update(overrides)
         self._real = real
+        self._wrap = wrap
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
+        value = getattr(self._real, name)
+        if self._wrap is None or name.startswith("_"):
+            return value
+        wrapped = self._wrap(value)
+        if wrapped is not value:
+            self.__dict__[name] = wrapped  # one stand-in per name: np.eye is np.eye
+        return wrapped
 
     def __dir__(self) -> list[str]:
         return sorted(set(dir(self._real)) | set(self.__dict__))
@@ -415,7 +423,41 @@ def make_numpy(rec: Recorder) -> Proxy:
         "asarray": Recording(np.asarray, asarray),
         "random": make_random(rec), "lib": make_lib(rec),
     }
-    return Proxy("numpy", np, overrides)
+    return Proxy("numpy", np, overrides, wrap=lambda fn: _lifting(rec, fn))
+
+
+#: What a NumPy function is: Python functions (``np.eye``, ``np.fromfunction``), C ones
+#: (``np.fromiter``) and the ``__array_function__`` dispatchers (``np.meshgrid``).
+_FUNCTION_TYPES = (types.FunctionType, types.BuiltinFunctionType, type(np.concatenate))
+
+
+def _lifting(rec: Recorder, fn: Any) -> Any:
+    """A NumPy function no rule records (``np.eye``, ``np.fromfunction``, ``np.indices``,
+    ``np.meshgrid`` of plain lists) as captured code sees it: called as it is, with the
+    new arrays it returns lifted as program inputs, so that the code using them is
+    captured rather than run as plain NumPy unseen. Only arrays that own their memory are
+    lifted (a view of an array capture does not know could alias another input), and
+    only when no traced array went in (then ``__array_function__`` has already decided)."""
+    if not isinstance(fn, _FUNCTION_TYPES):
+        return fn
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        result = fn(*args, **kwargs)
+        if _holds_traced(args) or _holds_traced(kwargs.values()):
+            return result
+        if type(result) in (list, tuple):
+            return type(result)(_lift_fresh(rec, r) for r in result)
+        return _lift_fresh(rec, result)
+
+    return Recording(fn, call)
+
+
+def _holds_traced(values: Any) -> bool:
+    return any(isinstance(v, Traced) or isinstance(v, (list, tuple)) and _holds_traced(v) for v in values)
+
+
+def _lift_fresh(rec: Recorder, real: Any) -> Any:
+    return lift(rec, real) if type(real) is np.ndarray and real.base is None else real
 
 
 def make_lib(rec: Recorder) -> Proxy:

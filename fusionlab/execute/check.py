@@ -23,7 +23,10 @@ Summing ``n`` terms in another order moves the result by at most about ``n * eps
 sum(|terms|)``, so the relative tolerance is ``(ULPS + n) * eps`` of the dtype and the
 absolute one that times the largest magnitude in the compared array (the summands of a
 reduction are rarely larger than the values around them; a sum that cancels to nearly
-zero is held to the magnitude of its neighbours, not to its own).
+zero is held to the magnitude of its neighbours, not to its own). When the program has a
+reduction (``terms > 1``), that magnitude is at least the largest among all of the
+program's arrays (:func:`array_scale`): a gradient ``X.T @ (p - y)`` near convergence is a
+cancelled sum of terms as large as ``X``, and its few-ulp reorderings are of their size.
 
 Examples
 --------
@@ -190,9 +193,11 @@ def _compare_arrays(got: Any, want: Any, path: str, terms: int, scale: float, re
         return
     a, b = xc[finite], yc[finite]
     magnitude = float(np.max(np.abs(b))) if b.size else 0.0
-    if y.ndim == 0:
-        # a scalar summarises the program's arrays (a residual, an energy): its rounding
-        # error is at their scale, however much cancellation made it small
+    if y.ndim == 0 or terms > 1:
+        # a scalar summarises the program's arrays (a residual, an energy), and an array a
+        # reduction may have made (a gradient near convergence, X.T @ (p - y)) sums terms
+        # of their size: its rounding error is at their scale, however much cancellation
+        # made it small. Without reductions an array keeps its own magnitude.
         magnitude = max(magnitude, scale)
     tol = tolerance(dt if dt.kind in "fc" else np.float64, terms, magnitude)
     diff = np.abs(a - b)
@@ -211,6 +216,21 @@ def _state(x: Any) -> Any:
     if isinstance(x, np.random.BitGenerator):
         return x.state
     return x.get_state(legacy=False)   # RandomState
+
+
+def _same_type(got: Any, want: Any) -> bool:
+    """Whether ``got`` is of ``want``'s type; a class the program itself defines (a
+    namedtuple, a dataclass) is created anew by each run of its source, so the plain run's
+    class and the captured run's are different objects with the same module and name."""
+    a, b = type(got), type(want)
+    if a is b:
+        return True
+    return (a.__module__, a.__qualname__) == (b.__module__, b.__qualname__) and b.__module__ in _PROGRAM_MODULES
+
+
+#: The module names a program run by ``exec`` (plainly, captured or in a notebook) gives
+#: the classes it defines.
+_PROGRAM_MODULES = frozenset({"__main__", "builtins"})
 
 
 def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport, depth: int) -> None:
@@ -234,7 +254,7 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
         _compare_arrays(got, want, path, terms, scale, report)
         return
     if isinstance(want, Mapping):
-        if not isinstance(got, Mapping) or type(got) is not type(want):
+        if not isinstance(got, Mapping) or not _same_type(got, want):
             report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
             return
         if list(got) != list(want):
@@ -245,7 +265,7 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
             _compare(got[k], want[k], f"{path}[{k!r}]", terms, scale, report, depth + 1)
         return
     if isinstance(want, (list, tuple)):
-        if type(got) is not type(want) or len(got) != len(want):
+        if not _same_type(got, want) or len(got) != len(want):
             what = f"{type(got).__name__} of {len(got)}" if isinstance(got, (list, tuple)) else type(got).__name__
             report.mismatches.append(Mismatch(path, f"a {what} where NumPy gives a {type(want).__name__} of {len(want)}"))
             return
@@ -253,7 +273,7 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
             _compare(a, b, f"{path}[{i}]", terms, scale, report, depth + 1)
         return
     if dataclasses.is_dataclass(want) and not isinstance(want, type):
-        if type(got) is not type(want):
+        if not _same_type(got, want):
             report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
             return
         for f in dataclasses.fields(want):
@@ -263,8 +283,11 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
 
 
 def _compare_object(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport, depth: int) -> None:
-    if type(got) is not type(want):
+    if not _same_type(got, want):
         report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
+        return
+    if want is None or want is Ellipsis or want is NotImplemented:
+        report.compared += 1   # a singleton of the same type is the same value
         return
     if type(want).__eq__ is not object.__eq__:
         try:
