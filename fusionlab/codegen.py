@@ -619,8 +619,12 @@ class _Emitter:
         self.opening.append(f"{a} = {_identity(op, out.dtype)}")
         self.body.append(f"{guard}{a} = " + OPCODES[op].combine.format(a=a, b=src) + comment)
         self.closing.append(f"{a}_part[{slot}] = {a}")
-        self.post.append(f"{self.ref(out)} = {a}_part.{OPCODES[op].partials}()"
-                         f"  # {i + 1}: the partial results combined")
+        # an explicit loop in order, not ``{a}_part.max()``: in a parallel kernel Numba turns
+        # that call into a parfor reduction whose max/min drop NaN (NumPy propagates it)
+        self.post += [f"{a}_v = {_identity(op, out.dtype)}  # {i + 1}: the partial results combined in order",
+                      f"for sp in range({a}_part.shape[0]):",
+                      f"    {a}_v = " + OPCODES[op].combine.format(a=f"{a}_v", b=f"{a}_part[sp]"),
+                      f"{self.ref(out)} = {a}_v"]
 
     # ------------------------------------------------------------------ the loop nest
     def source(self) -> str:
