@@ -675,7 +675,7 @@ def _check_histogram(ins: Instruction) -> None:
     >>> parse("ARRAY X float64[4]\\nARRAY H int64[3]\\nBINCOUNT H, X")
     Traceback (most recent call last):
     ...
-    fusionlab.text.ParseError: line 3, column 1: BINCOUNT: the values X are float64; np.bincount counts integers (bool, int8-int64, uint8-uint64): cast them first (COPY to int64)
+    fusionlab.text.BytecodeError: line 3, column 1: BINCOUNT: the values X are float64; np.bincount counts integers (bool, int8-int64, uint8-uint64): cast them first (COPY to int64)
     """
     name = ins.opcode.name
     if not 1 <= len(ins.inputs) <= 2 or len(ins.views_in) != len(ins.inputs):
