@@ -69,8 +69,9 @@ class Conflict(enum.Enum):
     SCAN_REDUCTION = "a scan and a reduction do not share a loop nest (no scan-reduce kernel: 004 §4.3 leaves it open)"
     GATHER_SOURCE = ("a gather reads its source at data-dependent positions: the source must be complete before "
                      "the kernel starts, so no instruction of the gather's kernel may write it")
-    HISTOGRAM_COMPANION = ("a histogram (BINCOUNT) shares its kernel only with element-wise instructions over its "
-                           "input and other histograms: each chunk counts into its own bins, summed after the loop")
+    HISTOGRAM_COMPANION = ("a histogram (BINCOUNT) shares its kernel only with element-wise, generator and gather "
+                           "instructions over its input and other histograms: each chunk counts into its own bins, "
+                           "summed after the loop")
 
 
 class IllegalMerge(enum.Enum):

@@ -214,14 +214,15 @@ class WSPGraph:
                     self._forbid(c, j, got[0], got[1])
 
     def _histogram_rules(self) -> None:
-        """A histogram shares its kernel with element-wise instructions over its input's
-        domain (the maps producing its values and weights, and other maps of that loop) and
-        with other histograms: each chunk counts into its own bins, summed after the loop.
-        Reductions, scans, filters, gathers, generators and contractions of the same domain
-        keep their own kernels (HISTOGRAM_COMPANION); pairs of other shapes are SHAPE
+        """A histogram shares its kernel with the instructions that are one element per
+        iteration of its input's domain: element-wise ones (the maps producing its values and
+        weights), generators (recorded draws, ranges), gathers, and other histograms; each
+        chunk counts into its own bins, summed after the loop. Reductions, scans, filters and
+        contractions of the same domain keep their own kernels (HISTOGRAM_COMPANION: their
+        loop forms are not combined with per-chunk bins); pairs of other shapes are SHAPE
         conflicts already, and readers of its bins REDUCTION_RESULT ones."""
         histograms = [h for h, ins in enumerate(self.program) if ins.opcode in OpFamily.HISTOGRAM]
-        allowed = OpFamily.ELEMENTWISE | OpFamily.HISTOGRAM | OpFamily.SYSTEM
+        allowed = OpFamily.ELEMENTWISE | OpFamily.GENERATOR | OpFamily.GATHER | OpFamily.HISTOGRAM | OpFamily.SYSTEM
         for h in histograms:
             for j in range(self.n):
                 ins = self.program[j]

@@ -19,10 +19,12 @@ from fusionlab import parse
 from fusionlab.bytecode import Opcode, OpFamily
 from fusionlab.capture import CaptureError, capture
 from fusionlab.codegen import get_kernel
+from fusionlab.costs import check_monotonic, get_cost_model
 from fusionlab.execute.numba_backend import KernelCache
 from fusionlab.execute.reference import bincount, run_reference
 from fusionlab.execute.runner import run
 from fusionlab.text import BytecodeError
+from fusionlab.timemodel import TimeModel, default_figures, explain
 from fusionlab.wsp import Conflict, WSPGraph
 
 from agreement import check_agreement
@@ -155,6 +157,7 @@ def test_weighted_bincount_matches_numpy(weights):
     "x = np.zeros(0, dtype=np.int64)\nh = np.bincount(x, minlength=5)",   # empty input
     "x = np.arange(100000) % 1000\nh = np.bincount(x[::3])\nk = np.bincount(x[::-7], minlength=1200)",   # views
     "x = np.arange(200000) % 5000\nh = np.bincount(x)",    # more bins than a chunk: one serial count
+    "x = np.arange(60000) % 300\nw = np.sqrt(np.arange(120000.0))\nh = np.bincount(x[::-1], weights=w[::2])",
     "x = (np.arange(1_000_003) * 7919) % 256\nh = np.bincount(x)",   # 245 chunks
 ])
 def test_bincount_shapes_and_views_match_numpy(src):
@@ -212,13 +215,39 @@ def test_the_map_producing_the_values_fuses_and_the_index_is_contracted():
     check_agreement([p], ["singleton", "greedy", "optimal", "ilp"], inputs={"S": np.linspace(0.0, 0.999, 100000)})
 
 
+def test_captured_histogram_of_a_scaled_map_is_one_kernel_with_the_index_contracted():
+    # the draws (RANDOM) and the lookup (a GATHER of the scaled values) share the counting loop
+    src = ("import numpy as np\ns = np.random.default_rng(3).random(50000)\nlut = np.arange(64) % 7\n"
+           "h = np.bincount(lut[np.minimum((s * 64).astype(np.int64), 63)], minlength=64)\n")
+    got = _run_against_numpy(src, ("h",), min_size=4096)
+    (plan,) = [p for p in got.plans if any(ins.opcode is Opcode.BINCOUNT for ins in p.program)]
+    (block,) = [b for b in plan.blocks if any(plan.program[i].opcode is Opcode.BINCOUNT for i in b.instructions)]
+    ops = [plan.program[i].opcode.name for i in block.instructions if plan.program[i].opcode not in OpFamily.SYSTEM]
+    assert ops == ["RANDOM", "MULTIPLY", "COPY", "MINIMUM", "GATHER", "BINCOUNT"]
+    index = plan.program[[i for i in block.instructions if plan.program[i].opcode is Opcode.BINCOUNT][0]].views_in[0]
+    assert index.base.name in block.compiled.contracted and len(block.compiled.contracted) == 4
+
+
+def test_cost_models_price_a_histogram_block():
+    p = parse(HISTOGRAM)
+    whole = [list(range(len(p)))]
+    # S read (800000 bytes), H written (256); T and I contracted
+    assert get_cost_model("bohrium").cost(p, whole) == 800000 + 256
+    b = explain(p, whole, TimeModel(default_figures()))[0]
+    assert b.read_bytes == 800000 and b.write_bytes == 256
+    wide = parse(HISTOGRAM.replace("int64[32]", "int64[4000]").replace("31", "3999").replace(", 32", ", 4000"))
+    more = explain(wide, whole, TimeModel(default_figures()))[0]
+    assert more.compute > b.compute    # bins per chunk zeroed and summed
+    for name in ["bohrium", "max_contract", "max_locality", "time"]:
+        assert check_monotonic(get_cost_model(name), p) is None, name
+
+
 def test_a_histogram_keeps_its_own_kernel_beside_a_reduction_and_its_readers():
     p = parse("ARRAY X int64[64]\nARRAY H int64[8]\nARRAY S int64[]\nARRAY Y int64[64]\n"
               "RANGE X\nREMAINDER X, X, 8\nBINCOUNT H, X\nADD_REDUCE S, X\nADD Y, X, 1\nSYNC H\nSYNC S\nSYNC Y")
     g = WSPGraph(p)
     assert g.forbidden(2, 3)[0] is Conflict.HISTOGRAM_COMPANION
-    assert g.forbidden(0, 2)[0] is Conflict.HISTOGRAM_COMPANION    # RANGE: a generator
-    assert g.forbidden(1, 2) is None and g.forbidden(2, 4) is None
+    assert g.forbidden(0, 2) is None and g.forbidden(1, 2) is None and g.forbidden(2, 4) is None   # RANGE, maps
     q = parse("ARRAY X int64[8]\nARRAY H int64[8]\nARRAY Y int64[8]\nBINCOUNT H, X\nADD Y, H, 1\nSYNC Y")
     assert WSPGraph(q).forbidden(0, 1)[0] is Conflict.REDUCTION_RESULT
     check_agreement([p], ["greedy", "optimal"], inputs={})
