@@ -288,3 +288,19 @@ def test_histogram_corpus_program_counts_in_a_kernel_and_checks():
     got = run(cap, "greedy", check=True, min_size=0, cache=CACHE)
     assert got.check is not None and got.check.ok
     assert not any("BINCOUNT" in f for f in got.fallbacks)
+
+
+def test_explorer_report_of_a_histogram_program_follows_its_schema():
+    from fusionlab.report import get_report, validate_report
+
+    report = get_report(parse(HISTOGRAM), algorithms=("greedy",), cost_models=("bohrium",))
+    validate_report(report)
+    assert "histogram" in {ins["family"] for ins in report["program"]["instructions"]}
+
+
+def test_cli_run_check_passes_on_the_histogram_corpus_program(capsys):
+    from fusionlab.cli import main
+
+    assert main(["run", "histogram_equalize", "--check", "--min-size", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "0 differ" in out and "blocks run by NumPy" in out
