@@ -13,6 +13,9 @@ A block of fused instructions becomes one ``@numba.njit(parallel=True)`` functio
   or, over the innermost loop's axis, into a scalar stored once after that loop;
   sibling reductions that leave no axis to run in parallel (row and column sums), or a full
   one beside one over axis 0, split axis 0 in ranges with partial results per range;
+- a histogram (BINCOUNT) runs in chunks too, each counting into its own row of bins (one
+  row when serial) and flagging a value outside them; after the loop a flag raises
+  ValueError, else the rows are summed into the output;
 - a scan (004's scanomap) runs along its axis with the maps producing its input before it
   and element-wise consumers of its output after it: one-dimensional, in chunks, in two
   parallel passes (chunk totals, or local scans stored in a stored output; then the body,

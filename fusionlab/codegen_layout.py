@@ -245,8 +245,6 @@ class KernelLayout:
     promoted: frozenset[View]
     #: recorded random draws' keys, passed after the views
     randoms: tuple[int, ...]
-    #: the block's histograms (BINCOUNT): bins per chunk (one set when serial), summed after the loop
-    histograms: tuple[int, ...] = ()
 
     @property
     def rank(self) -> int:
@@ -391,11 +389,10 @@ def get_kernel_layout(program: Program, block: Sequence[int], parallel: bool = T
     feeders = _scan_feeders(program, set(scans), block) if scans and len(domain) == 1 else frozenset()
     stored = bool(feeders) and _stored_scans(program, scan_list, block, feeders, contracted, promoted)
     randoms = tuple(program[i].attr("key") for i in compute if program[i].opcode is Opcode.RANDOM)
-    histograms = tuple(i for i in compute if program[i].opcode in OpFamily.HISTOGRAM)
     return KernelLayout(
         tuple(block), tuple(program[i] for i in block), domain, scans=scan_list, scan_feeders=frozenset(feeders),
         stored_scan=stored, filters=plan, contraction=cplan, contracted=tuple(sorted(contracted)),
-        arguments=arguments, views=views, promoted=promoted, randoms=randoms, histograms=histograms,
+        arguments=arguments, views=views, promoted=promoted, randoms=randoms,
         reductions=_reductions(program, compute, nest, contracted, len(domain)), **nest)
 
 
