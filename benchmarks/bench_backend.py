@@ -134,7 +134,7 @@ WHY: dict[str, str] = {
                    "finds each point's centroid and adds it to its cluster's sums in one pass, without the "
                    "(n, k, 2) temporary",
     "softmax_logsumexp": "`np.bincount(labels, minlength=cols)` is a BINCOUNT alone (the labels are an input: no "
-                         "map to fuse it with) on `rows` values (2,000 at medium: below min_size, so NumPy runs it), "
+                         "map to fuse it with) on `rows` values (2,000 at medium: below min_size, so it counts serially), "
                          "the label lookup `z[np.arange(rows), labels]` a GATHER fused with the loss's map and mean, "
                          "and the gradient's arrays have `cols` elements, below min_size; the loop does a row's max, "
                          "logsumexp, softmax and loss term in one pass",
