@@ -192,7 +192,8 @@ class OpInfo:
     family: str
     #: input operands after the output; ``None`` where the family's own check counts them
     #: (GATHER: a source and 1..ndim index arrays; CONTRACT: two arrays with its
-    #: subscripts; OPAQUE: any; DEL and SYNC: one array name and nothing else)
+    #: subscripts; BINCOUNT: the values and optional weights; OPAQUE: any; DEL and SYNC: one
+    #: array name and nothing else)
     arity: int | None
     #: the keyword operands it accepts, each with its meaning
     attributes: tuple[tuple[str, str], ...] = ()
