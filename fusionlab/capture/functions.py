@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..bytecode import Instruction, Literal, Opcode
+from ..bytecode import HISTOGRAM_VALUES, Instruction, Literal, Opcode
 from .contract import contraction
 from .array import (
     NUMERIC, Traced, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view, lift, traceable, unwrap,
@@ -174,8 +174,9 @@ def _take(rec: Recorder, a: Any, indices: Any, axis: Any = None, out: Any = None
 def _bincount(rec: Recorder, x: Any, weights: Any = None, minlength: Any = 0) -> Any:
     """``np.bincount`` as BINCOUNT into the bins NumPy gives now (``max(x.max() + 1,
     minlength)``, recorded as the output's length: a later run whose values leave them
-    raises ValueError). Values NumPy refuses (negative, not integers, uint64), weights of
-    another length or not real, a bad ``minlength``: ``None`` (NumPy runs it, and raises).
+    raises ValueError). Values NumPy refuses (negative, a uint64 past intp, not integers),
+    weights of another length or not real, a bad ``minlength``, zero bins: ``None`` (NumPy
+    runs it, and raises where it does).
 
     >>> from fusionlab.capture import capture
     >>> c = capture("import numpy as np\\nx = (np.arange(6) % 4).astype(np.int32)\\nh = np.bincount(x, minlength=5)\\n")
@@ -184,8 +185,6 @@ def _bincount(rec: Recorder, x: Any, weights: Any = None, minlength: Any = 0) ->
     >>> c.namespace["h"].tolist()
     [2, 2, 1, 1, 0]
     """
-    from ..bytecode import HISTOGRAM_VALUES
-
     x = lift(rec, np.asarray(x) if isinstance(x, list) else x)
     if not isinstance(x, Traced) or x.ndim != 1 or x.dtype.name not in HISTOGRAM_VALUES or \
             not isinstance(minlength, (int, np.integer)) or isinstance(minlength, bool) or minlength < 0:
