@@ -133,11 +133,15 @@ WHY: dict[str, str] = {
     "kmeans_step": "`argmin` and the boolean-mask selections `points[labels == j]` run as NumPy (opaque); the loop "
                    "finds each point's centroid and adds it to its cluster's sums in one pass, without the "
                    "(n, k, 2) temporary",
-    "softmax_logsumexp": "`np.bincount` runs as NumPy (opaque; the label lookup `z[np.arange(rows), labels]` is a "
-                         "GATHER fused with the loss's map and mean), and the gradient's arrays have `cols` elements, "
-                         "below min_size; the loop does a row's max, logsumexp, softmax and loss term in one pass",
-    "histogram_equalize": "`np.bincount` and `std` run as NumPy (opaque; the lookup `cdf[index]` is a GATHER fused "
-                          "with the mean), and the histogram's arrays have `bins` elements, below min_size",
+    "softmax_logsumexp": "`np.bincount(labels, minlength=cols)` is a BINCOUNT alone (the labels are an input: no "
+                         "map to fuse it with) on `rows` values (2,000 at medium: below min_size, so it counts serially), "
+                         "the label lookup `z[np.arange(rows), labels]` a GATHER fused with the loss's map and mean, "
+                         "and the gradient's arrays have `cols` elements, below min_size; the loop does a row's max, "
+                         "logsumexp, softmax and loss term in one pass",
+    "histogram_equalize": "`np.bincount` is a BINCOUNT fused with the scaling map that computes `index` (each chunk "
+                          "counts into its own bins), `std` is decomposed into reductions and the lookup `cdf[index]` "
+                          "is a GATHER fused with the mean; `index` is still stored (the lookup reads it after the "
+                          "cumulative sum), and the histogram's arrays have `bins` elements, below min_size",
     "covariance_shrinkage": "its work is one matmul (`xc.T @ xc`, BLAS in every variant: a CONTRACT run as NumPy's "
                             "own call here, a library kernel) and steps on a features x features matrix, below "
                             "min_size",

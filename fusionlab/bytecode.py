@@ -492,7 +492,7 @@ class Instruction:
         """The name of the opcode's family (``"elementwise"``, ``"reduction"``, ...)."""
         op = self.opcode
         for name in ("SYSTEM", "OPAQUE", "REDUCTION", "SCAN", "GENERATOR", "FILTER", "GATHER",
-                     "CONTRACTION", "ELEMENTWISE"):
+                     "CONTRACTION", "HISTOGRAM", "ELEMENTWISE"):
             if op in getattr(OpFamily, name):
                 return name.lower()
         raise AssertionError(op)  # every opcode has a family
@@ -507,11 +507,11 @@ class Instruction:
         """The shape of the iteration space; ``None`` for system and opaque instructions.
 
         Element-wise, scan and generator instructions iterate over their output; a
-        reduction and a filter iterate over their (first) input.
+        reduction, a filter and a histogram iterate over their (first) input.
         """
         if self.opcode in OpFamily.SYSTEM | OpFamily.OPAQUE:
             return None
-        if self.opcode in OpFamily.REDUCTION | OpFamily.FILTER:
+        if self.opcode in OpFamily.REDUCTION | OpFamily.FILTER | OpFamily.HISTOGRAM:
             return self.views_in[0].shape
         return self.outputs[0].shape
 
@@ -594,6 +594,8 @@ def check_instruction(ins: Instruction) -> None:
         _check_gather(ins)
     elif op in OpFamily.CONTRACTION:
         _check_contraction(ins)
+    elif op in OpFamily.HISTOGRAM:
+        _check_histogram(ins)
     elif op is Opcode.RANDOM and not isinstance(ins.attr("seed", 0), int):
         raise ProgramError("RANDOM: seed= must be an integer")
     # Def. 11: overlapping operands must be identical
@@ -607,7 +609,7 @@ def check_instruction(ins: Instruction) -> None:
         for o2 in ins.outputs[i + 1 :]:
             if o2.overlaps(o) and o2 != o:
                 raise ProgramError(f"{name} is not data-parallel (Def. 11): outputs overlap")
-    if op in OpFamily.REDUCTION | OpFamily.SCAN | OpFamily.FILTER and any(x.overlaps(out) for x in ins.views_in):
+    if op in OpFamily.REDUCTION | OpFamily.SCAN | OpFamily.FILTER | OpFamily.HISTOGRAM and any(x.overlaps(out) for x in ins.views_in):
         raise ProgramError(f"{name} may not write over its own input")
     if op in OpFamily.GATHER and ins.views_in and ins.views_in[0].overlaps(out):
         raise ProgramError(f"{name} may not write over its source (it reads it anywhere)")
@@ -653,6 +655,53 @@ def _check_filter(ins: Instruction) -> None:
         raise ProgramError(f"{name}: data of shape {data.shape} and mask of shape {mask.shape} must have one shape")
     if out.ndim != 1 or out.size > data.size:
         raise ProgramError(f"{name}: the output must be 1-D with at most {data.size} elements, not {out.shape}")
+
+
+#: what a BINCOUNT raises (ValueError) when it runs on a value outside its bins: the
+#: reference executor and the kernels say the same
+HISTOGRAM_RANGE = ("BINCOUNT: a value is outside [0, L), the L bins recorded at capture (np.bincount raises "
+                   "for a negative value and would give more bins for a larger one); run the program on data "
+                   "like the data it was captured from, or capture it again")
+
+#: the value dtypes np.bincount takes (NumPy 2 casts them to intp; a uint64 above its
+#: largest value turns negative, and NumPy raises ValueError, as the kernels do)
+HISTOGRAM_VALUES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+
+
+def _check_histogram(ins: Instruction) -> None:
+    """BINCOUNT out, x[, weights]: a 1-D array of integer values (dtypes in
+    :data:`HISTOGRAM_VALUES`), optional weights of its shape (real numbers), and a 1-D output
+    of the bins: int64 counts, or float64 sums of the weights (np.bincount's dtypes).
+
+    >>> from fusionlab import parse
+    >>> parse("ARRAY X float64[4]\\nARRAY H int64[3]\\nBINCOUNT H, X")
+    Traceback (most recent call last):
+    ...
+    fusionlab.text.BytecodeError: line 3, column 1: BINCOUNT: the values X are float64; np.bincount counts integers (bool, int8-int64, uint8-uint64): cast them first (COPY to int64)
+    """
+    name = ins.opcode.name
+    if not 1 <= len(ins.inputs) <= 2 or len(ins.views_in) != len(ins.inputs):
+        raise ProgramError(f"{name} counts the values of an array: write `{name} out, x` or `{name} out, x, weights` "
+                           "with arrays only")
+    x, out = ins.views_in[0], ins.outputs[0]
+    if x.ndim != 1:
+        raise ProgramError(f"{name}: the values {_fmt(x)} have shape {x.shape}; np.bincount takes a 1-D array")
+    if x.dtype not in HISTOGRAM_VALUES:
+        raise ProgramError(f"{name}: the values {_fmt(x)} are {x.dtype}; np.bincount counts integers "
+                           "(bool, int8-int64, uint8-uint64): cast them first (COPY to int64)")
+    if out.ndim != 1:
+        raise ProgramError(f"{name}: the output must be 1-D (one element per bin), not {out.shape}")
+    want = "int64"
+    if len(ins.views_in) == 2:
+        w = ins.views_in[1]
+        if w.shape != x.shape:
+            raise ProgramError(f"{name}: weights of shape {w.shape} and values of shape {x.shape} must have one shape")
+        if np.dtype(w.dtype).kind not in "biuf":
+            raise ProgramError(f"{name}: the weights {_fmt(w)} are {w.dtype}; np.bincount takes real weights")
+        want = "float64"
+    if out.dtype != want:
+        raise ProgramError(f"{name}: the output is {out.dtype}; np.bincount gives {want} "
+                           + ("(the weights' sums)" if want == "float64" else "(counts)"))
 
 
 def _check_gather(ins: Instruction) -> None:

@@ -483,12 +483,16 @@ def _loop_nest(program: Program, compute: Sequence[int], domain: tuple[int, ...]
     # a zero-dimensional space is straight-line code: no loop, nothing to run in parallel
     # compaction: two passes over chunks in one dimension, else a serial loop (FilterPlan)
     parallel = parallel and rank > 0 and (plan is None or not plan.compacting or rank == 1)
+    histograms = [i for i in compute if program[i].opcode in OpFamily.HISTOGRAM]
+    # bins per chunk no larger than the chunk: more bins than values per chunk cost more to
+    # zero and sum than the counting saves, so such a histogram counts serially, once
+    parallel = parallel and all(program[i].outputs[0].size <= CHUNK for i in histograms)
     two_pass = parallel and plan is not None and bool(plan.compacting)
     reductions = [i for i in compute if program[i].opcode in OpFamily.REDUCTION]
     reduced_axes = frozenset(program[i].attr("axis") % rank for i in reductions
                              if program[i].attr("axis") is not None and rank > 1)
     outer = next((a for a in range(rank) if a not in reduced_axes and a != scan_axis), None)
-    full = rank > 0 and any(program[i].attr("axis") is None or rank == 1 for i in reductions)
+    full = rank > 0 and any(program[i].attr("axis") is None or rank == 1 for i in reductions) or bool(histograms)
     # sibling reductions (003 eq. 34) that leave no unreduced axis to run in parallel
     # first, or a full one beside one over axis 0: the first axis is split in ranges, each
     # with its own partial results, combined after the loop (one pass over the input). With
@@ -552,7 +556,8 @@ def _contracted(program: Program, compute: Sequence[int], domain: tuple[int, ...
     contracted = {
         name for name in new & freed
         if len(views_of.get(name, ())) == 1 and next(iter(views_of[name])).shape == domain
-        and not any(program[i].opcode in OpFamily.REDUCTION and program[i].outputs[0].base.name == name for i in compute)
+        and not any(program[i].opcode in OpFamily.REDUCTION | OpFamily.HISTOGRAM
+                    and program[i].outputs[0].base.name == name for i in compute)
     } | (plan.contracted if plan is not None else set())
     # a reduction whose result the block frees is never read (a reader in the block is a
     # REDUCTION_RESULT edge, one outside would make a cycle): dead, not computed, never
@@ -603,6 +608,7 @@ def _arguments(program: Program, compute: Sequence[int], rank: int, contracted: 
     axis_outputs = {
         program[i].outputs[0].base.name for i in compute
         if program[i].opcode in OpFamily.REDUCTION and program[i].attr("axis") is not None and rank > 1
+        or program[i].opcode in OpFamily.HISTOGRAM   # its bins are indexed by data, not the loop
     }
     all_views: dict[str, list[View]] = {}
     for i in compute:
@@ -641,7 +647,7 @@ def _promoted(program: Program, compute: Sequence[int], contracted: set[str], sc
     seen_writes: set[View] = set()
     for i in compute:
         ins = program[i]
-        if ins.opcode in OpFamily.REDUCTION:
+        if ins.opcode in OpFamily.REDUCTION | OpFamily.HISTOGRAM:
             continue
         for x in ins.inputs:
             if isinstance(x, View) and x in seen_writes:
@@ -676,7 +682,7 @@ def _stored_at(program: Program, block: Sequence[int], contracted: set[str], pro
     out = set()
     for i in block:
         ins = program[i]
-        if ins.opcode in OpFamily.SYSTEM | OpFamily.FILTER | OpFamily.REDUCTION:
+        if ins.opcode in OpFamily.SYSTEM | OpFamily.FILTER | OpFamily.REDUCTION | OpFamily.HISTOGRAM:
             continue
         v = ins.outputs[0]
         if v.base.name not in contracted and v.ndim != 0 and v in promoted and v not in seen:

@@ -15,7 +15,7 @@ The tests, in this order (the first that applies gives the reason):
 
 1. **explicit edges**: a pair of instructions, one in each block, joined by a
    fuse-preventing edge the WSP graph derived once from the program (Def. 12's overlap,
-   the reduction, scan, filter, gather, contraction and SYNC rules; each with its
+   the reduction, scan, filter, gather, contraction, histogram and SYNC rules; each with its
    :class:`Conflict` and a detail). Of several such pairs, the one with the lowest
    instruction, then the lowest partner, answers, so the answer does not depend on which
    block is named first.
@@ -69,6 +69,9 @@ class Conflict(enum.Enum):
     SCAN_REDUCTION = "a scan and a reduction do not share a loop nest (no scan-reduce kernel: 004 §4.3 leaves it open)"
     GATHER_SOURCE = ("a gather reads its source at data-dependent positions: the source must be complete before "
                      "the kernel starts, so no instruction of the gather's kernel may write it")
+    HISTOGRAM_COMPANION = ("a histogram (BINCOUNT) shares its kernel only with element-wise, generator and gather "
+                           "instructions over its input and other histograms: each chunk counts into its own bins, "
+                           "summed after the loop")
 
 
 class IllegalMerge(enum.Enum):

@@ -137,6 +137,10 @@ class Opcode(enum.Enum):
     # contractions: CONTRACT out, a, b, subscripts="ij,jk->ik" (np.einsum of two operands,
     # explicit output; docs/semantics.md, "Contractions"): ``@``, np.dot, np.matmul, np.einsum
     CONTRACT = "contract"
+    # histograms: BINCOUNT out, x[, weights] (np.bincount into the output's length L, recorded
+    # at capture: out[k] counts (or sums the weights of) the x equal to k; an x outside [0, L)
+    # raises ValueError when it runs; docs/semantics.md, "Histograms")
+    BINCOUNT = "bincount"
     # anything else, run by NumPy and never fused: OPAQUE out, in..., name="..."
     OPAQUE = "opaque"
     # system: DEL frees a base, SYNC hands a base's contents to the user
@@ -172,7 +176,7 @@ class Opcode(enum.Enum):
 
 #: the finest families, one per row (OpFamily's unions are built from them)
 FAMILIES: tuple[str, ...] = ("unary", "binary", "ternary", "copy", "reduction", "scan", "generator", "filter",
-                             "gather", "contraction", "opaque", "system")
+                             "gather", "contraction", "opaque", "system", "histogram")
 
 
 @dataclass(frozen=True)
@@ -193,7 +197,8 @@ class OpInfo:
     family: str
     #: input operands after the output; ``None`` where the family's own check counts them
     #: (GATHER: a source and 1..ndim index arrays; CONTRACT: two arrays with its
-    #: subscripts; OPAQUE: any; DEL and SYNC: one array name and nothing else)
+    #: subscripts; BINCOUNT: the values and optional weights; OPAQUE: any; DEL and SYNC: one
+    #: array name and nothing else)
     arity: int | None
     #: the keyword operands it accepts, each with its meaning
     attributes: tuple[tuple[str, str], ...] = ()
@@ -456,6 +461,8 @@ _ROWS: tuple[OpInfo, ...] = (
         ("subscripts", "np.einsum's explicit subscripts of the two operands ('ij,jk->ik')"),
         ("via", "the NumPy function called: matmul, dot, inner, outer or einsum (a lone one replays it)"),
     )),
+    # one or two inputs (the values, then the weights): its family's check counts them
+    OpInfo(Opcode.BINCOUNT, "histogram", None, numpy=np.bincount, cost=("reduction",)),
     OpInfo(Opcode.OPAQUE, "opaque", None, (
         ("name", "the NumPy function NumPy runs (np.sort, ...)"),
         ("key", "the function recorded at capture (the capture's externals)"),
@@ -509,6 +516,9 @@ class OpFamily:
     GATHER: frozenset[Opcode] = _family("gather")
     #: sums of products over shared indices (Berényi et al.'s ``rnz`` inside ``map``s)
     CONTRACTION: frozenset[Opcode] = _family("contraction")
+    #: counts (or weight sums) of integer values into bins (np.bincount): iterate over their
+    #: input like a full reduction, write their output at data-dependent positions
+    HISTOGRAM: frozenset[Opcode] = _family("histogram")
     OPAQUE: frozenset[Opcode] = _family("opaque")
     SYSTEM: frozenset[Opcode] = _family("system")
     COMPUTE: frozenset[Opcode] = frozenset(Opcode) - SYSTEM

@@ -397,7 +397,7 @@ def _parse_opcode(line: _Line) -> Opcode:
     except KeyError:
         raise line.error(
             f"unknown opcode {text!r}; opcodes are NumPy ufunc names in capitals (ADD, "
-            "MULTIPLY, SQRT, ...), COPY, *_REDUCE, *_ACCUMULATE, RANGE, RANDOM, COMPRESS, GATHER, CONTRACT, OPAQUE, DEL, SYNC",
+            "MULTIPLY, SQRT, ...), COPY, *_REDUCE, *_ACCUMULATE, RANGE, RANDOM, COMPRESS, GATHER, CONTRACT, BINCOUNT, OPAQUE, DEL, SYNC",
             col,
         ) from None
 

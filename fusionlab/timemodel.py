@@ -609,6 +609,12 @@ class TimeModel(AdditiveCostModel):
                 par = ser = ser + moved * (ctx["per_byte"]["read", False] + ctx["per_byte"]["write", False])
             elif ins.opcode in OpFamily.SCAN:
                 par *= 2    # a compiled scan runs in two parallel passes (chunk totals, then values)
+            elif ins.opcode in OpFamily.HISTOGRAM:
+                # each chunk of 4096 values zeroes its own bins, and they are summed after the
+                # loop: a reduction step per bin per chunk (serial: one set of bins)
+                p, s = self._op["reduction", dt]
+                bins = ins.outputs[0].size
+                par, ser = par + -(-size // 4096) * bins * p, ser + bins * s
         alloc = 0.0
         for name in a.new & ctx["synced"]:   # a synced array gets new memory every run
             base = next(v.base for v in a.writes if v.base.name == name)

@@ -97,6 +97,7 @@ class WSPGraph:
         self._forbid_filter_readers()
         self._scan_rules()
         self._contraction_rules()
+        self._histogram_rules()
 
     # -- construction -----------------------------------------------------------------
     def _build(self, budget: Budget) -> None:
@@ -212,6 +213,23 @@ class WSPGraph:
                 if got is not None:
                     self._forbid(c, j, got[0], got[1])
 
+    def _histogram_rules(self) -> None:
+        """A histogram shares its kernel with the instructions that are one element per
+        iteration of its input's domain: element-wise ones (the maps producing its values and
+        weights), generators (recorded draws, ranges), gathers, and other histograms; each
+        chunk counts into its own bins, summed after the loop. Reductions, scans, filters and
+        contractions of the same domain keep their own kernels (HISTOGRAM_COMPANION: their
+        loop forms are not combined with per-chunk bins); pairs of other shapes are SHAPE
+        conflicts already, and readers of its bins REDUCTION_RESULT ones."""
+        histograms = [h for h, ins in enumerate(self.program) if ins.opcode in OpFamily.HISTOGRAM]
+        allowed = OpFamily.ELEMENTWISE | OpFamily.GENERATOR | OpFamily.GATHER | OpFamily.HISTOGRAM | OpFamily.SYSTEM
+        for h in histograms:
+            for j in range(self.n):
+                ins = self.program[j]
+                if j != h and ins.opcode not in allowed and self.domain[j] == self.domain[h]:
+                    self._forbid(h, j, Conflict.HISTOGRAM_COMPANION,
+                                 f"{ins.opcode.name} {j + 1} beside BINCOUNT {h + 1}")
+
     def forbid_pair(self, i: int, j: int, reason: Conflict, detail: str) -> None:
         """Add a fuse-preventing edge (an exact search's relaxation adds the pairs it derived
         from the whole program to a part of it)."""
@@ -320,7 +338,7 @@ def _meet(xs: list[View], ys: list[View]) -> bool:
 
 
 # instructions whose result is complete only at the end of their kernel
-_REDUCING = OpFamily.REDUCTION | OpFamily.SCAN
+_REDUCING = OpFamily.REDUCTION | OpFamily.SCAN | OpFamily.HISTOGRAM
 _SYSTEM_ROLES = ("sync", "system")
 
 

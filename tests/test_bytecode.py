@@ -65,7 +65,7 @@ def test_raw_views_round_trip():
 
 def test_families_are_disjoint_and_cover_every_opcode():
     fams = [OpFamily.ELEMENTWISE, OpFamily.REDUCTION, OpFamily.SCAN, OpFamily.GENERATOR, OpFamily.FILTER,
-            OpFamily.GATHER, OpFamily.CONTRACTION, OpFamily.OPAQUE, OpFamily.SYSTEM]
+            OpFamily.GATHER, OpFamily.CONTRACTION, OpFamily.HISTOGRAM, OpFamily.OPAQUE, OpFamily.SYSTEM]
     assert sum(len(f) for f in fams) == len(Opcode)
     assert frozenset().union(*fams) == frozenset(Opcode)
     assert Opcode.ADD in OpFamily.BINARY and Opcode.SQRT in OpFamily.UNARY and Opcode.WHERE in OpFamily.TERNARY

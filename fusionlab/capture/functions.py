@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..bytecode import Instruction, Literal, Opcode
+from ..bytecode import HISTOGRAM_VALUES, Instruction, Literal, Opcode
 from .contract import contraction
 from .array import (
     NUMERIC, Traced, arg_reduction, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view,
@@ -183,6 +183,43 @@ def _take(rec: Recorder, a: Any, indices: Any, axis: Any = None, out: Any = None
     return None
 
 
+def _bincount(rec: Recorder, x: Any, weights: Any = None, minlength: Any = 0) -> Any:
+    """``np.bincount`` as BINCOUNT into the bins NumPy gives now (``max(x.max() + 1,
+    minlength)``, recorded as the output's length: a later run whose values leave them
+    raises ValueError). Values NumPy refuses (negative, a uint64 past intp, not integers),
+    weights of another length or not real, a bad ``minlength``, zero bins: ``None`` (NumPy
+    runs it, and raises where it does).
+
+    >>> from fusionlab.capture import capture
+    >>> c = capture("import numpy as np\\nx = (np.arange(6) % 4).astype(np.int32)\\nh = np.bincount(x, minlength=5)\\n")
+    >>> [ins.opcode.name for ins in c.program if ins.opcode.name not in ("DEL", "SYNC")][-1]
+    'BINCOUNT'
+    >>> c.namespace["h"].tolist()
+    [2, 2, 1, 1, 0]
+    """
+    x = lift(rec, np.asarray(x) if isinstance(x, list) else x)
+    if not isinstance(x, Traced) or x.ndim != 1 or x.dtype.name not in HISTOGRAM_VALUES or \
+            not isinstance(minlength, (int, np.integer)) or isinstance(minlength, bool) or minlength < 0:
+        return None
+    values = x._real
+    if values.size and values.min() < 0:
+        return None
+    ins: tuple[Any, ...] = (x._v,)
+    if weights is not None:
+        w = lift(rec, np.asarray(weights) if isinstance(weights, list) else weights)
+        if not isinstance(w, Traced) or w.shape != x.shape or w.dtype.kind not in "biuf":
+            return None
+        ins += (w._v,)
+        real = np.bincount(values, unwrap(w), minlength=int(minlength))
+    else:
+        real = np.bincount(values, minlength=int(minlength))
+    if real.size == 0 or not traceable(real):
+        return None
+    out = Traced.fresh(rec, real)
+    rec.emit(Instruction(Opcode.BINCOUNT, (out._v,), ins))
+    return out
+
+
 def _copy(rec: Recorder, a: Any, order: str = "K", subok: bool = False) -> Any:
     return a.copy() if isinstance(a, Traced) else None
 
@@ -261,6 +298,7 @@ _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
     np.extract: _extract,
     np.compress: _compress,
     np.take: _take,
+    np.bincount: _bincount,
     np.copy: _copy,
     np.zeros_like: _like(0),
     np.ones_like: _like(1),

@@ -400,7 +400,7 @@ def reduction_terms(programs: Iterable[Any]) -> int:
                 extent = dict(zip(sa + sb, ins.views_in[0].shape + ins.views_in[1].shape))
                 most = max(most, math.prod(n for c, n in extent.items() if c not in so))
                 continue
-            if ins.opcode in OpFamily.REDUCTION | OpFamily.SCAN:
+            if ins.opcode in OpFamily.REDUCTION | OpFamily.SCAN | OpFamily.HISTOGRAM:   # weighted bins: sums too
                 src = ins.views_in[0] if ins.views_in else None
                 if src is None:
                     continue

@@ -77,7 +77,7 @@ from ..bytecode import Base, Opcode, View
 from ..codegen import KernelSource, Unsupported
 from ..codegen_layout import safe_name
 from ..codegen_contract import serial_library_blas
-from .numba_backend import KernelCache, Plan, run_plan
+from .numba_backend import KernelCache, Plan, raised_by_data, run_plan
 from .reference import Externals, Storage
 from .threads import DEFAULT_CHUNKS_PER_THREAD, ThreadChoice, ThreadPolicy
 
@@ -475,6 +475,8 @@ class Driver:
             ch = self.choice.threads * self.chunks_per_thread if self.choice.chunksize else 0
             out = self._fn(*self._args, *slots, *fresh, ch)
         except Exception as exc:  # Numba's typing or lowering errors come in many classes
+            if raised_by_data(exc):   # the data's error (NumPy's): the driver stays usable
+                raise
             return self._fall_back(exc)
         finally:
             for key, s in zip(spec.slots, slots):

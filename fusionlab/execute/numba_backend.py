@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from ..bytecode import Base, Opcode, OpFamily, Program
+from ..bytecode import HISTOGRAM_RANGE, Base, Opcode, OpFamily, Program
 from ..codegen import KernelSource, Unsupported, get_kernel
 from ..costs import access_info
 from .reference import Externals, Pool, Storage, block_order, execute_instruction
@@ -37,7 +37,18 @@ from .zeroing import written_before_read
 if TYPE_CHECKING:
     from .driver import DriverSource
 
-__all__ = ["KernelCache", "BlockPlan", "Plan", "plan", "run_plan", "DEFAULT_MIN_SIZE"]
+__all__ = ["KernelCache", "BlockPlan", "Plan", "plan", "run_plan", "DEFAULT_MIN_SIZE", "raised_by_data"]
+
+
+def raised_by_data(exc: BaseException) -> bool:
+    """Whether a kernel's exception is the program's own error on the data it ran on (a
+    BINCOUNT value outside its bins: NumPy's ValueError), not a failure of the kernel: it
+    reaches the caller, and the kernel stays usable for other data.
+
+    >>> raised_by_data(ValueError(HISTOGRAM_RANGE)), raised_by_data(ValueError("typing"))
+    (True, False)
+    """
+    return isinstance(exc, ValueError) and str(exc) == HISTOGRAM_RANGE
 
 #: Blocks whose iteration space has fewer elements run with NumPy (see the module notes).
 DEFAULT_MIN_SIZE = 4096
@@ -352,6 +363,8 @@ def run_plan(
                 else:
                     fn(*args)
             except Exception as exc:  # Numba's typing or lowering errors come in many classes
+                if raised_by_data(exc):
+                    raise
                 message = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
                 cache.failed[spec.key] = message
                 warnings.warn(

@@ -25,11 +25,12 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..bytecode import OPCODES, Base, Instruction, Literal, Opcode, OpFamily, Program, View
+from ..bytecode import HISTOGRAM_RANGE, OPCODES, Base, Instruction, Literal, Opcode, OpFamily, Program, View
 from ..codegen import loop_dtypes
 from ..subscripts import numpy_call
 
-__all__ = ["Externals", "OPAQUE_FUNCTIONS", "run_reference", "block_order", "Storage", "Pool", "gather"]
+__all__ = ["Externals", "OPAQUE_FUNCTIONS", "run_reference", "block_order", "Storage", "Pool", "gather",
+           "bincount"]
 
 #: NumPy functions an OPAQUE instruction may name in the text format.
 OPAQUE_FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -239,6 +240,8 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
         _compress(ins, out, args[0], args[1])
     elif op in OpFamily.GATHER:
         np.copyto(out, gather(args[0], args[1:], out.shape, ins.attr("axis", 0)))
+    elif op in OpFamily.HISTOGRAM:
+        np.copyto(out, bincount(args[0], args[1] if len(args) > 1 else None, out.size))
     elif op in OpFamily.CONTRACTION:
         np.copyto(out, numpy_call(ins.attr("via", "einsum"), ins.attr("subscripts"))(*args), casting="unsafe")
     elif op is Opcode.OPAQUE:
@@ -277,6 +280,25 @@ def gather(src: np.ndarray, idx: Sequence[np.ndarray], shape: tuple[int, ...], a
         at = r - (src.ndim - j)
         keys.append(np.arange(src.shape[j]).reshape((-1,) + (1,) * (r - 1 - at)))
     return src[tuple(keys)]
+
+
+def bincount(x: np.ndarray, weights: np.ndarray | None, length: int) -> np.ndarray:
+    """BINCOUNT's meaning in NumPy: ``np.bincount(x, weights, minlength=length)``, whose
+    length must be ``length`` (the bins recorded at capture): a value outside ``[0,
+    length)`` raises ValueError, as NumPy does for a negative one.
+
+    >>> bincount(np.array([0, 2, 2], dtype=np.uint8), None, 4)
+    array([1, 0, 2, 0])
+    >>> bincount(np.array([1, 3]), np.array([0.5, 2.0], dtype=np.float32), 4)
+    array([0. , 0.5, 0. , 2. ])
+    >>> bincount(np.array([4]), None, 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: BINCOUNT: a value is outside [0, L), the L bins recorded at capture (np.bincount raises for a negative value and would give more bins for a larger one); run the program on data like the data it was captured from, or capture it again
+    """
+    if x.size and (int(x.min()) < 0 or int(x.max()) >= length):
+        raise ValueError(HISTOGRAM_RANGE)
+    return np.bincount(x, weights, minlength=length)
 
 
 def _compress(ins: Instruction, out: np.ndarray, data: np.ndarray, mask: np.ndarray) -> None:

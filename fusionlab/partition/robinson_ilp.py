@@ -125,8 +125,9 @@ def combinators_of(program: Program) -> list[Combinator]:
         op = ins.opcode
         if op in OpFamily.SYSTEM:
             continue
-        # a gather reads its source anywhere: no map the slides' fusible edges describe
-        if op in OpFamily.OPAQUE | OpFamily.SCAN | OpFamily.GATHER:
+        # a gather reads its source anywhere, a histogram writes its bins anywhere: no map
+        # the slides' fusible edges describe
+        if op in OpFamily.OPAQUE | OpFamily.SCAN | OpFamily.GATHER | OpFamily.HISTOGRAM:
             raise ValueError(f"instruction {i + 1} ({op.name}) is not one of the slides' combinators "
                              "(map, fold, filter)")
         name = ins.outputs[0].base.name
