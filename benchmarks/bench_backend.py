@@ -130,9 +130,11 @@ WHY: dict[str, str] = {
     "particles_box": "its masked assignments (`x[low] = -x[low]`: fancy indexing and an indexed assignment, twelve "
                      "per step) run as NumPy (opaque) and cut every step into small fused pieces; the loop keeps "
                      "each particle in registers over a batch's steps",
-    "kmeans_step": "`argmin` and the boolean-mask selections `points[labels == j]` run as NumPy (opaque); the loop "
-                   "finds each point's centroid and adds it to its cluster's sums in one pass, without the "
-                   "(n, k, 2) temporary",
+    "kmeans_step": "the boolean-mask row selections `points[labels == j]` (k a step, 1 ms each at medium) run as "
+                   "NumPy (opaque) and the run goes block by block; `argmin` is an ARGMIN_REDUCE sharing a kernel "
+                   "with its sibling `d2.min(axis=1)`, not with `d2`'s own kernel (a reader of a reduction's result "
+                   "is another kernel); the loop finds each point's centroid and adds it to its cluster's sums in "
+                   "one pass, without the (n, k, 2) temporary",
     "softmax_logsumexp": "`np.bincount(labels, minlength=cols)` is a BINCOUNT alone (the labels are an input: no "
                          "map to fuse it with) on `rows` values (2,000 at medium: below min_size, so it counts serially), "
                          "the label lookup `z[np.arange(rows), labels]` a GATHER fused with the loss's map and mean, "
@@ -165,8 +167,8 @@ WHY: dict[str, str] = {
                   "cost 20-24% of the kernel: 25.8 -> 20.8 ms at medium, 337 -> 257 ms at large, one thread, "
                   "load 3); what is left is the sine: the one-pass kernel took the time of a kernel computing "
                   "`sin` alone (20.8 vs 20.3 ms) and NumPy's `np.sin` alone 18.0 ms",
-    "gauss_pivot": "Python-loop bound: one batch per column (its pivot's `argmax` is a value Python needs), the row "
-                   "swaps by fancy indexing opaque, and the back substitution one element per Python iteration",
+    "gauss_pivot": "Python-loop bound: one batch per column (its pivot's `argmax`, now an ARGMAX_REDUCE, is a value "
+                   "Python needs), and the back substitution one element per Python iteration",
     "lu_rows": "Python-loop bound: one batch per column (its pivot is a value Python needs), each column's row "
                "updates fused into one kernel, but `l.flat[...] = 1.0` makes `l`'s reload an opaque block, so the run "
                "goes block by block: at n = 200, 989 blocks a run (400 kernels, 383 one-element blocks run with NumPy, "
