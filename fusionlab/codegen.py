@@ -65,11 +65,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .bytecode import HISTOGRAM_RANGE, OPCODES, Instruction, Literal, Opcode, OpFamily, Program, View
+from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, View
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
 from .codegen_emit import (
-    arg_partials_lines, arg_split_lines, arg_step, filter_lines, fold_source, gather_expression, loop_dtypes, np_type,
-    weak_result,
+    arg_partials_lines, arg_split_lines, arg_step, filter_lines, fold_source, gather_expression, histogram_lines,
+    loop_dtypes, np_type, weak_result,
 )
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
@@ -606,33 +606,16 @@ class _Emitter:
             raise Unsupported(f"{op.name} has no {r.form.value} form")
 
     def histogram(self, i: int, ins: Instruction, ops: list[str], comment: str) -> None:
-        """A BINCOUNT's lines: each chunk counts (or sums the weights) into its own row of
-        bins (one row when the kernel is serial), a value outside them sets the chunk's
-        flag; after the loop a set flag raises ValueError, else the rows are summed into
-        the output (in parallel over the bins)."""
-        lay, a, out = self.lay, f"acc{i + 1}", self.arg(ins.outputs[0])
-        parallel = lay.parallel and lay.chunked
+        """A BINCOUNT's lines (:func:`~fusionlab.codegen_emit.histogram_lines`): one row of
+        bins per chunk when the kernel runs chunks in parallel, else one row."""
+        parallel = self.lay.parallel and self.lay.chunked
         rows = f"(({self.extents[0]} + {self.u(_CHUNK - 1)}) // {self.u(_CHUNK)})" if parallel else "1"
-        slot = "chunk" if parallel else "0"
-        kind = _np_type(ins.outputs[0].dtype)
-        add = "1" if len(ops) == 1 else f"np.float64({ops[1]})"
-        self.pre += [f"{a}_n = {out}.shape[0]  # {i + 1}: the bins recorded at capture",
-                     f"{a}_rows = np.zeros(({rows}, {a}_n), dtype={kind})",
-                     f"{a}_bad = np.zeros({rows}, dtype=np.bool_)"]
-        self.opening.append(f"{a} = {a}_rows[{slot}]")
-        self.body += [f"{a}_k = np.int64({ops[0]})",
-                      f"if {a}_k < 0 or {a}_k >= {a}_n:{comment}",
-                      f"    {a}_bad[{slot}] = True",
-                      "else:",
-                      f"    {a}[{a}_k] += {add}"]
-        loop = "numba.prange" if parallel else "range"
-        self.post += [f"if {a}_bad.any():",
-                      f"    raise ValueError({HISTOGRAM_RANGE!r})",
-                      f"for {a}_j in {loop}({a}_n):  # {i + 1}: the chunks' bins summed",
-                      f"    {a}_s = {a}_rows[0, {a}_j]",
-                      f"    for {a}_c in range(1, {a}_rows.shape[0]):",
-                      f"        {a}_s += {a}_rows[{a}_c, {a}_j]",
-                      f"    {out}[{a}_j] = {a}_s"]
+        h = histogram_lines(i, self.arg(ins.outputs[0]), _np_type(ins.outputs[0].dtype), ops, rows,
+                            "chunk" if parallel else "0", parallel, comment)
+        self.pre += h.pre
+        self.opening += h.opening
+        self.body += h.body
+        self.post += h.post
 
     def partials(self, r: Reduction, ins: Instruction, src: str, comment: str) -> None:
         """A reduction over everything: a scalar accumulator per outer iteration (or chunk,

@@ -16,11 +16,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, View
+from .bytecode import HISTOGRAM_RANGE, OPCODES, Instruction, Literal, Opcode, OpFamily, View
 from .codegen_layout import FilterPlan
 
 __all__ = ["np_type", "loop_dtypes", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source",
-           "arg_step", "arg_partials_lines", "arg_split_lines"]
+           "arg_step", "arg_partials_lines", "arg_split_lines", "HistogramLines", "histogram_lines"]
 
 
 def np_type(dtype: str) -> str:
@@ -252,3 +252,45 @@ def arg_split_lines(op: Opcode, dtype: str, a: str, out: str, extents: Sequence[
                     f"{pad}for sp in range(1, nsp):",
                     f"{pad}    " + arg_step(op, dtype, f"{a}_pv[sp, {at}]", f"{a}_pk[sp, {at}]", f"{a}_v", f"{a}_k"),
                     f"{pad}{out}[{at}] = {a}_k"]
+
+
+@dataclass(frozen=True)
+class HistogramLines:
+    """A BINCOUNT's lines by where they go in the kernel: before the loops, at the start of
+    each chunk, in the loop body, after the loops."""
+
+    pre: list[str]
+    opening: list[str]
+    body: list[str]
+    post: list[str]
+
+
+def histogram_lines(i: int, out: str, kind: str, ops: Sequence[str], rows: str, slot: str, parallel: bool,
+                    comment: str) -> HistogramLines:
+    """A BINCOUNT's lines: each chunk counts (or sums the weights ``ops[1]``) into its own
+    row ``slot`` of ``rows`` rows of bins; a value outside them sets the row's flag, and a
+    set flag raises NumPy's ValueError after the loop (the kernel stays usable); else the
+    rows are summed into ``out`` (in parallel over the bins when ``parallel``).
+
+    >>> h = histogram_lines(0, "H", "np.int64", ["X[i0]"], "1", "0", False, "  # 1: BINCOUNT H, X")
+    >>> print("\\n".join(h.body))
+    acc1_k = np.int64(X[i0])
+    if acc1_k < 0 or acc1_k >= acc1_n:  # 1: BINCOUNT H, X
+        acc1_bad[0] = True
+    else:
+        acc1[acc1_k] += 1
+    """
+    a = f"acc{i + 1}"
+    add = "1" if len(ops) == 1 else f"np.float64({ops[1]})"
+    loop = "numba.prange" if parallel else "range"
+    return HistogramLines(
+        pre=[f"{a}_n = {out}.shape[0]  # {i + 1}: the bins recorded at capture",
+             f"{a}_rows = np.zeros(({rows}, {a}_n), dtype={kind})",
+             f"{a}_bad = np.zeros({rows}, dtype=np.bool_)"],
+        opening=[f"{a} = {a}_rows[{slot}]"],
+        body=[f"{a}_k = np.int64({ops[0]})", f"if {a}_k < 0 or {a}_k >= {a}_n:{comment}", f"    {a}_bad[{slot}] = True",
+              "else:", f"    {a}[{a}_k] += {add}"],
+        post=[f"if {a}_bad.any():", f"    raise ValueError({HISTOGRAM_RANGE!r})",
+              f"for {a}_j in {loop}({a}_n):  # {i + 1}: the chunks' bins summed", f"    {a}_s = {a}_rows[0, {a}_j]",
+              f"    for {a}_c in range(1, {a}_rows.shape[0]):", f"        {a}_s += {a}_rows[{a}_c, {a}_j]",
+              f"    {out}[{a}_j] = {a}_s"])
