@@ -61,7 +61,10 @@ def test_figures_in_sane_ranges(busy) -> None:
         for mode in ("parallel", "serial"):
             points = f.curve[kind][mode]
             assert [b for b, _ in points] == [float(x) for x in CURVE_SIZES[:-1]]
-            assert all(1e9 <= bw <= 2000e9 for _, bw in points), (kind, mode, points)
+            # a units check, not a speed test: a small parallel working set measured while
+            # another process holds a core waits for time slices (52-83 MB/s seen here with
+            # one competing process), so the floor is 10 MB/s, not the 1 GB/s of a quiet machine
+            assert all(1e7 <= bw <= 2000e9 for _, bw in points), (kind, mode, points)
     # contractions: BLAS between 1 and 10,000 GFLOP/s, einsum's loops slower than BLAS
     for dt in ("float64", "float32"):
         assert 1e-13 <= f.flops["gemm"][dt] <= 1e-9, (dt, f.flops["gemm"][dt])
