@@ -41,6 +41,15 @@ def test_arrays_scalars_shapes_and_dtypes():
     assert compare_values(np.array([True, False]), np.array([True, False])).ok
 
 
+def test_a_0d_array_is_not_a_numpy_scalar():
+    # np.asarray(x.mean()) is a 0-d ndarray: a capture that handed back the np.float64 was
+    # passed as equal (``+=`` then rebinds instead of writing, and it hashes)
+    r = compare_values(np.float64(1.5), np.array(1.5))
+    assert not r.ok and "a float64 where NumPy gives a 0-d ndarray" in r.mismatches[0].reason
+    assert not compare_values(np.array(2), 2).ok
+    assert compare_values(np.array(1.5), np.array(1.5)).ok and compare_values(1.5, np.float64(1.5)).ok
+
+
 @dataclass
 class Particles:
     pos: np.ndarray

@@ -95,6 +95,22 @@ def test_a_max_reduction_kernel_propagates_nan(driver, n):
     assert np.isnan(r.values["top"]) and np.isnan(r.values["low"]) and np.isnan(r.values["both"])
 
 
+def test_numpy_scalars_through_asarray_array_and_astype_keep_numpys_kinds():
+    # np.asarray(x.mean()) gave the traced np.float64 itself (a traced array already is the
+    # array), and a scalar's astype gave a 0-d array: NumPy gives a 0-d array and a scalar
+    source = ("import numpy as np\nx = np.linspace(1, 2, 8)\na = np.asarray(x.mean())\n"
+              "b = np.asarray(x.max(), dtype=np.float32)\nc = np.array(x.sum())\nd = x[2].astype(np.float32)\n"
+              "e = x.sum().astype(int)\nf = np.asarray(x)\na += 1\n")
+    plain = plain_namespace(source)
+    ns: dict = {}
+    cap = capture(source, ns)
+    for k in "abcdef":
+        assert type(ns[k]) is type(plain[k]), (k, type(ns[k]), type(plain[k]))
+        assert ns[k].dtype == plain[k].dtype and np.array_equal(ns[k], plain[k]), k
+    replay = cap.replay({i: partition(b, "greedy", "bohrium").blocks for i, b in enumerate(cap.batches)})
+    assert check_namespace(replay, plain).ok
+
+
 ip = get_ipython()
 ip.run_line_magic("load_ext", "fusionlab")
 

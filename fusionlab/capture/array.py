@@ -361,7 +361,8 @@ class Traced:
             return opaque(self._rec, "astype", lambda a: a.astype(dtype, order, casting, subok, copy), (self,), {})
         if not copy and new == self.dtype:
             return self
-        return _copy_of(self, dtype=new)
+        # a NumPy scalar's astype gives a scalar (np.float64(1).astype(np.float32) is np.float32)
+        return _copy_of(self, dtype=new, scalar=self._scalar)
 
     def reshape(self, *shape: Any, **kw: Any) -> "Traced":
         return self._derive(lambda a: a.reshape(*shape, **kw))
@@ -814,6 +815,12 @@ def _copy_of(x: Traced, dtype: Any = None, scalar: bool = False) -> Traced:
     out = Traced.fresh(x._rec, real, scalar=scalar)
     x._rec.emit(Instruction(Opcode.COPY, (out._v,), (x._v,)))
     return out
+
+
+def array_copy(x: Traced, dtype: Any = None) -> Traced:
+    """``np.array(x, dtype)``: a fresh array copied from ``x``; a NumPy scalar becomes a 0-d
+    array, as ``np.array(np.float64(1.5))`` does."""
+    return _copy_of(x, dtype=dtype, scalar=False)
 
 
 def _result(rec: Recorder, real: Any, out: Traced | None) -> Traced:

@@ -14,7 +14,7 @@ import numpy as np
 from ..bytecode import HISTOGRAM_VALUES, Instruction, Literal, Opcode
 from .contract import contraction
 from .array import (
-    NUMERIC, Traced, arg_reduction, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view,
+    NUMERIC, Traced, arg_reduction, array_copy, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view,
     lift, traceable, unwrap,
 )
 from .recorder import NoticeKind, Recorder
@@ -443,15 +443,19 @@ def make_numpy(rec: Recorder) -> Proxy:
         if isinstance(obj, Traced):
             if args or kw:
                 return opaque(rec, "np.array", np.array, (obj, dtype) + args, kw)
-            return obj.astype(dtype or obj.dtype) if copy is not False else obj
+            if copy is False and not obj._scalar:
+                return obj
+            return array_copy(obj, dtype or obj.dtype)
         return _lift_result(rec, np.array(unwrap(obj), dtype, *args, copy=copy, **kw))
 
     def asarray(obj: Any, dtype: Any = None, *args: Any, **kw: Any) -> Any:
-        # a traced array already is the array: np.asarray(a) is a
-        if isinstance(obj, Traced) and not args and not kw and (dtype is None or np.dtype(dtype) == obj.dtype):
+        # a traced array already is the array: np.asarray(a) is a; a NumPy scalar becomes a
+        # new 0-d array (np.asarray(x.mean()) is an ndarray, not the np.float64)
+        same = dtype is None or np.dtype(dtype) == obj.dtype if isinstance(obj, Traced) else False
+        if isinstance(obj, Traced) and not args and not kw and same and not obj._scalar:
             return obj
-        if isinstance(obj, Traced) and not args and not kw and np.dtype(dtype).kind in NUMERIC:
-            return obj.astype(dtype)
+        if isinstance(obj, Traced) and not args and not kw and np.dtype(dtype or obj.dtype).kind in NUMERIC:
+            return array_copy(obj, dtype or obj.dtype) if obj._scalar else obj.astype(dtype)
         return np.asarray(obj if isinstance(obj, Traced) else unwrap(obj), dtype, *args, **kw)
 
     overrides: dict[str, Any] = {

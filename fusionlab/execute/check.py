@@ -154,6 +154,18 @@ def _is_numeric(x: Any) -> bool:
     return isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)) and not isinstance(x, np.void)
 
 
+def _numeric_kind(x: Any) -> str:
+    """Whether ``x`` is an array (a 0-d one too) or a single number (a NumPy scalar or a
+    Python number: their types are not compared, ``np.float64`` is a ``float``). A 0-d array
+    where NumPy gives a scalar is another answer: ``+=`` writes it in place, it is not
+    hashable, and ``repr`` and ``type`` show it."""
+    return "array" if isinstance(x, np.ndarray) else "number"
+
+
+def _numeric_name(x: Any) -> str:
+    return f"{x.ndim}-d ndarray" if isinstance(x, np.ndarray) and x.ndim == 0 else type(x).__name__
+
+
 def _compare_arrays(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport) -> None:
     x, y = np.asarray(got), np.asarray(want)
     if x.shape != y.shape:
@@ -248,8 +260,8 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
         _compare(_state(got), _state(want), f"{path}.state", terms, scale, report, depth + 1)
         return
     if _is_numeric(want):
-        if not _is_numeric(got):
-            report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
+        if not _is_numeric(got) or _numeric_kind(got) != _numeric_kind(want):
+            report.mismatches.append(Mismatch(path, f"a {_numeric_name(got)} where NumPy gives a {_numeric_name(want)}"))
             return
         _compare_arrays(got, want, path, terms, scale, report)
         return

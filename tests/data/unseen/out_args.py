@@ -1,0 +1,22 @@
+"""out= arguments on ufuncs and reductions; in-place chains into preallocated buffers."""
+import numpy as np
+
+x = np.linspace(0, 1, 20)
+buf = np.empty_like(x)
+np.multiply(x, 2.0, out=buf)
+np.add(buf, 1.0, out=buf)
+np.sqrt(buf, out=buf)
+tmp = np.zeros((4, 5))
+np.exp(x.reshape(4, 5), out=tmp)
+rs = np.empty(4)
+np.sum(tmp, axis=1, out=rs)
+mx = np.empty(5)
+np.max(tmp, axis=0, out=mx)
+y = np.arange(20.0)
+np.negative(y[::2], out=y[::2])
+z = np.ones(20)
+np.add(z[:-1], z[1:], out=z[1:])
+c = np.empty(20, dtype=np.float32)
+np.multiply(x, 3, out=c, casting="same_kind")
+cum = np.empty(20)
+np.cumsum(x, out=cum)
