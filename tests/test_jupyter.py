@@ -104,7 +104,9 @@ def test_bad_options_are_usage_errors_and_run_nothing(line: str, message: str) -
 
 def test_user_error_shows_the_users_traceback_and_keeps_work() -> None:
     cell = "import numpy as np\nkept = np.ones(5) * 3\nbroken = kept + undefined_name\n"
-    out = fuse("", cell)
+    with capture_output() as out:  # run as a notebook runs it: the cell fails with the user's error
+        result = ip.run_cell("%%fuse\n" + cell)
+    assert isinstance(result.error_in_exec, NameError)
     text = out.stdout + out.stderr
     assert "NameError" in text and "undefined_name" in text
     assert "fusionlab/capture" not in text and "capture/__init__" not in text  # no fusionlab frames

@@ -17,6 +17,7 @@ plain NumPy's answers:
 from __future__ import annotations
 
 import io
+import re
 import pathlib
 import types
 from contextlib import redirect_stdout
@@ -162,3 +163,55 @@ def test_fuse_cell_leaves_plain_numpys_session(name):
             assert compare_values(np.asarray(mine[k][3]), np.asarray(theirs[k][3]), k).ok, k
         else:
             assert mine[k] == theirs[k], k
+
+
+#: Cells that raise halfway: in a loop, from NumPy (inside capture's wrappers), in a function
+#: the cell defines, after catching another error, from next() and from an errstate.
+RAISING_CELLS = {
+    "loop": "import numpy as np\nx = np.linspace(0, 1, 50)\nacc = np.zeros(50)\nfor k in range(5):\n"
+            "    acc += x * k\n    if k == 3:\n        raise ValueError(f'stop at {k}')\nafter = acc * 2\n",
+    "numpy": "import numpy as np\na = np.ones((4, 3))\nb = a * 2\nc = b.sum(axis=0)\nd = a @ np.ones(4)\n",
+    "index": "import numpy as np\nx = np.arange(20.0)\ny = x ** 2\nx += 1\nz = y[100]\n",
+    "function": "import numpy as np\ndef f(a):\n    b = a * 2\n    return b.reshape(3, 5)\n"
+                "x = np.arange(10.0)\ny = x + 1\nz = f(y)\n",
+    "caught": "import numpy as np\nx = np.arange(5.0)\ntry:\n    y = x[10]\nexcept IndexError as e:\n"
+              "    y = x[-1]\n    msg = str(e)\nraise TypeError('final ' + msg)\n",
+    "errstate": "import numpy as np\nx = np.linspace(-1, 1, 9)\nwith np.errstate(all='raise'):\n"
+                "    y = x * 2\n    z = np.log(x)\n",
+}
+
+
+def _play(cell: str) -> tuple:
+    ip.reset()
+    with capture_output() as out:
+        result = ip.run_cell(cell)
+    names = {k: v for k, v in ip.user_ns.items() if k in _user_names(ip.user_ns)
+             and k not in ("In", "Out", "exit", "quit", "get_ipython")}
+    text = re.sub(r"In\[\d+\]", "In[n]", out.stdout + out.stderr)
+    return result, text, names
+
+
+@pytest.mark.parametrize("name", sorted(RAISING_CELLS))
+def test_a_cell_that_raises_fails_as_a_plain_cell_fails(name):
+    # the magic showed the traceback and returned: the cell "succeeded" (Run All went on,
+    # the kernel replied 'ok'), and the traceback had capture's frames and <fusionlab-capture>
+    cell = RAISING_CELLS[name]
+    want, want_text, want_ns = _play(cell)
+    got, got_text, got_ns = _play("%%fuse --no-explorer --algorithms greedy --compare bohrium --budget 1\n" + cell)
+    assert type(got.error_in_exec) is type(want.error_in_exec) and str(got.error_in_exec) == str(want.error_in_exec)
+    assert got_text == want_text
+    assert set(got_ns) == set(want_ns)
+    for k in want_ns:
+        if not callable(want_ns[k]):
+            assert type(got_ns[k]) is type(want_ns[k]) and compare_values(got_ns[k], want_ns[k], k).ok, k
+
+
+def test_a_cells_last_expression_is_its_output():
+    # plain IPython shows a cell's last expression (Out[n], ``_``); the magic returned None
+    opts = "%%fuse --no-explorer --algorithms greedy --compare bohrium --budget 1\n"
+    r = ip.run_cell(opts + "import numpy as np\nx = np.arange(4.0)\ny = x + 1\n(x * 2).sum(), y[::-1]\n")
+    assert r.success and type(r.result) is tuple and type(r.result[0]) is np.float64 and r.result[0] == 12.0
+    assert type(r.result[1]) is np.ndarray and r.result[1].tolist() == [4.0, 3.0, 2.0, 1.0]
+    assert leaks(r.result, path="Out") == []
+    assert ip.run_cell(opts + "import numpy as np\nx = np.arange(4.0)\nx * 2;\n").result is None
+    assert ip.run_cell(opts + "import numpy as np\nx = np.arange(4.0)\ny = x * 2\n").result is None

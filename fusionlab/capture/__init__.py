@@ -36,6 +36,7 @@ SYNC y
 
 from __future__ import annotations
 
+import ast
 import builtins
 import inspect
 import sys
@@ -81,6 +82,9 @@ class Capture:
     #: what the user keeps, by label: the view and how it is handed back (``False``: an
     #: array; ``True``: a NumPy scalar; ``float`` or ``complex``: a Python number)
     outputs: dict[str, tuple[View, Any]] = field(default_factory=dict)
+    #: the value of the source's last statement when it is an expression (what IPython
+    #: shows as the cell's ``Out``), as plain NumPy's object; ``None`` otherwise
+    value: Any = None
 
     @property
     def program(self) -> Program:
@@ -376,6 +380,7 @@ def capture(
     bi["isinstance"] = _isinstance  # not ``type``: cells may subclass it (metaclasses)
     run_ns["__builtins__"] = bi
     error: BaseException | None = None
+    value: Any = None
     source = ""
     glb: dict[str, Any] = run_ns
     try:
@@ -393,8 +398,10 @@ def capture(
             source = source_or_function
             rec.loop_lines = loop_lines(textwrap.dedent(source))
             rec.loop_parents = loop_parents(textwrap.dedent(source))
-            code = compile(textwrap.dedent(source), CELL_FILENAME, "exec")
-            exec(code, run_ns)
+            body, last = _split_last_expression(textwrap.dedent(source))
+            exec(compile(body, CELL_FILENAME, "exec"), run_ns)
+            if last is not None:
+                value = eval(compile(last, CELL_FILENAME, "eval"), run_ns)
     except BaseException as exc:  # the user's error (or an interrupt): the namespace is restored first
         error = exc
     # arrays bound to names are what the user keeps: SYNC them, then stop recording
@@ -416,6 +423,7 @@ def capture(
             w = plainer(v)
             if w is not v:
                 run_ns[k] = w
+    value = plainer(value)
     if had_builtins:
         run_ns["__builtins__"] = old_builtins
     else:
@@ -429,12 +437,24 @@ def capture(
         seconds=time.perf_counter() - started,
         source=source,
         outputs=outputs,
+        value=value,
     )
     if isinstance(error, (KeyboardInterrupt, SystemExit)):
         raise error
     if error is not None:
         raise CaptureError(error, cap).with_traceback(error.__traceback__)
     return cap
+
+
+def _split_last_expression(source: str) -> tuple[ast.Module, ast.Expression | None]:
+    """The source as a module without its last statement when that is an expression, and
+    that expression (IPython shows its value as the cell's output). A ``SyntaxError`` is
+    raised here, as ``compile`` would."""
+    tree = ast.parse(source, CELL_FILENAME)
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+        return tree, last
+    return tree, None
 
 
 def _source_of(fn: Callable[..., Any]) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import os
 import re
 import sys
 import types
@@ -32,6 +33,40 @@ from ..execute.reference import Externals
 from .masked import drop_superseded
 
 CELL_FILENAME = "<fusionlab-capture>"
+
+#: fusionlab's own sources: a frame in them is capture's, not the user's
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def user_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """The traceback of the user's error as plain Python's would read: from the captured
+    cell's first frame on, without fusionlab's frames (the wrappers capture puts around
+    NumPy's calls and operators; plain NumPy raises from C, or from its own frames, which
+    are kept). ``tb`` itself when no frame is the cell's.
+
+    Examples
+    --------
+    >>> import sys
+    >>> from fusionlab.capture import CaptureError, capture
+    >>> try:
+    ...     capture("import numpy as np\\nx = np.arange(4.0)\\ny = x[9]\\n")
+    ... except CaptureError as exc:
+    ...     tb = user_traceback(exc.original.__traceback__)
+    >>> (tb.tb_frame.f_code.co_filename, tb.tb_lineno, tb.tb_next)
+    ('<fusionlab-capture>', 3, None)
+    """
+    frames = []
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    start = next((i for i, t in enumerate(frames) if t.tb_frame.f_code.co_filename == CELL_FILENAME), None)
+    if start is None:
+        return frames[0] if frames else None
+    kept = [t for t in frames[start:] if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(_PACKAGE)]
+    out = None
+    for t in reversed(kept):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out
 
 #: One-element instructions recorded from one loop of the user's code before capture says
 #: so (a :attr:`NoticeKind.SCALAR_LOOP` notice) and runs that loop's element reads and

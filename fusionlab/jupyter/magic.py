@@ -23,7 +23,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from ..budget import Budget, Interrupt
 from ..capture import CaptureError, capture
-from ..capture.recorder import CELL_FILENAME
+from ..capture.recorder import CELL_FILENAME, user_traceback
 from ..costs import MODEL_NAMES, NonMonotonicCostModel
 from ..partition import ALGORITHMS
 from ..report import DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT
@@ -128,7 +128,7 @@ class FuseMagics(Magics):
     @argument("--no-explorer", action="store_true", default=False,
               help="run and bind the result, but display nothing")
     @cell_magic
-    def fuse(self, line: str, cell: str) -> None:
+    def fuse(self, line: str, cell: str) -> Any:
         """Run the cell under fusionlab's capture and explore its fusion.
 
         The user's variables afterwards are plain ndarrays equal to plain NumPy's. The
@@ -146,12 +146,22 @@ class FuseMagics(Magics):
         try:
             cap = capture(cell, ns)
         except CaptureError as exc:  # the user's error, syntax errors included
-            self._show_user_error(exc.original)
+            # raised, as plain IPython would: the cell fails (Run All stops, the kernel
+            # replies 'error' with the user's ename), with the user's frames only
+            error = self._user_error(exc.original)
+            if not isinstance(error, SyntaxError):
+                raise error from None
+            try:  # shown as IPython shows a cell's (raised, it would show the frames that compiled it)
+                raise error from None
+            except SyntaxError:
+                self.shell.showsyntaxerror()
             return None
+        # the cell's last expression is its output, as in a plain cell (``;`` silences it)
+        shown = None if cell.rstrip().endswith(";") else cap.value
         if not cap.batches or not any(len(b) for b in cap.batches):
             print("fusionlab: warning: the cell recorded no array instruction (an empty program); nothing to "
                   "explore. fusionlab records NumPy array operations: use them in the cell.", file=sys.stderr)
-            return None
+            return shown
         models = list(opts["compare"])
         if _model_name(opts["cost"]) not in [_model_name(m) for m in models]:
             models = [opts["cost"]] + models
@@ -168,7 +178,7 @@ class FuseMagics(Magics):
             )
         except NonMonotonicCostModel as exc:
             print(f"fusionlab: {exc}", file=sys.stderr)
-            return None
+            return shown
         # one budget for the cell: it started with the capture, which it does not cut
         budget = Budget(opts["budget"], started=started, interrupt=Interrupt())
         self.last = result
@@ -177,7 +187,7 @@ class FuseMagics(Magics):
             ns[opts["name"]] = result
         view = None if opts["no_explorer"] else ExplorerView(result)
         if not self._explore(result, view, budget):
-            return None
+            return shown
         if view is not None:
             self.channel.add(view)
             if opts["widgets"]:
@@ -186,7 +196,7 @@ class FuseMagics(Magics):
             result.time(repeat=opts["repeat"])
             if view is not None:
                 view.update(force=True, draw=True)
-        return None
+        return shown
 
     def _explore(self, result: FuseResult, view: ExplorerView | None, budget: Budget) -> bool:
         """Compute the partitions within ``budget``, showing ``view`` once the cheap ones
@@ -274,13 +284,25 @@ class FuseMagics(Magics):
             raise UsageError(f"--name needs a Python identifier, not {args.name!r}")
         return opts
 
-    def _show_user_error(self, error: BaseException) -> None:
-        # drop fusionlab's frames: the traceback starts at the user's cell
-        tb = error.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != CELL_FILENAME:
-            tb = tb.tb_next
-        error.__traceback__ = tb or error.__traceback__
-        self.shell.showtraceback((type(error), error, error.__traceback__))
+    def _user_error(self, error: BaseException) -> BaseException:
+        """The user's ``error``, shown as plain IPython shows it: the traceback has the
+        cell's frames and the user's own, not fusionlab's (capture's wrappers of NumPy
+        calls; plain NumPy raises from C), and the cell is ``Cell In[n]``."""
+        tb = user_traceback(error.__traceback__)
+        compiled = getattr(self.shell, "compile", None)
+        if isinstance(getattr(compiled, "_filename_map", None), dict):
+            compiled._filename_map[CELL_FILENAME] = self.shell.execution_count
+        if isinstance(error, SyntaxError):
+            return error  # shown without frames, by showsyntaxerror
+        shown = self.shell.InteractiveTB.structured_traceback(type(error), error, tb)
+
+        def render() -> list[str]:
+            # once: the exception object the user may keep (sys.last_value) stays theirs
+            error.__dict__.pop("_render_traceback_", None)
+            return shown
+
+        error._render_traceback_ = render  # type: ignore[attr-defined]  # IPython's hook
+        return error
 
     @magic_arguments("fuse_config")
     @argument("--algorithm", "-a", default=None, help="default algorithm shown first")
