@@ -215,3 +215,23 @@ def test_a_cells_last_expression_is_its_output():
     assert leaks(r.result, path="Out") == []
     assert ip.run_cell(opts + "import numpy as np\nx = np.arange(4.0)\nx * 2;\n").result is None
     assert ip.run_cell(opts + "import numpy as np\nx = np.arange(4.0)\ny = x * 2\n").result is None
+
+
+def test_type_of_a_traced_value_is_numpys_class():
+    # ``type`` was the real builtin under capture: type(x) was the stand-in's class, so
+    # ``type(x) is np.ndarray`` took the other branch and ``type(s).__name__`` printed 'Traced'
+    source = ("import numpy as np\nx = np.linspace(0, 1, 8)\ns = x.sum()\n"
+              "y = x * 2 if type(x) is np.ndarray else -x\nname = type(s).__name__\n"
+              "same = type(x[2]) == np.float64\ndef kind(v):\n    return type(v).__name__\nk = kind(x * 3)\n"
+              "checks = (isinstance(int, type), isinstance(x, type), issubclass(bool, type), type(3) is int)\n"
+              "K = type('K', (), {'v': 3})\nkv = (K().v, K.__module__, repr(K))\n"
+              "class Meta(type):\n    def __new__(mcs, name, bases, ns):\n        ns['tag'] = name.lower()\n"
+              "        return super().__new__(mcs, name, bases, ns)\n"
+              "class Foo(metaclass=Meta):\n    pass\ntag = (Foo.tag, type(Foo) is Meta, isinstance(Foo, type))\n")
+    plain = plain_namespace(source)
+    ns: dict = {"__name__": "__main__"}
+    with redirect_stdout(io.StringIO()):
+        capture(source, ns)
+    for k in ("name", "same", "k", "checks", "kv", "tag"):
+        assert ns[k] == plain[k], (k, ns[k], plain[k])
+    assert compare_values(ns["y"], plain["y"]).ok

@@ -170,6 +170,42 @@ def _isinstance(obj: Any, classes: Any) -> bool:
     return builtins.isinstance(obj, classes)
 
 
+class _TypeOfCaptured(type):
+    """The metaclass of the captured code's ``type`` (:class:`_CapturedType`): one argument
+    gives the class plain NumPy's object would have (``type(x) is np.ndarray`` holds for a
+    traced array, ``type(x.sum()).__name__`` is ``'float64'``); three arguments, ``isinstance``
+    and ``issubclass`` are the real ``type``'s, and a cell's metaclass may subclass it."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is _CapturedType and len(args) == 1 and not kwargs:
+            obj = args[0]
+            return _stands_for(obj) if type(obj) is Traced else type(obj)
+        if len(args) == 3 and isinstance(args[2], dict) and "__module__" not in args[2]:
+            # a new class's module is its caller's, as ``type(name, bases, ns)`` takes it
+            # (from the calling frame's globals), not this module
+            # ('builtins' when the globals have no __name__: what such a class reports)
+            module = sys._getframe(1).f_globals.get("__name__", "builtins")
+            args = (args[0], args[1], {"__module__": module, **args[2]})
+        if cls is not _CapturedType:  # a metaclass the cell derives from ``type``
+            return type.__call__(cls, *args, **kwargs)
+        return type(*args, **kwargs)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return builtins.isinstance(obj, type) if cls is _CapturedType else type.__instancecheck__(cls, obj)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, type) if cls is _CapturedType else type.__subclasscheck__(cls, sub)
+
+
+class _CapturedType(type, metaclass=_TypeOfCaptured):
+    """``type`` as captured code sees it (see :class:`_TypeOfCaptured`)."""
+
+
+for _shown_as_type in (_TypeOfCaptured, _CapturedType):  # what type(type).__name__ and repr(type) say
+    _shown_as_type.__name__ = _shown_as_type.__qualname__ = "type"
+    _shown_as_type.__module__ = "builtins"
+
+
 def _stand_ins(np_proxy: Proxy) -> dict[int, Any]:
     """Real NumPy objects (by id) and the stand-in captured code gets for each."""
     out: dict[int, Any] = {}
@@ -377,7 +413,8 @@ def capture(
     _swap_numpy(run_ns, np_proxy)
     bi = dict(vars(builtins))
     bi["__import__"] = _import_hook(rec, np_proxy)
-    bi["isinstance"] = _isinstance  # not ``type``: cells may subclass it (metaclasses)
+    bi["isinstance"] = _isinstance
+    bi["type"] = _CapturedType  # a class: cells may subclass it (metaclasses)
     run_ns["__builtins__"] = bi
     error: BaseException | None = None
     value: Any = None
