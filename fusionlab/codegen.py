@@ -69,7 +69,7 @@ from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, 
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
 from .codegen_emit import (
     arg_partials_lines, arg_split_lines, arg_step, filter_lines, fold_source, gather_expression, histogram_lines,
-    loop_dtypes, np_type, weak_result,
+    float_to_int, loop_dtypes, np_type, weak_result,
 )
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
@@ -502,7 +502,7 @@ class _Emitter:
                 and op not in OpFamily.GATHER or op is Opcode.RANGE or loop is not None and loop[-1].name != "float64" \
                 or not any(isinstance(x, View) for x in ins.inputs) and op is Opcode.COPY:
             # typed as the output (a prange index is unsigned: -i0 must not wrap)
-            expr = f"{_np_type(out.dtype)}({expr})"
+            expr = f"{_np_type(out.dtype)}({float_to_int(ins, expr, loop)})"
         if out.base.name in self.local or out.ndim == 0 or out not in self.lay.promoted:
             self.body.append(f"{self.ref(out)} = {expr}{comment}")
         else:

@@ -19,7 +19,7 @@ import numpy as np
 from .bytecode import HISTOGRAM_RANGE, OPCODES, Instruction, Literal, Opcode, OpFamily, View
 from .codegen_layout import FilterPlan
 
-__all__ = ["np_type", "loop_dtypes", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source",
+__all__ = ["np_type", "loop_dtypes", "float_to_int", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source",
            "arg_step", "arg_partials_lines", "arg_split_lines", "HistogramLines", "histogram_lines"]
 
 
@@ -95,6 +95,34 @@ def _strong_literals(ins: Instruction, args: list[Any], loop: tuple[np.dtype, ..
     except (TypeError, ValueError, OverflowError):
         return loop
     return again if again[-1] == out else loop
+
+
+#: integer types a float is converted to through int64, as NumPy's C casts do on x86-64:
+#: to 8 and 16 bits through a 32-bit int, to unsigned 32 and 64 through a 64-bit one (an
+#: out-of-range value wraps; LLVM's direct conversion leaves it undefined, and its vector
+#: and scalar loops differed: -250.0 -> uint16 gave 0 in the last 8 elements, 65286 before)
+_WRAPPED_FROM_FLOAT = frozenset({"int8", "int16", "uint8", "uint16", "uint32", "uint64"})
+
+
+def float_to_int(ins: Instruction, expr: str, loop: tuple[np.dtype, ...] | None) -> str:
+    """``expr`` (the value instruction ``ins`` stores) through ``np.int64`` when it is a
+    float stored into an integer type of :data:`_WRAPPED_FROM_FLOAT`.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY A float64[4]\\nARRAY B uint8[4]\\nCOPY B, A")
+    >>> float_to_int(p[0], "a", None)
+    'np.int64(a)'
+    """
+    out = ins.outputs[0].dtype
+    if out not in _WRAPPED_FROM_FLOAT:
+        return expr
+    if loop is not None:
+        kind = loop[-1].kind
+    elif ins.opcode is Opcode.COPY and isinstance(ins.inputs[0], View):
+        kind = np.dtype(ins.inputs[0].dtype).kind
+    else:
+        return expr
+    return f"np.int64({expr})" if kind == "f" else expr
 
 
 def weak_result(ins: Instruction, xs: Sequence[View | Literal]) -> np.dtype:
