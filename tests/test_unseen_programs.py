@@ -263,3 +263,23 @@ def test_out_of_range_floats_cast_to_small_integers_wrap_as_in_numpy(driver, n):
     assert r.kernels >= 1
     for k in ("u8", "u16", "i8", "i16", "u32", "u64", "ok"):
         assert r.values[k].dtype == plain[k].dtype and np.array_equal(r.values[k], plain[k]), k
+
+
+def test_suspended_generators_and_partials_hand_back_plain_arrays():
+    # a generator the cell left suspended kept traced arrays in its frame's locals, and a
+    # functools.partial its traced arguments: the next plain cell got stand-ins from them
+    source = ("import numpy as np\nfrom functools import partial\n"
+              "def chunks(a, k):\n    for i in range(0, len(a), k):\n        yield a[i:i + k] * 2\n"
+              "x = np.arange(10.0)\ng = chunks(x * 1, 4)\nfirst = next(g)\n"
+              "gen = (v + w for v, w in zip(x[:3] * 1, x[3:6] * 1))\nhead = next(gen)\n"
+              "def scale(v, by, shift=0):\n    return v * by + shift\n"
+              "s2 = partial(scale, x[:2] + 1, shift=x[2:4] * 3)\nout = s2(2.0)\n")
+    ns: dict = {"__name__": "__main__"}
+    capture(source, ns)
+    plain = plain_namespace(source)
+    for k in ("g", "gen", "s2"):
+        assert leaks(ns[k], path=k) == [], k
+    for got, want in ((next(ns["g"]), next(plain["g"])), (next(ns["gen"]), next(plain["gen"])),
+                      (ns["s2"](3.0), plain["s2"](3.0))):
+        assert type(got) is type(want) and compare_values(got, want).ok
+    assert ns["s2"].args[0].__class__ is np.ndarray and type(ns["s2"].keywords["shift"]) is np.ndarray

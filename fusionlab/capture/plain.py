@@ -3,7 +3,8 @@
 Capture's stand-ins (traced arrays, the ``numpy`` proxy, recording functions and
 generators) may have been stored anywhere the user's code put them: in variables, lists of
 lists, dicts, sets, tuples, dataclass and other instances of the user's classes, class
-attributes, closures and default arguments of functions defined in the cell. :func:`plain`
+attributes, closures and default arguments of functions defined in the cell,
+``functools.partial`` objects and the locals of suspended generators. :func:`plain`
 replaces each in place (mutable containers keep their identity; tuples are rebuilt) with
 the real object: the ndarray (or NumPy scalar) the traced array stands for, the real
 module, function or ``numpy.random.Generator``.
@@ -19,7 +20,11 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import dataclasses
+import functools
+import sys
 import types
 from collections import deque
 from typing import Any, Callable
@@ -96,6 +101,23 @@ class Plainer:
         if isinstance(x, types.MethodType):
             self(x.__self__)
             return x
+        if isinstance(x, functools.partial):
+            self._partial(x)
+            return x
+        if isinstance(x, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
+            frame = getattr(x, "gi_frame", None) or getattr(x, "cr_frame", None) or getattr(x, "ag_frame", None)
+            # the user's generators, and capture's own (iterating over a traced array)
+            if frame is not None and (id(frame.f_globals) in self.user_globals
+                                      or str(frame.f_globals.get("__name__", "")).startswith(__package__ or "-")):
+                self._frame(frame)
+            return x
+        if type(x).__module__ == "builtins" and hasattr(type(x), "__next__"):
+            # zip, map, enumerate, a list's iterator: what they iterate over is changed
+            # in place (a list, a generator's frame); their own state is C's
+            with contextlib.suppress(TypeError, AttributeError, ValueError):  # no __reduce__
+                for y in x.__reduce__()[1]:
+                    self(y)
+            return x
         if isinstance(x, type):
             if x.__module__ in self.user_modules:
                 self._attributes(x, dict(vars(x)), type.__setattr__)
@@ -135,6 +157,24 @@ class Plainer:
         if f.__kwdefaults__:
             self._dict(f.__kwdefaults__)
         self._dict(f.__dict__)
+
+    def _partial(self, p: functools.partial) -> None:
+        func, args, keywords = self(p.func), self(p.args), dict(p.keywords)
+        self._dict(keywords)
+        if func is not p.func or args is not p.args or any(keywords[k] is not v for k, v in p.keywords.items()):
+            p.__setstate__((func, args, keywords, p.__dict__ or None))
+
+    def _frame(self, frame: types.FrameType) -> None:
+        """The locals of a generator the cell left suspended (``next(g)`` in a later cell
+        resumes it with them): written back into the frame's fast locals."""
+        local = frame.f_locals
+        changed = {k: w for k, v in list(local.items()) if (w := self(v)) is not v}
+        if not changed:
+            return
+        for k, w in changed.items():
+            local[k] = w   # Python 3.13+: f_locals writes through (PEP 667)
+        if sys.version_info < (3, 13):
+            ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
 
     def _instance(self, x: Any) -> None:
         attrs = dict(getattr(x, "__dict__", {}))
