@@ -283,3 +283,16 @@ def test_suspended_generators_and_partials_hand_back_plain_arrays():
                       (ns["s2"](3.0), plain["s2"](3.0))):
         assert type(got) is type(want) and compare_values(got, want).ok
     assert ns["s2"].args[0].__class__ is np.ndarray and type(ns["s2"].keywords["shift"]) is np.ndarray
+
+
+def test_ipython_syntax_in_a_fused_cell_runs_as_in_a_plain_cell():
+    # the cell went to capture untransformed: %time, !cmd and obj? were SyntaxErrors
+    cell = ("import numpy as np\nx = np.arange(100.0)\n%time y = np.sqrt(x) * 2\nsaid = !echo hello\n"
+            "z = y.sum() + len(said)\nnp.sum?\nz * 2\n")
+    want, _, want_ns = _play(cell)
+    got, text, got_ns = _play("%%fuse --no-explorer --algorithms greedy --compare bohrium --budget 1\n" + cell)
+    assert want.success and got.success, text
+    assert set(got_ns) == set(want_ns) and list(got_ns["said"]) == ["hello"]
+    for k in ("x", "y", "z"):
+        assert type(got_ns[k]) is type(want_ns[k]) and compare_values(got_ns[k], want_ns[k], k).ok, k
+    assert got.result == want.result

@@ -140,6 +140,9 @@ class FuseMagics(Magics):
         """
         opts = self._options(line)
         ns = self.shell.user_ns
+        # IPython's syntax (%time, !ls, obj?) becomes Python as in a plain cell; the
+        # output's ``;`` is judged on what the user typed
+        quiet, cell = cell.rstrip().endswith(";"), self.shell.transform_cell(cell)
         baseline_ns = _referenced(cell, ns)
         started = time.perf_counter()
         linecache.cache[CELL_FILENAME] = (len(cell), None, cell.splitlines(True), CELL_FILENAME)
@@ -157,7 +160,7 @@ class FuseMagics(Magics):
                 self.shell.showsyntaxerror()
             return None
         # the cell's last expression is its output, as in a plain cell (``;`` silences it)
-        shown = None if cell.rstrip().endswith(";") else cap.value
+        shown = None if quiet else cap.value
         if not cap.batches or not any(len(b) for b in cap.batches):
             print("fusionlab: warning: the cell recorded no array instruction (an empty program); nothing to "
                   "explore. fusionlab records NumPy array operations: use them in the cell.", file=sys.stderr)
