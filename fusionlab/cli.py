@@ -92,12 +92,22 @@ def _capture(target: str, preset: str) -> "Capture":
         try:
             return capture(source, {"__name__": "__main__"})
         except CaptureError as exc:
-            import traceback
-
-            tb = "".join(traceback.format_exception(exc.original)[-3:])
-            raise _InputError(f"{label} raised {exc}:\n{tb}") from None
+            raise _InputError(f"{label} raised {exc}:\n{_user_frames(exc.original, source, label)}") from None
         except SyntaxError as exc:
             raise _InputError(f"{label}:{exc.lineno}:{exc.offset}: {exc.msg}") from None
+
+
+def _user_frames(error: BaseException, source: str, label: str) -> str:
+    """The program's traceback as plain Python prints it: its own frames, with its lines,
+    not capture's wrappers around the NumPy call that raised."""
+    import linecache
+    import traceback
+
+    from .capture.recorder import CELL_FILENAME, user_traceback
+
+    linecache.cache[CELL_FILENAME] = (len(source), None, source.splitlines(True), CELL_FILENAME)
+    lines = traceback.format_exception(type(error), error, user_traceback(error.__traceback__))
+    return "".join(lines).replace(f'File "{CELL_FILENAME}"', f'File "{label}"')
 
 
 def _is_python(target: str) -> bool:

@@ -151,3 +151,14 @@ def test_run_repeats_and_names_who_called_the_kernels(capsys):
     assert code == 0 and "python driver" in out and "3 more runs: median " in out
     code, out, _ = run(capsys, "run", "monte_carlo_pi", "--driver", "blocks", "--min-size", "0")
     assert code == 0 and "; block by block: asked for" in out
+
+
+def test_a_program_that_raises_shows_its_own_frames(capsys, tmp_path):
+    # the traceback was the last 3 lines of capture's: its reshape wrapper in
+    # fusionlab/capture/array.py, not the program's line
+    path = tmp_path / "bad.py"
+    path.write_text("import numpy as np\nx = np.arange(10.0)\ny = x * 2\nz = y.reshape(3, 3)\n")
+    code, _, err = run(capsys, "run", str(path))
+    assert code == 2 and "cannot reshape array of size 10" in err
+    assert f'File "{path}", line 4, in <module>' in err and "z = y.reshape(3, 3)" in err
+    assert "fusionlab/capture" not in err
