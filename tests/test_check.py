@@ -292,3 +292,15 @@ def test_nested_labels_name_items_of_containers():
     assert lookup(ns, "result[1]['u']") is ns["result"][1]["u"]
     with pytest.raises(KeyError):
         lookup(ns, "other[0]")
+
+
+def test_object_arrays_compare_element_by_element():
+    # np.array_equal on arrays of arrays raised "truth value ... is ambiguous" from the check
+    want = np.array([np.arange(2.0), np.arange(3.0)], dtype=object)
+    got = np.array([np.arange(2.0), np.arange(3.0)], dtype=object)
+    assert compare_values(got, want).ok
+    got[1] = np.array([0.0, 1.0, 5.0])
+    r = compare_values(got, want, "obj")
+    assert not r.ok and r.mismatches[0].path == "obj[1]"
+    assert not compare_values(np.arange(2.0), want).ok
+    assert compare_values(np.array([1, "a", None], dtype=object), np.array([1, "a", None], dtype=object)).ok

@@ -259,6 +259,9 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
             return
         _compare(_state(got), _state(want), f"{path}.state", terms, scale, report, depth + 1)
         return
+    if isinstance(want, np.ndarray) and want.dtype == object:
+        _compare_objects_array(got, want, path, terms, scale, report, depth)
+        return
     if _is_numeric(want):
         if not _is_numeric(got) or _numeric_kind(got) != _numeric_kind(want):
             report.mismatches.append(Mismatch(path, f"a {_numeric_name(got)} where NumPy gives a {_numeric_name(want)}"))
@@ -292,6 +295,18 @@ def _compare(got: Any, want: Any, path: str, terms: int, scale: float, report: C
             _compare(getattr(got, f.name), getattr(want, f.name), f"{path}.{f.name}", terms, scale, report, depth + 1)
         return
     _compare_object(got, want, path, terms, scale, report, depth)
+
+
+def _compare_objects_array(got: Any, want: np.ndarray, path: str, terms: int, scale: float, report: CheckReport,
+                           depth: int) -> None:
+    """An array of objects (``np.array([a, b], dtype=object)`` of arrays of other lengths)
+    element by element: ``==`` on it compares the arrays inside, whose truth is ambiguous."""
+    if not isinstance(got, np.ndarray) or got.dtype != object or got.shape != want.shape:
+        what = f"{got.dtype} array of shape {got.shape}" if isinstance(got, np.ndarray) else type(got).__name__
+        report.mismatches.append(Mismatch(path, f"a {what} where NumPy gives an object array of shape {want.shape}"))
+        return
+    for index in np.ndindex(want.shape):
+        _compare(got[index], want[index], f"{path}[{', '.join(map(str, index))}]", terms, scale, report, depth + 1)
 
 
 def _compare_object(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport, depth: int) -> None:
