@@ -42,7 +42,8 @@ from ..costs import NonMonotonicCostModel, UnsupportedCostModel, get_cost_model
 from ..dot import get_dot, graph_level
 from ..partition import MergeCache, PartitionResult, SearchTrace, evaluate
 from ..report import (
-    DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, MIME_TYPE, ReportOptions, ReportParts,
+    DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, EXACT_ALGORITHMS, MIME_TYPE, ReportOptions,
+    ReportParts,
     assemble_report, batch_summaries, find_entry, format_cost, is_first_display_ready, partition_entry,
     run_partition, trace_data, work_order,
 )
@@ -111,6 +112,11 @@ class FuseResult:
         Search-trace nodes kept in the report (the whole trace: :meth:`full_trace`).
     report_id
         The report's ``id`` (the display id); a fresh one by default.
+    exact_seconds
+        Seconds the exact searches (``optimal``, ``ilp``, ``exhaustive``) of one
+        :meth:`compute` may take together, shared fairly between the partitions still to
+        compute (each also keeps its own time limit); ``None``: no share of their own, only
+        the budget bounds them. Searches it cuts keep their best so far, marked not proven.
     """
 
     def __init__(
@@ -127,6 +133,7 @@ class FuseResult:
         budget_seconds: float | None = None,
         trace_limit: int | None = DEFAULT_TRACE_LIMIT,
         report_id: str | None = None,
+        exact_seconds: float | None = None,
     ) -> None:
         if not batches:
             raise ValueError("nothing to explore: the cell recorded no array instruction "
@@ -143,6 +150,13 @@ class FuseResult:
         self.selected = selected or (alg, self.models[0].name)
         self._check_selected(*self.selected)
         self.budget_seconds = budget_seconds
+        if exact_seconds is not None and not exact_seconds >= 0:
+            raise ValueError(f"exact_seconds must be a non-negative number of seconds or None, not {exact_seconds!r}")
+        self.exact_seconds = exact_seconds
+        # (the budget of a compute call, the exact searches' share of it): one share per call
+        self._exact_share: tuple[Budget, Budget] | None = None
+        # per batch: the exact searches the share cut (the report's notice says so)
+        self._share_cut: dict[int, list[tuple[str, str]]] = {}
         self.trace_limit = trace_limit
         self.report_id = report_id or f"fusionlab-{uuid.uuid4().hex}"
         self.manual: PartitionResult | None = None
@@ -216,6 +230,13 @@ class FuseResult:
         return self._status.setdefault(self.batch, {
             "phase": "waiting", "interrupted": False, "budget_seconds": self.budget_seconds,
             "elapsed_seconds": 0.0})
+
+    @property
+    def exact_budget(self) -> Budget | None:
+        """The exact searches' share of the last :meth:`compute`'s budget (``None`` before
+        one ran an exact search, or with no ``exact_seconds``): each exact search's budget
+        ends by its deadline."""
+        return None if self._exact_share is None else self._exact_share[1]
 
     @property
     def phase(self) -> str:
@@ -321,7 +342,7 @@ class FuseResult:
         back, and is computed in full afterwards."""
         own = self.options.get(alg, {}).get("time_limit") if isinstance(self.options.get(alg), Mapping) else None
         model = self._model(name)
-        limit = budget.child(own)
+        limit = self._exact_limit(budget, alg, own)
         if until is not None:
             limit = budget.child(min(limit.remaining(), max(until - time.perf_counter(), 0.0)))
         try:
@@ -335,8 +356,26 @@ class FuseResult:
         note = ""
         if status == "budget" and result is None:
             note = "the time budget ran out before this partition was computed"
+        # cut by the time (a node limit is its own reason, which the entry's notes give)
+        timed_out = status == "budget" and (result is None or bool(result.budget_cut))
+        if timed_out and alg in EXACT_ALGORITHMS and self.exact_seconds is not None:
+            self._share_cut.setdefault(self.batch, []).append((alg, name))
         parts.add(alg, model, result, status, budget=budget, note=note)
         return True
+
+    def _exact_limit(self, budget: Budget, alg: str, own: float | None) -> Budget:
+        """The budget of one partition: its own time limit, cut to what is left; an exact
+        search also to a fair part of the exact searches' share (what is left of it over
+        the exact partitions still pending, this one included), so that every cost model
+        gets its turn and the cell returns soon after the share."""
+        if alg not in EXACT_ALGORITHMS or self.exact_seconds is None:
+            return budget.child(own)
+        if self._exact_share is None or self._exact_share[0] is not budget:
+            self._exact_share = (budget, budget.child(self.exact_seconds))
+        share = self._exact_share[1]
+        waiting = sum(1 for a, _ in self.pending() if a in EXACT_ALGORITHMS)
+        part = share.remaining() / max(waiting, 1)
+        return share.child(part if own is None else min(own, part))
 
     def _code_key(self, result: PartitionResult) -> tuple[int, tuple[tuple[int, ...], ...]]:
         return self.batch, tuple(tuple(b) for b in result.blocks)
@@ -427,6 +466,8 @@ class FuseResult:
                 notices.append({"kind": "code", "line": None, "message": (
                     f"the generated code of this {len(self.program)}-instruction batch is not shown: generating it "
                     "would not end within the time budget (rerun with a larger --budget)")})
+            if self._share_cut.get(self.batch):
+                notices.append({"kind": "budget", "line": None, "message": self._share_notice()})
             self._report = assemble_report(
                 self.parts, algorithms=self.algorithms, cost_models=self.models, selected=self.selected,
                 report_id=self.report_id, name=self.name, source=getattr(self.capture, "source", "") or "",
@@ -439,6 +480,16 @@ class FuseResult:
             if rs["pending"] and rs["phase"] in ("done", "waiting"):
                 rs["phase"] = "pending"
         return self._report
+
+    def _share_notice(self) -> str:
+        """Why some exact searches are not proven: the share they were given, and how to
+        give them more."""
+        cut = self._share_cut[self.batch]
+        which = ", ".join(f"{a} under {m}" for a, m in cut)
+        more = max(10 * (self.exact_seconds or 1.0), 30.0)
+        return (f"the exact searches were given {self.exact_seconds:g} s together (--exact-time) so that the cell "
+                f"returns quickly; {len(cut)} stopped there ({which}) and show the best partition found so far, not "
+                f"proven optimal. To search longer, rerun the cell with --exact-time {more:g} --budget {more + 5:g}.")
 
     def to_json(self, indent: int | None = None) -> str:
         """The report as JSON text."""
