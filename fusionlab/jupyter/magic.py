@@ -6,6 +6,13 @@ afterwards are the plain ndarrays NumPy computes), then explores its fusion with
 budget (``--budget``): the display appears as soon as the cheap partitions are known and is
 updated in place as the searches finish. Kernel -> Interrupt stops the searches and keeps
 what is known. Options left out come from the session defaults that ``%fuse_config`` sets.
+
+The exact searches (branch and bound, ILP) share ``--exact-time`` seconds (default 3), each
+getting a fair part of what is left, so a small cell returns in a few seconds, not when the
+budget ends; those cut are marked not proven, with a notice saying how to search longer.
+Chosen by measurement over running them on in the background (their set-up is Python and
+would hold the GIL while the user works) and over a smaller ``--budget`` (which would also
+cut the graph and the heuristics of big cells); the figures are in docs/explorer.md.
 """
 
 from __future__ import annotations
@@ -142,8 +149,9 @@ class FuseMagics(Magics):
         explorer shows the bytecode, the WSP graph, every algorithm x cost model partition
         with its cost, the search tree, the generated code and (with ``--time`` or the
         button) timings against NumPy eager. It appears once the cheap partitions are known
-        and fills in as the searches finish, all within ``--budget`` seconds; Kernel ->
-        Interrupt stops the searches and keeps what is known.
+        and fills in as the searches finish, all within ``--budget`` seconds, the exact
+        searches within ``--exact-time`` seconds together; Kernel -> Interrupt stops the
+        searches and keeps what is known.
         """
         opts = self._options(line)
         ns = self.shell.user_ns
