@@ -197,3 +197,25 @@ def _help() -> str:
     from fusionlab.jupyter.magic import FuseMagics
 
     return FuseMagics.fuse.parser.format_help()
+
+
+def test_an_ilp_with_less_time_than_a_solver_process_takes_to_start_starts_none(monkeypatch) -> None:
+    import importlib
+
+    from fusionlab.examples import random_program
+    from fusionlab.partition import partition
+
+    ilp_module = importlib.import_module("fusionlab.partition.ilp")  # the package's `ilp` is the function
+    started: list[float] = []
+    monkeypatch.setattr(ilp_module, "solve_in_process", lambda problem, *a, **k: started.append(1.0))
+    # every time left is "too little" (no clock involved): the model is built, no process starts
+    monkeypatch.setattr(ilp_module, "SOLVER_START", 1e9)
+    program = random_program(300, seed=1)
+    r = partition(program, "ilp", "bohrium", time_limit=60.0)
+    assert not started
+    assert r.legal and not r.proven_optimal and r.budget_cut == "ilp: solving"
+    assert "less than a solver process takes to start" in r.notes[0] and "variables" in r.notes[1]
+    assert r.cost <= partition(program, "greedy", "bohrium").cost
+    # asked for a process by name, the caller gets one whatever the time
+    partition(program, "ilp", "bohrium", time_limit=60.0, solver="process")
+    assert started
