@@ -154,6 +154,13 @@ def test_a_zero_share_skips_the_exact_searches_and_says_how_to_search() -> None:
     notice = next(n["message"] for n in report["notices"] if "--exact-time" in n["message"])
     assert "0 s" in notice and "not proven optimal" in notice
     assert "not proven" in final_outputs_html(out)
+    # the ipywidgets view draws the same final report: the notice, the cut entries marked
+    from fusionlab.jupyter.explorer import Explorer
+
+    ex = Explorer(ip.user_ns["_fuse"], display=lambda obj, **kw: None)
+    ex.show()
+    assert ex.displayed[MIME_TYPE] == report
+    assert "--exact-time" in ex.summary.value and "exact-time" in final_outputs_html(out)
     np.testing.assert_array_equal(ip.user_ns["x"], plain(ROWS)["x"])
 
 
