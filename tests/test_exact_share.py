@@ -226,3 +226,15 @@ def test_an_ilp_with_less_time_than_a_solver_process_takes_to_start_starts_none(
     # asked for a process by name, the caller gets one whatever the time
     partition(program, "ilp", "bohrium", time_limit=60.0, solver="process")
     assert started
+
+
+def test_the_partition_asked_for_keeps_its_own_limit_outside_the_share(budgets) -> None:
+    fuse("--algorithm optimal --cost robinson --optimal-time 7", ROWS)
+    result = ip.user_ns["_fuse"]
+    share = result.exact_budget
+    chosen = [b for a, m, b in budgets if (a, m) == ("optimal", "robinson")]
+    assert len(chosen) == 1 and chosen[0].seconds > DEFAULT_EXACT_TIME  # its own 7 s, cut to the budget
+    rest = [b for a, m, b in budgets if a in EXACT_ALGORITHMS and (a, m) != ("optimal", "robinson")]
+    assert len(rest) == 7 and all(b.deadline <= share.deadline + 1e-9 for b in rest)
+    notice = [n["message"] for n in result.report()["notices"] if "--exact-time" in n["message"]]
+    assert not notice or "optimal under robinson" not in notice[0]

@@ -115,8 +115,8 @@ class FuseResult:
     exact_seconds
         Seconds the exact searches (``optimal``, ``ilp``, ``exhaustive``) of one
         :meth:`compute` may take together, shared fairly between the partitions still to
-        compute (each also keeps its own time limit); ``None``: no share of their own, only
-        the budget bounds them. Searches it cuts keep their best so far, marked not proven.
+        compute (each also keeps its own time limit), except the selected partition, which
+        keeps its own limit; ``None``: no share of their own, only the budget bounds them. Searches it cuts keep their best so far, marked not proven.
     """
 
     def __init__(
@@ -342,7 +342,7 @@ class FuseResult:
         back, and is computed in full afterwards."""
         own = self.options.get(alg, {}).get("time_limit") if isinstance(self.options.get(alg), Mapping) else None
         model = self._model(name)
-        limit = self._exact_limit(budget, alg, own)
+        limit = self._exact_limit(budget, alg, name, own)
         if until is not None:
             limit = budget.child(min(limit.remaining(), max(until - time.perf_counter(), 0.0)))
         try:
@@ -358,22 +358,26 @@ class FuseResult:
             note = "the time budget ran out before this partition was computed"
         # cut by the time (a node limit is its own reason, which the entry's notes give)
         timed_out = status == "budget" and (result is None or bool(result.budget_cut))
-        if timed_out and alg in EXACT_ALGORITHMS and self.exact_seconds is not None:
+        if timed_out and alg in EXACT_ALGORITHMS and self.exact_seconds is not None and \
+                (alg, name) != self._work_selected():
             self._share_cut.setdefault(self.batch, []).append((alg, name))
         parts.add(alg, model, result, status, budget=budget, note=note)
         return True
 
-    def _exact_limit(self, budget: Budget, alg: str, own: float | None) -> Budget:
+    def _exact_limit(self, budget: Budget, alg: str, name: str, own: float | None) -> Budget:
         """The budget of one partition: its own time limit, cut to what is left; an exact
         search also to a fair part of the exact searches' share (what is left of it over
         the exact partitions still pending, this one included), so that every cost model
         gets its turn and the cell returns soon after the share."""
-        if alg not in EXACT_ALGORITHMS or self.exact_seconds is None:
+        # the partition the user asked to see first (--algorithm optimal) keeps its own limit:
+        # the share bounds the comparison grid around it
+        chosen = self._work_selected()
+        if alg not in EXACT_ALGORITHMS or self.exact_seconds is None or (alg, name) == chosen:
             return budget.child(own)
         if self._exact_share is None or self._exact_share[0] is not budget:
             self._exact_share = (budget, budget.child(self.exact_seconds))
         share = self._exact_share[1]
-        waiting = sum(1 for a, _ in self.pending() if a in EXACT_ALGORITHMS)
+        waiting = sum(1 for k in self.pending() if k[0] in EXACT_ALGORITHMS and k != chosen)
         part = share.remaining() / max(waiting, 1)
         return share.child(part if own is None else min(own, part))
 
