@@ -229,12 +229,12 @@ def test_an_ilp_with_less_time_than_a_solver_process_takes_to_start_starts_none(
 
 
 def test_the_partition_asked_for_keeps_its_own_limit_outside_the_share(budgets) -> None:
-    fuse("--algorithm optimal --cost robinson --optimal-time 7", ROWS)
+    fuse("--algorithm optimal --cost bohrium --optimal-time 7", ROWS)
     result = ip.user_ns["_fuse"]
     share = result.exact_budget
-    chosen = [b for a, m, b in budgets if (a, m) == ("optimal", "robinson")]
+    chosen = [b for a, m, b in budgets if (a, m) == ("optimal", "bohrium")]
     assert len(chosen) == 1 and chosen[0].seconds > DEFAULT_EXACT_TIME  # its own 7 s, cut to the budget
-    rest = [b for a, m, b in budgets if a in EXACT_ALGORITHMS and (a, m) != ("optimal", "robinson")]
+    rest = [b for a, m, b in budgets if a in EXACT_ALGORITHMS and (a, m) != ("optimal", "bohrium")]
     assert len(rest) == 7 and all(b.deadline <= share.deadline + 1e-9 for b in rest)
     notice = [n["message"] for n in result.report()["notices"] if "--exact-time" in n["message"]]
-    assert not notice or "optimal under robinson" not in notice[0]
+    assert not notice or "optimal under bohrium" not in notice[0]

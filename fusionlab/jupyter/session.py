@@ -42,12 +42,12 @@ from ..costs import NonMonotonicCostModel, UnsupportedCostModel, get_cost_model
 from ..dot import get_dot, graph_level
 from ..partition import MergeCache, PartitionResult, SearchTrace, evaluate
 from ..report import (
-    DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, EXACT_ALGORITHMS, MIME_TYPE, ReportOptions,
-    ReportParts,
+    DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, MIME_TYPE, ReportOptions, ReportParts,
     assemble_report, batch_summaries, find_entry, format_cost, is_first_display_ready, partition_entry,
     run_partition, trace_data, work_order,
 )
 from ..wsp import IllegalMerge, PartitionState, WSPGraph
+from .share import ExactShare
 
 __all__ = ["FuseResult", "ManualOutcome", "normalise_timings", "SVG_SECONDS", "SPREAD_WARNING",
            "FIRST_DISPLAY_SECONDS"]
@@ -116,7 +116,9 @@ class FuseResult:
         Seconds the exact searches (``optimal``, ``ilp``, ``exhaustive``) of one
         :meth:`compute` may take together, shared fairly between the partitions still to
         compute (each also keeps its own time limit), except the selected partition, which
-        keeps its own limit; ``None``: no share of their own, only the budget bounds them. Searches it cuts keep their best so far, marked not proven.
+        keeps its own limit; ``None``: no share of their own, only the budget bounds them.
+        Searches it cuts keep their best so far, marked not proven
+        (:class:`~fusionlab.jupyter.share.ExactShare`).
     """
 
     def __init__(
@@ -150,13 +152,8 @@ class FuseResult:
         self.selected = selected or (alg, self.models[0].name)
         self._check_selected(*self.selected)
         self.budget_seconds = budget_seconds
-        if exact_seconds is not None and not exact_seconds >= 0:
-            raise ValueError(f"exact_seconds must be a non-negative number of seconds or None, not {exact_seconds!r}")
         self.exact_seconds = exact_seconds
-        # (the budget of a compute call, the exact searches' share of it): one share per call
-        self._exact_share: tuple[Budget, Budget] | None = None
-        # per batch: the exact searches the share cut (the report's notice says so)
-        self._share_cut: dict[int, list[tuple[str, str]]] = {}
+        self._share = ExactShare(exact_seconds)  # the exact searches' share, and what it cut
         self.trace_limit = trace_limit
         self.report_id = report_id or f"fusionlab-{uuid.uuid4().hex}"
         self.manual: PartitionResult | None = None
@@ -236,7 +233,7 @@ class FuseResult:
         """The exact searches' share of the last :meth:`compute`'s budget (``None`` before
         one ran an exact search, or with no ``exact_seconds``): each exact search's budget
         ends by its deadline."""
-        return None if self._exact_share is None else self._exact_share[1]
+        return self._share.budget
 
     @property
     def phase(self) -> str:
@@ -342,7 +339,7 @@ class FuseResult:
         back, and is computed in full afterwards."""
         own = self.options.get(alg, {}).get("time_limit") if isinstance(self.options.get(alg), Mapping) else None
         model = self._model(name)
-        limit = self._exact_limit(budget, alg, name, own)
+        limit = self._share.limit(budget, (alg, name), own, chosen=self._work_selected(), pending=self.pending())
         if until is not None:
             limit = budget.child(min(limit.remaining(), max(until - time.perf_counter(), 0.0)))
         try:
@@ -357,29 +354,10 @@ class FuseResult:
         if status == "budget" and result is None:
             note = "the time budget ran out before this partition was computed"
         # cut by the time (a node limit is its own reason, which the entry's notes give)
-        timed_out = status == "budget" and (result is None or bool(result.budget_cut))
-        if timed_out and alg in EXACT_ALGORITHMS and self.exact_seconds is not None and \
-                (alg, name) != self._work_selected():
-            self._share_cut.setdefault(self.batch, []).append((alg, name))
+        self._share.record(self.batch, (alg, name), timed_out=status == "budget" and (
+            result is None or bool(result.budget_cut)), chosen=self._work_selected())
         parts.add(alg, model, result, status, budget=budget, note=note)
         return True
-
-    def _exact_limit(self, budget: Budget, alg: str, name: str, own: float | None) -> Budget:
-        """The budget of one partition: its own time limit, cut to what is left; an exact
-        search also to a fair part of the exact searches' share (what is left of it over
-        the exact partitions still pending, this one included), so that every cost model
-        gets its turn and the cell returns soon after the share."""
-        # the partition the user asked to see first (--algorithm optimal) keeps its own limit:
-        # the share bounds the comparison grid around it
-        chosen = self._work_selected()
-        if alg not in EXACT_ALGORITHMS or self.exact_seconds is None or (alg, name) == chosen:
-            return budget.child(own)
-        if self._exact_share is None or self._exact_share[0] is not budget:
-            self._exact_share = (budget, budget.child(self.exact_seconds))
-        share = self._exact_share[1]
-        waiting = sum(1 for k in self.pending() if k[0] in EXACT_ALGORITHMS and k != chosen)
-        part = share.remaining() / max(waiting, 1)
-        return share.child(part if own is None else min(own, part))
 
     def _code_key(self, result: PartitionResult) -> tuple[int, tuple[tuple[int, ...], ...]]:
         return self.batch, tuple(tuple(b) for b in result.blocks)
@@ -470,8 +448,9 @@ class FuseResult:
                 notices.append({"kind": "code", "line": None, "message": (
                     f"the generated code of this {len(self.program)}-instruction batch is not shown: generating it "
                     "would not end within the time budget (rerun with a larger --budget)")})
-            if self._share_cut.get(self.batch):
-                notices.append({"kind": "budget", "line": None, "message": self._share_notice()})
+            share_notice = self._share.notice(self.batch)
+            if share_notice is not None:
+                notices.append(share_notice)
             self._report = assemble_report(
                 self.parts, algorithms=self.algorithms, cost_models=self.models, selected=self.selected,
                 report_id=self.report_id, name=self.name, source=getattr(self.capture, "source", "") or "",
@@ -484,16 +463,6 @@ class FuseResult:
             if rs["pending"] and rs["phase"] in ("done", "waiting"):
                 rs["phase"] = "pending"
         return self._report
-
-    def _share_notice(self) -> str:
-        """Why some exact searches are not proven: the share they were given, and how to
-        give them more."""
-        cut = self._share_cut[self.batch]
-        which = ", ".join(f"{a} under {m}" for a, m in cut)
-        more = max(10 * (self.exact_seconds or 1.0), 30.0)
-        return (f"the exact searches were given {self.exact_seconds:g} s together (--exact-time) so that the cell "
-                f"returns quickly; {len(cut)} stopped there ({which}) and show the best partition found so far, not "
-                f"proven optimal. To search longer, rerun the cell with --exact-time {more:g} --budget {more + 5:g}.")
 
     def to_json(self, indent: int | None = None) -> str:
         """The report as JSON text."""
