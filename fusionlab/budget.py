@@ -160,7 +160,12 @@ class Budget:
 
     def child(self, seconds: float | None = None) -> "Budget":
         """A budget for one phase: at most ``seconds``, and never past this one's deadline."""
-        return Budget(self.limit(seconds), on_phase=self.on_phase, interrupt=self.interrupt)
+        # one reading of the clock for both the time left and the child's start: read twice,
+        # the child's deadline would pass this one's by the time between the readings
+        now = time.perf_counter()
+        own = math.inf if seconds is None else float(seconds)
+        return Budget(min(own, max(0.0, self.deadline - now)), on_phase=self.on_phase, started=now,
+                      interrupt=self.interrupt)
 
     @contextmanager
     def phase(self, name: str) -> Iterator["Budget"]:

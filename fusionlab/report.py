@@ -363,7 +363,8 @@ def work_order(algorithms: Sequence[str], models: Sequence[str], selected: tuple
                ) -> list[tuple[str, str]]:
     """The order partitions are computed in: the cheap algorithms under the selected model
     (the first display waits for these), the selected partition, the rest under the
-    selected model, then the other models (heuristics before exact searches).
+    selected model, then the other models (heuristics before exact searches, the exact
+    searches algorithm by algorithm).
 
     >>> work_order(["singleton", "greedy", "optimal"], ["bohrium", "robinson"], ("greedy", "robinson"))[:3]
     [('singleton', 'robinson'), ('greedy', 'robinson'), ('optimal', 'robinson')]
@@ -375,7 +376,9 @@ def work_order(algorithms: Sequence[str], models: Sequence[str], selected: tuple
     rest_chosen = [(a, chosen) for a in algorithms if (a, chosen) not in first]
     others = [m for m in models if m != chosen]
     heuristics = [(a, m) for m in others for a in algorithms if a not in EXACT_ALGORITHMS]
-    exact = [(a, m) for m in others for a in algorithms if a in EXACT_ALGORITHMS]
+    # the branch and bound under every model before the ILPs: it often proves at once, and
+    # what it leaves of a shared time goes to the searches after it
+    exact = [(a, m) for a in algorithms if a in EXACT_ALGORITHMS for m in others]
     return first + rest_chosen + heuristics + exact
 
 

@@ -47,6 +47,7 @@ from ..report import (
     run_partition, trace_data, work_order,
 )
 from ..wsp import IllegalMerge, PartitionState, WSPGraph
+from .share import ExactShare
 
 __all__ = ["FuseResult", "ManualOutcome", "normalise_timings", "SVG_SECONDS", "SPREAD_WARNING",
            "FIRST_DISPLAY_SECONDS"]
@@ -111,6 +112,13 @@ class FuseResult:
         Search-trace nodes kept in the report (the whole trace: :meth:`full_trace`).
     report_id
         The report's ``id`` (the display id); a fresh one by default.
+    exact_seconds
+        Seconds the exact searches (``optimal``, ``ilp``, ``exhaustive``) of one
+        :meth:`compute` may take together, shared fairly between the partitions still to
+        compute (each also keeps its own time limit), except the selected partition, which
+        keeps its own limit; ``None``: no share of their own, only the budget bounds them.
+        Searches it cuts keep their best so far, marked not proven
+        (:class:`~fusionlab.jupyter.share.ExactShare`).
     """
 
     def __init__(
@@ -127,6 +135,7 @@ class FuseResult:
         budget_seconds: float | None = None,
         trace_limit: int | None = DEFAULT_TRACE_LIMIT,
         report_id: str | None = None,
+        exact_seconds: float | None = None,
     ) -> None:
         if not batches:
             raise ValueError("nothing to explore: the cell recorded no array instruction "
@@ -143,6 +152,8 @@ class FuseResult:
         self.selected = selected or (alg, self.models[0].name)
         self._check_selected(*self.selected)
         self.budget_seconds = budget_seconds
+        self.exact_seconds = exact_seconds
+        self._share = ExactShare(exact_seconds)  # the exact searches' share, and what it cut
         self.trace_limit = trace_limit
         self.report_id = report_id or f"fusionlab-{uuid.uuid4().hex}"
         self.manual: PartitionResult | None = None
@@ -216,6 +227,13 @@ class FuseResult:
         return self._status.setdefault(self.batch, {
             "phase": "waiting", "interrupted": False, "budget_seconds": self.budget_seconds,
             "elapsed_seconds": 0.0})
+
+    @property
+    def exact_budget(self) -> Budget | None:
+        """The exact searches' share of the last :meth:`compute`'s budget (``None`` before
+        one ran an exact search, or with no ``exact_seconds``): each exact search's budget
+        ends by its deadline."""
+        return self._share.budget
 
     @property
     def phase(self) -> str:
@@ -321,7 +339,7 @@ class FuseResult:
         back, and is computed in full afterwards."""
         own = self.options.get(alg, {}).get("time_limit") if isinstance(self.options.get(alg), Mapping) else None
         model = self._model(name)
-        limit = budget.child(own)
+        limit = self._share.limit(budget, (alg, name), own, chosen=self._work_selected(), pending=self.pending())
         if until is not None:
             limit = budget.child(min(limit.remaining(), max(until - time.perf_counter(), 0.0)))
         try:
@@ -335,6 +353,9 @@ class FuseResult:
         note = ""
         if status == "budget" and result is None:
             note = "the time budget ran out before this partition was computed"
+        # cut by the time (a node limit is its own reason, which the entry's notes give)
+        self._share.record(self.batch, (alg, name), timed_out=status == "budget" and (
+            result is None or bool(result.budget_cut)), chosen=self._work_selected())
         parts.add(alg, model, result, status, budget=budget, note=note)
         return True
 
@@ -427,6 +448,9 @@ class FuseResult:
                 notices.append({"kind": "code", "line": None, "message": (
                     f"the generated code of this {len(self.program)}-instruction batch is not shown: generating it "
                     "would not end within the time budget (rerun with a larger --budget)")})
+            share_notice = self._share.notice(self.batch)
+            if share_notice is not None:
+                notices.append(share_notice)
             self._report = assemble_report(
                 self.parts, algorithms=self.algorithms, cost_models=self.models, selected=self.selected,
                 report_id=self.report_id, name=self.name, source=getattr(self.capture, "source", "") or "",
