@@ -77,3 +77,15 @@ def test_free_cores_after_a_real_parallel_loop_counts_no_more_than_the_machine_s
         assert total(a) == a.size
         free = threads.free_cores()
         assert 1 <= free <= threads.available_cores()
+
+
+def test_a_run_reports_its_threads_and_why() -> None:
+    import re
+
+    from fusionlab.capture import capture
+    from fusionlab.execute import run
+
+    cap = capture("import numpy as np\nx = np.arange(5000.0)\ny = np.sqrt(x) * 2 + x\n")
+    for driver in ("python", "numba", "blocks"):
+        r = run(cap, "greedy", driver=driver, min_size=0)
+        assert re.fullmatch(r"(1 thread|\d+ threads): \d+ of \d+ cores free", r.threads), r.threads
