@@ -50,7 +50,7 @@ import numpy as np
 
 from ..bytecode import Instruction, Opcode, Program, View
 from ..execute.reference import Externals, Storage, run_reference
-from .array import NUMERIC, Traced, unwrap, view_of
+from .array import NUMERIC, Traced, TracedFlat, unwrap, view_of
 from .functions import GeneratorProxy, Proxy, Recording, make_numpy
 from .plain import Plainer
 from .recorder import (
@@ -232,6 +232,8 @@ def _to_real(x: Any) -> Any:
     if isinstance(x, Traced):
         return unwrap(x)
     if isinstance(x, (Proxy, Recording, GeneratorProxy)):
+        return x.real
+    if isinstance(x, TracedFlat):   # ``f = a.flat`` kept: NumPy's flatiter of the real array
         return x.real
     return None
 

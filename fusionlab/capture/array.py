@@ -31,8 +31,8 @@ from .recorder import Handle, NoticeKind, Recorder
 NUMERIC = "biufc"
 # attributes that describe an array without reading its data
 _METADATA = {"flags", "itemsize", "nbytes", "ndim", "size"}
-# attributes that hand out the array's memory to plain NumPy
-_ALIASING = {"base", "flat", "data", "ctypes"}
+# attributes that hand out the array's memory to plain NumPy (``flat``: see :class:`TracedFlat`)
+_ALIASING = {"base", "data", "ctypes"}
 
 
 class Foreign(Exception):
@@ -168,6 +168,17 @@ class Traced:
         else:  # not a numeric array any more: the program cannot follow it
             self._rec.notice(NoticeKind.PLAIN, f"{why} makes an array capture cannot record")
             self._h.escape()
+
+    @property
+    def flat(self) -> "TracedFlat":
+        return TracedFlat(self)
+
+    @flat.setter
+    def flat(self, value: Any) -> None:
+        # NumPy repeats a short value over every element: exact as ``a.reshape(-1)[...] =``
+        # when the value is one element or exactly as many (a C-contiguous array only)
+        target = self.flat
+        target[:] = value
 
     @property
     def real(self) -> Any:
@@ -442,6 +453,90 @@ class Traced:
                            (self,) + args, kwargs)
 
         return method
+
+
+class TracedFlat:
+    """``a.flat`` of a traced array.
+
+    For a C-contiguous ``a``, ``a.flat[i]`` and ``a.flat[start:stop:step]`` are the 1-D view
+    ``a.reshape(-1)[key]`` of its memory: a read is NumPy's copy of that view, a write goes
+    through it (when the value is one element, or exactly as many as the view, NumPy's
+    repetition of a shorter value being then a broadcast), and both are recorded exactly.
+    Any other use (another index kind, a non-contiguous ``a``, iteration, ``np.asarray(a.flat)``,
+    a value NumPy would repeat or cut) gets NumPy's own ``flatiter`` on the real memory, with
+    a notice: the base escapes and is reloaded where it is next used, as before.
+
+    >>> from fusionlab.capture import capture
+    >>> c = capture("import numpy as np\\na = np.zeros((3, 3))\\na.flat[::4] = 1.0\\nd = a.flat[::4]\\n")
+    >>> [i.opcode.name for i in c.batches[0].instructions][:3]
+    ['COPY', 'COPY', 'COPY']
+    >>> c.replay()["d"], [n.message for n in c.notices]
+    (array([1., 1., 1.]), [])
+    """
+
+    __slots__ = ("_a", "_it")
+
+    def __init__(self, a: Traced) -> None:
+        self._a, self._it = a, None
+
+    def _line(self, key: Any) -> "Traced | None":
+        """``a.reshape(-1)[key]`` when ``key`` is a slice or an integer of a C-contiguous array."""
+        a = self._a
+        if a._scalar or not a._r.flags.c_contiguous or isinstance(key, (bool, np.bool_)) \
+                or not isinstance(key, (slice, int, np.integer)):
+            return None
+        return a.reshape(-1)
+
+    def _plain(self) -> Any:
+        """NumPy's flatiter on the real memory (the base escapes: see the class notes)."""
+        if self._it is None:
+            a = self._a
+            a._rec.notice(NoticeKind.PLAIN, "ndarray.flat hands the array's memory to plain NumPy")
+            a._h.escape()
+            self._it = a._r.flat
+        return self._it
+
+    def __getitem__(self, key: Any) -> Any:
+        line = self._line(key)
+        if line is None:
+            return self._plain()[unwrap(key)]
+        if isinstance(key, slice):   # NumPy's flatiter copies a slice
+            return _copy_of(line[key])
+        return line[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        line = self._line(key)
+        shape = np.shape(unwrap(value)) if not isinstance(value, Traced) else value.shape
+        count = int(np.prod(shape))
+        wanted = len(range(*key.indices(line.size))) if line is not None and isinstance(key, slice) else 1
+        if line is None or len(shape) > 1 or (count != 1 and count != wanted) or \
+                not isinstance(key, slice) and shape:
+            self._plain()[unwrap(key)] = unwrap(value)
+            return
+        line[key] = value
+
+    @property
+    def real(self) -> Any:
+        """NumPy's flatiter of the real array (the one already handed out, if any), for the
+        user's namespace after the capture."""
+        return self._it if self._it is not None else self._a._r.flat
+
+    def __iter__(self) -> Any:
+        return iter(self._plain())
+
+    def __next__(self) -> Any:
+        return next(self._plain())
+
+    def __len__(self) -> int:
+        return len(self._plain())
+
+    def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        return self._plain().__array__(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:   # base, coords, index, copy, ...
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._plain(), name)
 
 
 # --------------------------------------------------------------------------- operators

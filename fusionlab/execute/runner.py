@@ -39,6 +39,9 @@ class RunResult:
     driver: str = ""
     #: seconds of the ``repeat`` runs after the first (which compiles)
     times: list[float] = field(default_factory=list)
+    #: the Numba threads of the last run and why ("2 threads: 2 of 2 cores free"): the
+    #: count is decided per run from the cores free then (:mod:`fusionlab.execute.threads`)
+    threads: str = ""
     #: ``check=True``: the values against plain NumPy (the captured source run plainly;
     #: for a bytecode program, the reference executor) — see :mod:`fusionlab.execute.check`
     check: CheckReport | None = None
@@ -129,7 +132,7 @@ def run(
     The kernels are called from the run's driver (:mod:`fusionlab.execute.driver`):
     ``driver="python"`` runs it as Python, ``"numba"`` compiles it too, ``"blocks"`` runs
     block by block; ``RunResult.driver`` says what ran (and why not a driver, when none
-    could be built). ``check=True`` also runs the reference executor (``max_abs_error``: the
+    could be built), ``RunResult.threads`` how many Numba threads the last run used and why. ``check=True`` also runs the reference executor (``max_abs_error``: the
     largest difference from it) and compares the values with plain NumPy, the captured
     source run plainly (``RunResult.check``, :mod:`fusionlab.execute.check`). ``repeat=N`` runs N more times after the first (which compiles) and
     keeps their seconds in ``RunResult.times``.
@@ -141,6 +144,8 @@ def run(
     >>> r = run(cap, "greedy", check=True, min_size=0)
     >>> r.values["y"][:3], r.max_abs_error, r.kernels, r.driver
     (array([0.        , 3.        , 4.82842712]), 0.0, 1, 'python driver')
+    >>> r.threads.endswith("cores free")   # e.g. "2 threads: 2 of 2 cores free"
+    True
     """
     batches, base_inputs, externals = _parts(target)
     cache = cache or KernelCache()
@@ -155,8 +160,10 @@ def run(
         runner()
         times.append(time.perf_counter() - t)
     values = _values(target, synced)
+    choice = runner.choice
     result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""),
-                       times=times)
+                       times=times, threads="" if choice is None else
+                       f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}")
     if check:
         ref_storage = Storage({**base_inputs, **(inputs or {})})
         ref: dict[str, np.ndarray] = {}

@@ -98,16 +98,34 @@ def free_cores(samples: int = 3) -> int:
     only when the machine shows more runnable tasks than the caller alone (reading them
     costs a file per thread)."""
     total = available_cores()
+    running = _machine_running(samples)
+    if running is None:
+        return total
+    others = running - 1   # the caller is running
+    if others > 0:
+        # this process's threads first, the machine's count after them: a worker of our own
+        # pool still spinning after the last parallel loop (OpenMP's spin lasts 1-4 ms here)
+        # only stops in between, so it is counted in both reads or in the second not at
+        # all. Read the other way round, a worker that stopped between the reads counted
+        # as another process, and the run right after a parallel loop got one thread (the
+        # compiled driver's bimodal 15 / 30 ms on histogram equalisation, after the loop).
+        own = _own_running()
+        running = _machine_running(samples)
+        if running is None:
+            return total
+        others = max(0, running - own)
+    return max(1, total - others)
+
+
+def _machine_running(samples: int) -> int | None:
+    """The fewest runnable tasks of ``samples`` reads (a task passing by is not counted)."""
     seen = []
     for _ in range(max(1, samples)):
         running = _procs_running()
         if running is None:
-            return total
+            return None
         seen.append(running)
-    others = min(seen) - 1   # the caller is running
-    if others > 0:
-        others = max(0, min(seen) - _own_running())
-    return max(1, total - others)
+    return min(seen)
 
 
 @dataclass(frozen=True)
