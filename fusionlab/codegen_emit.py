@@ -163,9 +163,13 @@ def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | N
     body = [f"{val} = {expr}{comment}", f"{keep} = {mask}"]
     if target is None:
         return FilterLines([], [], body, [], [])
+    pre: list[str] = []
+    if out.ndim > 1:   # selected rows: their elements in C order are the selected elements in the loop's
+        pre.append(f"acc{c + 1}_rows = {target}.reshape({target}.size)  # {c + 1}: the selected rows, flat")
+        target = f"acc{c + 1}_rows"
     if chunks is None:
         body.append(f"if {keep}: {target}[{count}] = {val}; {count} += 1  # compacted, in C order")
-        return FilterLines([f"{count} = 0"], [], body, [], [])
+        return FilterLines(pre + [f"{count} = 0"], [], body, [], [])
     n, size, one = chunks
     buf, counts, at, k, j = (f"acc{c + 1}_{x}" for x in ("buf", "counts", "at", "chunk", "j"))
     body.append(f"if {keep}: {buf}[chunk * {size} + {count}] = {val}; {count} += {one}  # this chunk's run")
@@ -182,15 +186,16 @@ def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | N
     return FilterLines(pre, [f"{count} = np.uint64(0)"], body, [f"{counts}[chunk] = {count}"], post)
 
 
-def fold_source(plan: FilterPlan, r: int, src_arg: str | None, flat: str) -> tuple[str, str]:
+def fold_source(plan: FilterPlan, r: int, src_arg: str | None, flat: str, at: str | None = None) -> tuple[str, str]:
     """A filter-fold's element and its guard: the filter's element under its mask bit when
-    the filter shares the block, else the compacted output at the flat loop index, below
-    its length."""
+    the filter shares the block, else the compacted output at ``at`` (the flat loop index
+    by default; a row selection's output at the loop indices), while ``flat`` (the row) is
+    below its length."""
     for rr, c in plan.fused:
         if rr == r:
             val, keep, _ = _filter_locals(c)
             return val, f"if {keep}: "
-    return f"{src_arg}[{flat}]", f"if {flat} < np.uint64({src_arg}.shape[0]): "
+    return f"{src_arg}[{at or flat}]", f"if {flat} < np.uint64({src_arg}.shape[0]): "
 
 
 # --------------------------------------------------------------------------- arg reductions (see codegen)
