@@ -430,7 +430,9 @@ class _Emitter:
                     self.post.append(f"# {i + 1}: DEL {ins.outputs[0].base.name} (contracted: never allocated)")
                 continue
             loop = loop_dtypes(ins)
-            ops = self.operands(ins, loop)
+            # a filter-fold reads its element from the filter or under a guard (fold_element),
+            # never at the loop indices unguarded: a selection is shorter than the loop
+            ops = [""] if self.folds(i) else self.operands(ins, loop)
             if op in OpFamily.FILTER:
                 self.filter(i, ins, ops, comment)
             elif op in OpFamily.HISTOGRAM:
@@ -521,9 +523,13 @@ class _Emitter:
         """A COMPRESS's lines (:func:`filter_lines`)."""
         out = ins.outputs[0]
         target = None if out.base.name in self.local else self.arg(out)
-        chunks = (f"(({self.extents[0]} + {self.u(_CHUNK - 1)}) // {self.u(_CHUNK)})", self.u(_CHUNK), self.u(1)) \
-            if self.lay.two_pass else None
-        got = filter_lines(i, ins, ops[0], ops[1], target, comment, chunks)
+        chunks, slot = None, "chunk"
+        if self.lay.two_pass and self.lay.split:   # a range of rows: at most its rows' elements
+            rows = f"(({self.extents[0]} + nsp - {self.u(1)}) // nsp)"
+            chunks, slot = ("nsp", " * ".join([rows, *self.extents[1:]]), self.u(1)), "sp"
+        elif self.lay.two_pass:
+            chunks = (f"(({self.extents[0]} + {self.u(_CHUNK - 1)}) // {self.u(_CHUNK)})", self.u(_CHUNK), self.u(1))
+        got = filter_lines(i, ins, ops[0], ops[1], target, comment, chunks, slot)
         self.pre += got.pre
         self.opening += got.opening
         self.body += got.body
@@ -641,13 +647,18 @@ class _Emitter:
                       f"    {a}_v = " + OPCODES[op].combine.format(a=f"{a}_v", b=f"{a}_part[sp]"),
                       f"{self.ref(out)} = {a}_v"]
 
+    def folds(self, i: int) -> bool:
+        """Whether instruction ``i`` is a filter-fold of this block (its filter here or earlier)."""
+        plan = self.lay.filters
+        return plan is not None and (i in plan.guarded or any(rr == i for rr, _ in plan.fused))
+
     def fold_element(self, i: int, ins: Instruction, src: str) -> tuple[str, str]:
         """A reduction's element and the guard (``"if ...: "``) it is folded under: ``src``
         and none, except for a filter-fold (:func:`fold_source`): the compacted output is
         read at the flat loop index (an element selection) or at the loop indices (rows),
         below its recorded length."""
         plan, lay, idx, extents, rank = self.lay.filters, self.lay, self.idx, self.extents, self.lay.rank
-        if plan is None or not (i in plan.guarded or any(rr == i for rr, _ in plan.fused)):
+        if plan is None or not self.folds(i):
             return src, ""
         view = ins.views_in[0]
         source = self.arg(view) if view in lay.slot else None

@@ -151,12 +151,13 @@ class FilterLines:
 
 
 def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | None, comment: str,
-                 chunks: tuple[str, str, str] | None = None) -> FilterLines:
+                 chunks: tuple[str, str, str] | None = None, slot: str = "chunk") -> FilterLines:
     """The lines of COMPRESS ``c``: the element and mask bit as locals and, when its output
     is written (``target``: the output's argument), the compaction. Serial: a running count.
     With ``chunks`` (the chunk count, the chunk size and 1, unsigned; a parallel loop over
     chunks), two passes: each chunk compacts into its own slice of a buffer and counts, then
-    the exclusive prefix sums of the counts place each chunk's run in the output."""
+    the exclusive prefix sums of the counts place each chunk's run in the output (``slot``:
+    the parallel loop's variable, ``chunk``, or ``sp`` over ranges of rows)."""
     val, keep, count = _filter_locals(c)
     out = ins.outputs[0]
     expr = data if ins.views_in[0].dtype == out.dtype else f"{np_type(out.dtype)}({data})"
@@ -172,9 +173,9 @@ def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | N
         return FilterLines(pre + [f"{count} = 0"], [], body, [], [])
     n, size, one = chunks
     buf, counts, at, k, j = (f"acc{c + 1}_{x}" for x in ("buf", "counts", "at", "chunk", "j"))
-    body.append(f"if {keep}: {buf}[chunk * {size} + {count}] = {val}; {count} += {one}  # this chunk's run")
-    pre = [f"{buf} = np.empty({n} * {size}, dtype={np_type(out.dtype)})",
-           f"{counts} = np.empty({n}, dtype=np.uint64)"]
+    body.append(f"if {keep}: {buf}[{slot} * {size} + {count}] = {val}; {count} += {one}  # this chunk's run")
+    pre += [f"{buf} = np.empty({n} * {size}, dtype={np_type(out.dtype)})",
+            f"{counts} = np.empty({n}, dtype=np.uint64)"]
     post = [f"{at} = np.empty({n}, dtype=np.uint64)  # {c + 1}: where each chunk's run starts in {out.base.name}",
             f"{count} = np.uint64(0)",
             f"for {k} in range({n}):",
@@ -183,7 +184,7 @@ def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | N
             f"for {k} in numba.prange({n}):",
             f"    for {j} in range({counts}[{k}]):",
             f"        {target}[{at}[{k}] + {j}] = {buf}[{k} * {size} + {j}]"]
-    return FilterLines(pre, [f"{count} = np.uint64(0)"], body, [f"{counts}[chunk] = {count}"], post)
+    return FilterLines(pre, [f"{count} = np.uint64(0)"], body, [f"{counts}[{slot}] = {count}"], post)
 
 
 def fold_source(plan: FilterPlan, r: int, src_arg: str | None, flat: str, at: str | None = None) -> tuple[str, str]:

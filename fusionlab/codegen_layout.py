@@ -389,10 +389,10 @@ def get_kernel_layout(program: Program, block: Sequence[int], parallel: bool = T
     scan_axis = _scan_axis(program, scans, compute)
     _check_syncs(program, block)
     nest = _loop_nest(program, compute, domain, plan, scans, scan_axis, parallel, cplan)
-    if plan is not None and any(program[c].outputs[0].ndim > 1 for c in plan.compacting) and \
-            (nest["split"] or nest["loop_order"] != tuple(range(len(domain)))):
-        # the selected rows are written at a running count of elements: the loop must visit C order
-        raise Unsupported("a row selection written beside a fold over its rows (the loop is not in C order)")
+    if plan is not None and plan.compacting and not nest["chunked"] and \
+            nest["loop_order"] != tuple(range(int(nest["split"]), len(domain))):
+        # a selection is written at a running count of its elements: each range in C order
+        raise Unsupported("a selection compacted in a loop not in C order")   # pragma: no cover - _loop_nest
     contracted = _contracted(program, compute, domain, new, freed, plan)
     arguments, views = _arguments(program, compute, len(domain), contracted, gathered,
                                   plan.row_masks if plan is not None else frozenset())
@@ -493,12 +493,15 @@ def _loop_nest(program: Program, compute: Sequence[int], domain: tuple[int, ...]
     rank = len(domain)
     # a zero-dimensional space is straight-line code: no loop, nothing to run in parallel
     # compaction: two passes over chunks in one dimension, else a serial loop (FilterPlan)
-    parallel = parallel and rank > 0 and (plan is None or not plan.compacting or rank == 1)
+    # compaction: two passes over chunks (one dimension) or ranges of rows (more), each
+    # compacting into its own slice of a buffer; serial, a running count in C order
+    compacting = plan is not None and bool(plan.compacting)
+    parallel = parallel and rank > 0
     histograms = [i for i in compute if program[i].opcode in OpFamily.HISTOGRAM]
     # bins per chunk no larger than the chunk: more bins than values per chunk cost more to
     # zero and sum than the counting saves, so such a histogram counts serially, once
     parallel = parallel and all(program[i].outputs[0].size <= CHUNK for i in histograms)
-    two_pass = parallel and plan is not None and bool(plan.compacting)
+    two_pass = parallel and compacting
     reductions = [i for i in compute if program[i].opcode in OpFamily.REDUCTION]
     axes = {i: reduction_axis(program, i) for i in reductions}
     reduced_axes = frozenset(axes[i] for i in reductions if axes[i] is not None and rank > 1)
@@ -510,9 +513,8 @@ def _loop_nest(program: Program, compute: Sequence[int], domain: tuple[int, ...]
     # enough rows (partial results at most a quarter of the input) an axis-0 reduction
     # splits too: rows in memory order instead of a strided walk down each column (a
     # 2000 x 2000 sum and sum of squares over axis 0: 30 ms split, 63 ms by columns, here)
-    split = rank >= 2 and 0 in reduced_axes and (full or outer is None or domain[0] >= 4 * SPLIT)
-    if plan is not None and any(program[c].outputs[0].ndim > 1 for c in plan.compacting):
-        # selected rows written at a running count of elements (a serial loop): C order
+    split = rank >= 2 and (0 in reduced_axes and (full or outer is None or domain[0] >= 4 * SPLIT) or two_pass)
+    if compacting and not parallel:   # a running count of the selected elements: the loop in C order
         split, outer = False, 0
     if scans and rank == 1 or split:
         outer = 0   # a one-dimensional scan: chunks in parallel, two passes
