@@ -278,6 +278,8 @@ def test_masked_assignment_with_a_row_mask_still_matches_numpy():
            "x[m] = -x[m]\nx[x[:, 1] < 0] = 7.0\ns = x.sum()\n")
     plain = _plain(src)
     cap = capture(src, {})
+    # the selection read is a COMPRESS; the assignment of rows stays NumPy's (an indexed assignment)
+    assert "COMPRESS" in _ops(cap) and "OPAQUE" in _ops(cap)
     r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
     assert r.check.ok
     np.testing.assert_array_equal(r.values["x"], plain["x"])
