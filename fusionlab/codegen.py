@@ -68,8 +68,8 @@ import numpy as np
 from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, View
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
 from .codegen_emit import (
-    arg_partials_lines, arg_split_lines, arg_step, filter_lines, fold_source, gather_expression, histogram_lines,
-    loop_dtypes, np_type, weak_result,
+    arg_partials_lines, arg_split_lines, arg_step, compaction_chunks, filter_lines, fold_element, fold_source, is_fold,
+    gather_expression, histogram_lines, loop_dtypes, np_type, weak_result,
 )
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
@@ -430,9 +430,8 @@ class _Emitter:
                     self.post.append(f"# {i + 1}: DEL {ins.outputs[0].base.name} (contracted: never allocated)")
                 continue
             loop = loop_dtypes(ins)
-            # a filter-fold reads its element from the filter or under a guard (fold_element),
-            # never at the loop indices unguarded: a selection is shorter than the loop
-            ops = [""] if self.folds(i) else self.operands(ins, loop)
+            # a filter-fold's element: from its filter or under a guard (fold_element), never unguarded
+            ops = [""] if is_fold(self.lay.filters, i) else self.operands(ins, loop)
             if op in OpFamily.FILTER:
                 self.filter(i, ins, ops, comment)
             elif op in OpFamily.HISTOGRAM:
@@ -523,12 +522,7 @@ class _Emitter:
         """A COMPRESS's lines (:func:`filter_lines`)."""
         out = ins.outputs[0]
         target = None if out.base.name in self.local else self.arg(out)
-        chunks, slot = None, "chunk"
-        if self.lay.two_pass and self.lay.split:   # a range of rows: at most its rows' elements
-            rows = f"(({self.extents[0]} + nsp - {self.u(1)}) // nsp)"
-            chunks, slot = ("nsp", " * ".join([rows, *self.extents[1:]]), self.u(1)), "sp"
-        elif self.lay.two_pass:
-            chunks = (f"(({self.extents[0]} + {self.u(_CHUNK - 1)}) // {self.u(_CHUNK)})", self.u(_CHUNK), self.u(1))
+        chunks, slot = compaction_chunks(self.lay.two_pass, self.lay.split, self.extents, self.u, _CHUNK)
         got = filter_lines(i, ins, ops[0], ops[1], target, comment, chunks, slot)
         self.pre += got.pre
         self.opening += got.opening
@@ -647,25 +641,10 @@ class _Emitter:
                       f"    {a}_v = " + OPCODES[op].combine.format(a=f"{a}_v", b=f"{a}_part[sp]"),
                       f"{self.ref(out)} = {a}_v"]
 
-    def folds(self, i: int) -> bool:
-        """Whether instruction ``i`` is a filter-fold of this block (its filter here or earlier)."""
-        plan = self.lay.filters
-        return plan is not None and (i in plan.guarded or any(rr == i for rr, _ in plan.fused))
-
     def fold_element(self, i: int, ins: Instruction, src: str) -> tuple[str, str]:
-        """A reduction's element and the guard (``"if ...: "``) it is folded under: ``src``
-        and none, except for a filter-fold (:func:`fold_source`): the compacted output is
-        read at the flat loop index (an element selection) or at the loop indices (rows),
-        below its recorded length."""
-        plan, lay, idx, extents, rank = self.lay.filters, self.lay, self.idx, self.extents, self.lay.rank
-        if plan is None or not self.folds(i):
-            return src, ""
-        view = ins.views_in[0]
-        source = self.arg(view) if view in lay.slot else None
-        if view.ndim > 1:   # a row selection's rows, in its data's loop
-            return fold_source(plan, i, source, idx[0], ", ".join(idx[rank - view.ndim:]))
-        flat = " + ".join(f"{idx[k]}" + "".join(f" * {extents[b]}" for b in range(k + 1, rank)) for k in range(rank))
-        return fold_source(plan, i, source, f"({flat})")
+        """A reduction's element and the guard it is folded under (:func:`fold_element`)."""
+        v = ins.views_in[0]
+        return fold_element(self.lay.filters, i, v, self.arg(v) if v in self.lay.slot else None, src, self.idx, self.extents)
 
     # ------------------------------------------------------------------ the loop nest
     def source(self) -> str:

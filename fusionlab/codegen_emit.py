@@ -12,7 +12,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -20,7 +20,8 @@ from .bytecode import HISTOGRAM_RANGE, OPCODES, Instruction, Literal, Opcode, Op
 from .codegen_layout import FilterPlan
 
 __all__ = ["np_type", "loop_dtypes", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source",
-           "arg_step", "arg_partials_lines", "arg_split_lines", "HistogramLines", "histogram_lines"]
+           "fold_element", "is_fold", "compaction_chunks", "arg_step", "arg_partials_lines", "arg_split_lines",
+           "HistogramLines", "histogram_lines"]
 
 
 def np_type(dtype: str) -> str:
@@ -197,6 +198,44 @@ def fold_source(plan: FilterPlan, r: int, src_arg: str | None, flat: str, at: st
             val, keep, _ = _filter_locals(c)
             return val, f"if {keep}: "
     return f"{src_arg}[{at or flat}]", f"if {flat} < np.uint64({src_arg}.shape[0]): "
+
+
+def compaction_chunks(two_pass: bool, split: bool, extents: Sequence[str], u: Callable[[int], str],
+                      chunk: int) -> tuple[tuple[str, str, str] | None, str]:
+    """The ``chunks`` and ``slot`` arguments of :func:`filter_lines` for a kernel's loop:
+    none (serial), chunks of ``chunk`` elements (one dimension) or the ``nsp`` ranges of the
+    first axis (n-d: a range holds at most its rows' elements); ``u(k)`` names the unsigned
+    constant k.
+
+    >>> compaction_chunks(True, True, ["n0", "n1"], lambda k: f"u{k}", 4096)
+    (('nsp', '((n0 + nsp - u1) // nsp) * n1', 'u1'), 'sp')
+    """
+    if two_pass and split:
+        return ("nsp", " * ".join([f"(({extents[0]} + nsp - {u(1)}) // nsp)", *extents[1:]]), u(1)), "sp"
+    if two_pass:
+        return (f"(({extents[0]} + {u(chunk - 1)}) // {u(chunk)})", u(chunk), u(1)), "chunk"
+    return None, "chunk"
+
+
+def is_fold(plan: FilterPlan | None, i: int) -> bool:
+    """Whether instruction ``i`` is a filter-fold of the block ``plan`` is of (its filter
+    in the block or in an earlier one)."""
+    return plan is not None and (i in plan.guarded or any(r == i for r, _ in plan.fused))
+
+
+def fold_element(plan: FilterPlan | None, i: int, view: View, source: str | None, src: str,
+                 idx: Sequence[str], extents: Sequence[str]) -> tuple[str, str]:
+    """Reduction ``i``'s element and the guard (``"if ...: "``) it is folded under: ``src``
+    and none, except for a filter-fold (:func:`fold_source`), whose compacted input
+    ``view`` (the argument ``source``) is read at the flat loop index (an element
+    selection) or at the loop indices (rows), below its recorded length."""
+    if plan is None or not is_fold(plan, i):
+        return src, ""
+    rank = len(idx)
+    if view.ndim > 1:   # a row selection's rows, in its data's loop
+        return fold_source(plan, i, source, idx[0], ", ".join(idx[rank - view.ndim:]))
+    flat = " + ".join(f"{idx[k]}" + "".join(f" * {extents[b]}" for b in range(k + 1, rank)) for k in range(rank))
+    return fold_source(plan, i, source, f"({flat})")
 
 
 # --------------------------------------------------------------------------- arg reductions (see codegen)
