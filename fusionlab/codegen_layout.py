@@ -127,7 +127,7 @@ class Scan:
 # (``filters.loop_domains``). A filter sharing the block keeps each element and its mask
 # bit in locals; a filter-fold in the block folds the element under the mask bit (its
 # output contracted when nothing else uses it); a filter whose output is used elsewhere
-# writes it compacted at a running count, which makes the kernel serial. A filter-fold
+# writes it compacted (a running count; in parallel, two passes). A filter-fold
 # whose filter ran in an earlier block reads the compacted output under ``flat < count``.
 
 
@@ -142,7 +142,8 @@ class FilterPlan:
     guarded: tuple[int, ...]
     #: filter outputs that are never allocated (created, only folded and freed here)
     contracted: frozenset[str]
-    #: COMPRESS instructions whose output the kernel writes (compaction: a serial loop)
+    #: COMPRESS instructions whose output the kernel writes (compaction: two passes in
+    #: parallel, a running count in C order serially)
     compacting: tuple[int, ...]
     #: the masks of the block's row selections, indexed by the leading loop indices
     row_masks: frozenset[View] = frozenset()
@@ -492,7 +493,6 @@ def _loop_nest(program: Program, compute: Sequence[int], domain: tuple[int, ...]
     """The loop nest's fields of the layout (see :class:`KernelLayout`)."""
     rank = len(domain)
     # a zero-dimensional space is straight-line code: no loop, nothing to run in parallel
-    # compaction: two passes over chunks in one dimension, else a serial loop (FilterPlan)
     # compaction: two passes over chunks (one dimension) or ranges of rows (more), each
     # compacting into its own slice of a buffer; serial, a running count in C order
     compacting = plan is not None and bool(plan.compacting)
