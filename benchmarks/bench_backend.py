@@ -130,8 +130,10 @@ WHY: dict[str, str] = {
     "particles_box": "its masked assignments (`x[low] = -x[low]`: fancy indexing and an indexed assignment, twelve "
                      "per step) run as NumPy (opaque) and cut every step into small fused pieces; the loop keeps "
                      "each particle in registers over a batch's steps",
-    "kmeans_step": "the boolean-mask row selections `points[labels == j]` (k a step, 1 ms each at medium) run as "
-                   "NumPy (opaque) and the run goes block by block; `argmin` is an ARGMIN_REDUCE sharing a kernel "
+    "kmeans_step": "the boolean-mask row selections `points[labels == j]` are COMPRESS of rows, the k of a step "
+                   "and their sums (the means) in one kernel, one pass over `points` (the last `members`, alive "
+                   "after the loop, is written there too); each mask `labels == j` is a map over (n,), which does "
+                   "not share the (n, 2) loop of the selections; `argmin` is an ARGMIN_REDUCE sharing a kernel "
                    "with its sibling `d2.min(axis=1)`, not with `d2`'s own kernel (a reader of a reduction's result "
                    "is another kernel); the loop finds each point's centroid and adds it to its cluster's sums in "
                    "one pass, without the (n, k, 2) temporary",

@@ -642,8 +642,18 @@ def contraction_letters(subscripts: str) -> tuple[str, str, str]:
 
 
 def _check_filter(ins: Instruction) -> None:
-    """COMPRESS out, data, mask: views of one shape, a bool mask, a 1-D output no longer
-    than the data (its length is the count recorded at capture, checked when it runs)."""
+    """COMPRESS out, data, mask: a bool mask of data's shape and a 1-D output no longer than
+    the data, or a mask of the data's leading extents ``data.shape[:m]`` (a row mask) and an
+    output of shape ``(count,) + data.shape[m:]`` with count at most the rows' number (the
+    count recorded at capture, checked when it runs).
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY X float64[4,3]\\nARRAY M bool[4]\\nARRAY Y float64[2,3]\\nCOMPRESS Y, X, M")
+    >>> parse("ARRAY X float64[4,3]\\nARRAY M bool[3]\\nARRAY Y float64[2,3]\\nCOMPRESS Y, X, M")
+    Traceback (most recent call last):
+    ...
+    fusionlab.text.BytecodeError: line 4, column 1: COMPRESS: a mask of shape (3,) selects neither elements nor rows of data of shape (4, 3): give it the data's shape or its leading extents (4,)
+    """
     name = ins.opcode.name
     if len(ins.views_in) != 2:
         raise ProgramError(f"{name} selects from an array by a mask: write `{name} out, data, mask` with two arrays")
@@ -651,10 +661,17 @@ def _check_filter(ins: Instruction) -> None:
     out = ins.outputs[0]
     if mask.dtype != "bool":
         raise ProgramError(f"{name}: the mask {_fmt(mask)} is {mask.dtype}; make it bool first (NOT_EQUAL m, x, 0)")
-    if data.shape != mask.shape:
-        raise ProgramError(f"{name}: data of shape {data.shape} and mask of shape {mask.shape} must have one shape")
-    if out.ndim != 1 or out.size > data.size:
+    m = mask.ndim
+    if not 1 <= m <= data.ndim or data.shape[:m] != mask.shape:
+        lead = data.shape[:max(1, min(m, data.ndim))]
+        raise ProgramError(f"{name}: a mask of shape {mask.shape} selects neither elements nor rows of data of shape "
+                           f"{data.shape}: give it the data's shape or its leading extents {lead}")
+    if m == data.ndim and (out.ndim != 1 or out.size > data.size):
         raise ProgramError(f"{name}: the output must be 1-D with at most {data.size} elements, not {out.shape}")
+    rows, rest = math.prod(mask.shape), data.shape[m:]
+    if m < data.ndim and (out.shape[1:] != rest or out.ndim != 1 + len(rest) or out.shape[0] > rows):
+        raise ProgramError(f"{name}: selecting rows of {data.shape} by a mask of {mask.shape}, the output must be "
+                           f"(count,) + {rest} with count at most {rows}, not {out.shape}")
 
 
 #: what a BINCOUNT raises (ValueError) when it runs on a value outside its bins: the

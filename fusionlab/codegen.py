@@ -68,8 +68,8 @@ import numpy as np
 from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, View
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
 from .codegen_emit import (
-    arg_partials_lines, arg_split_lines, arg_step, filter_lines, fold_source, gather_expression, histogram_lines,
-    float_to_int, loop_dtypes, np_type, weak_result,
+    arg_partials_lines, arg_split_lines, arg_step, compaction_chunks, filter_lines, float_to_int, fold_element,
+    fold_source, is_fold, gather_expression, histogram_lines, loop_dtypes, np_type, weak_result,
 )
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
@@ -383,6 +383,8 @@ class _Emitter:
             return f"{name}[{', '.join(parts)}]"
         if v.ndim == 0:
             return f"{name}[0]"
+        if self.lay.filters is not None and v in self.lay.filters.row_masks:   # indexed by the leading axes
+            return f"{name}[{', '.join(idx[:v.ndim])}]"
         if v.ndim > rank:   # a scan's n-d input read in flat C order (axis=None)
             parts = [f"({idx[0]} // {self.u(math.prod(v.shape[j + 1:]))}) % {self.u(n)}" for j, n in enumerate(v.shape)]
             return f"{name}[{', '.join(parts)}]"
@@ -428,7 +430,8 @@ class _Emitter:
                     self.post.append(f"# {i + 1}: DEL {ins.outputs[0].base.name} (contracted: never allocated)")
                 continue
             loop = loop_dtypes(ins)
-            ops = self.operands(ins, loop)
+            # a filter-fold's element: from its filter or under a guard (fold_element), never unguarded
+            ops = [""] if is_fold(self.lay.filters, i) else self.operands(ins, loop)
             if op in OpFamily.FILTER:
                 self.filter(i, ins, ops, comment)
             elif op in OpFamily.HISTOGRAM:
@@ -519,9 +522,8 @@ class _Emitter:
         """A COMPRESS's lines (:func:`filter_lines`)."""
         out = ins.outputs[0]
         target = None if out.base.name in self.local else self.arg(out)
-        chunks = (f"(({self.extents[0]} + {self.u(_CHUNK - 1)}) // {self.u(_CHUNK)})", self.u(_CHUNK), self.u(1)) \
-            if self.lay.two_pass else None
-        got = filter_lines(i, ins, ops[0], ops[1], target, comment, chunks)
+        chunks, slot = compaction_chunks(self.lay.two_pass, self.lay.split, self.extents, self.u, _CHUNK)
+        got = filter_lines(i, ins, ops[0], ops[1], target, comment, chunks, slot)
         self.pre += got.pre
         self.opening += got.opening
         self.body += got.body
@@ -541,25 +543,27 @@ class _Emitter:
         idx, extents, rank, a = self.idx, self.extents, self.lay.rank, f"acc{i + 1}"
         if r.form is ReductionForm.PARTIALS:
             self.partials(r, ins, src, comment)
-        elif r.form is ReductionForm.SPLIT:
+            return
+        src, guard = self.fold_element(i, ins, src)
+        if r.form is ReductionForm.SPLIT:
             keep = [idx[k] for k in range(1, rank)]
             self.pre.append(f"{a}_part = np.empty((nsp, {', '.join(extents[1:])}), dtype={_np_type(out.dtype)})")
             self.opening.append(f"{a}_part[sp].fill({_identity(op, out.dtype)})")
             target = f"{a}_part[sp, {', '.join(keep)}]"
-            self.body.append(f"{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
+            self.body.append(f"{guard}{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
             self.post += _combine_parts(op, a, self.arg(out), extents[1:], self.lay.parallel, i)
         elif r.form is ReductionForm.INNER:
             inner = self.lay.innermost
             assert inner is not None
             got = _inner_reduction(i, ins, src, f"{self.arg(out)}[{', '.join(idx[:inner] + idx[inner + 1:])}]")
             self.inner_open.append(got[0])
-            self.body.append(got[1] + comment)
+            self.body.append(guard + got[1] + comment)
             self.inner_close.append(got[2])
         else:
             keep = [idx[k] for k in range(rank) if k != r.axis]
             target = f"{self.arg(out)}[{', '.join(keep)}]"
             self.pre.append(f"{self.arg(out)}.fill({_identity(op, out.dtype)})  # {i + 1}: start the reduction")
-            self.body.append(f"{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
+            self.body.append(f"{guard}{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
 
     def arg_reduction(self, r: Reduction, ins: Instruction, src: str, comment: str) -> None:
         """An arg reduction's lines: a running extreme in the input's dtype and its index
@@ -622,13 +626,7 @@ class _Emitter:
         or range) stays in a register; the partial results are combined after the loop."""
         i, op, out, lay = r.index, ins.opcode, ins.outputs[0], self.lay
         idx, extents, rank, a = self.idx, self.extents, lay.rank, f"acc{i + 1}"
-        guard = ""
-        plan = lay.filters
-        if plan is not None and (i in plan.guarded or any(rr == i for rr, _ in plan.fused)):
-            flat = " + ".join(f"{idx[k]}" + "".join(f" * {extents[b]}" for b in range(k + 1, rank))
-                              for k in range(rank))
-            source = self.arg(ins.views_in[0]) if ins.views_in[0] in lay.slot else None
-            src, guard = fold_source(plan, i, source, f"({flat})")
+        src, guard = self.fold_element(i, ins, src)
         slot = "chunk" if lay.chunked else "sp" if lay.split else idx[0]
         size = f"(({extents[0]} + {self.u(_CHUNK - 1)}) // {self.u(_CHUNK)})" if lay.chunked else \
             "nsp" if lay.split else extents[0]
@@ -642,6 +640,11 @@ class _Emitter:
                       f"for sp in range({a}_part.shape[0]):",
                       f"    {a}_v = " + OPCODES[op].combine.format(a=f"{a}_v", b=f"{a}_part[sp]"),
                       f"{self.ref(out)} = {a}_v"]
+
+    def fold_element(self, i: int, ins: Instruction, src: str) -> tuple[str, str]:
+        """A reduction's element and the guard it is folded under (:func:`fold_element`)."""
+        v = ins.views_in[0]
+        return fold_element(self.lay.filters, i, v, self.arg(v) if v in self.lay.slot else None, src, self.idx, self.extents)
 
     # ------------------------------------------------------------------ the loop nest
     def source(self) -> str:

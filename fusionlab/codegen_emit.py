@@ -12,7 +12,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -20,7 +20,8 @@ from .bytecode import HISTOGRAM_RANGE, OPCODES, Instruction, Literal, Opcode, Op
 from .codegen_layout import FilterPlan
 
 __all__ = ["np_type", "loop_dtypes", "float_to_int", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source",
-           "arg_step", "arg_partials_lines", "arg_split_lines", "HistogramLines", "histogram_lines"]
+           "fold_element", "is_fold", "compaction_chunks", "arg_step", "arg_partials_lines", "arg_split_lines",
+           "HistogramLines", "histogram_lines"]
 
 
 def np_type(dtype: str) -> str:
@@ -179,26 +180,31 @@ class FilterLines:
 
 
 def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | None, comment: str,
-                 chunks: tuple[str, str, str] | None = None) -> FilterLines:
+                 chunks: tuple[str, str, str] | None = None, slot: str = "chunk") -> FilterLines:
     """The lines of COMPRESS ``c``: the element and mask bit as locals and, when its output
     is written (``target``: the output's argument), the compaction. Serial: a running count.
     With ``chunks`` (the chunk count, the chunk size and 1, unsigned; a parallel loop over
     chunks), two passes: each chunk compacts into its own slice of a buffer and counts, then
-    the exclusive prefix sums of the counts place each chunk's run in the output."""
+    the exclusive prefix sums of the counts place each chunk's run in the output (``slot``:
+    the parallel loop's variable, ``chunk``, or ``sp`` over ranges of rows)."""
     val, keep, count = _filter_locals(c)
     out = ins.outputs[0]
     expr = data if ins.views_in[0].dtype == out.dtype else f"{np_type(out.dtype)}({data})"
     body = [f"{val} = {expr}{comment}", f"{keep} = {mask}"]
     if target is None:
         return FilterLines([], [], body, [], [])
+    pre: list[str] = []
+    if out.ndim > 1:   # selected rows: their elements in C order are the selected elements in the loop's
+        pre.append(f"acc{c + 1}_rows = {target}.reshape({target}.size)  # {c + 1}: the selected rows, flat")
+        target = f"acc{c + 1}_rows"
     if chunks is None:
         body.append(f"if {keep}: {target}[{count}] = {val}; {count} += 1  # compacted, in C order")
-        return FilterLines([f"{count} = 0"], [], body, [], [])
+        return FilterLines(pre + [f"{count} = 0"], [], body, [], [])
     n, size, one = chunks
     buf, counts, at, k, j = (f"acc{c + 1}_{x}" for x in ("buf", "counts", "at", "chunk", "j"))
-    body.append(f"if {keep}: {buf}[chunk * {size} + {count}] = {val}; {count} += {one}  # this chunk's run")
-    pre = [f"{buf} = np.empty({n} * {size}, dtype={np_type(out.dtype)})",
-           f"{counts} = np.empty({n}, dtype=np.uint64)"]
+    body.append(f"if {keep}: {buf}[{slot} * {size} + {count}] = {val}; {count} += {one}  # this chunk's run")
+    pre += [f"{buf} = np.empty({n} * {size}, dtype={np_type(out.dtype)})",
+            f"{counts} = np.empty({n}, dtype=np.uint64)"]
     post = [f"{at} = np.empty({n}, dtype=np.uint64)  # {c + 1}: where each chunk's run starts in {out.base.name}",
             f"{count} = np.uint64(0)",
             f"for {k} in range({n}):",
@@ -207,18 +213,57 @@ def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | N
             f"for {k} in numba.prange({n}):",
             f"    for {j} in range({counts}[{k}]):",
             f"        {target}[{at}[{k}] + {j}] = {buf}[{k} * {size} + {j}]"]
-    return FilterLines(pre, [f"{count} = np.uint64(0)"], body, [f"{counts}[chunk] = {count}"], post)
+    return FilterLines(pre, [f"{count} = np.uint64(0)"], body, [f"{counts}[{slot}] = {count}"], post)
 
 
-def fold_source(plan: FilterPlan, r: int, src_arg: str | None, flat: str) -> tuple[str, str]:
+def fold_source(plan: FilterPlan, r: int, src_arg: str | None, flat: str, at: str | None = None) -> tuple[str, str]:
     """A filter-fold's element and its guard: the filter's element under its mask bit when
-    the filter shares the block, else the compacted output at the flat loop index, below
-    its length."""
+    the filter shares the block, else the compacted output at ``at`` (the flat loop index
+    by default; a row selection's output at the loop indices), while ``flat`` (the row) is
+    below its length."""
     for rr, c in plan.fused:
         if rr == r:
             val, keep, _ = _filter_locals(c)
             return val, f"if {keep}: "
-    return f"{src_arg}[{flat}]", f"if {flat} < np.uint64({src_arg}.shape[0]): "
+    return f"{src_arg}[{at or flat}]", f"if {flat} < np.uint64({src_arg}.shape[0]): "
+
+
+def compaction_chunks(two_pass: bool, split: bool, extents: Sequence[str], u: Callable[[int], str],
+                      chunk: int) -> tuple[tuple[str, str, str] | None, str]:
+    """The ``chunks`` and ``slot`` arguments of :func:`filter_lines` for a kernel's loop:
+    none (serial), chunks of ``chunk`` elements (one dimension) or the ``nsp`` ranges of the
+    first axis (n-d: a range holds at most its rows' elements); ``u(k)`` names the unsigned
+    constant k.
+
+    >>> compaction_chunks(True, True, ["n0", "n1"], lambda k: f"u{k}", 4096)
+    (('nsp', '((n0 + nsp - u1) // nsp) * n1', 'u1'), 'sp')
+    """
+    if two_pass and split:
+        return ("nsp", " * ".join([f"(({extents[0]} + nsp - {u(1)}) // nsp)", *extents[1:]]), u(1)), "sp"
+    if two_pass:
+        return (f"(({extents[0]} + {u(chunk - 1)}) // {u(chunk)})", u(chunk), u(1)), "chunk"
+    return None, "chunk"
+
+
+def is_fold(plan: FilterPlan | None, i: int) -> bool:
+    """Whether instruction ``i`` is a filter-fold of the block ``plan`` is of (its filter
+    in the block or in an earlier one)."""
+    return plan is not None and (i in plan.guarded or any(r == i for r, _ in plan.fused))
+
+
+def fold_element(plan: FilterPlan | None, i: int, view: View, source: str | None, src: str,
+                 idx: Sequence[str], extents: Sequence[str]) -> tuple[str, str]:
+    """Reduction ``i``'s element and the guard (``"if ...: "``) it is folded under: ``src``
+    and none, except for a filter-fold (:func:`fold_source`), whose compacted input
+    ``view`` (the argument ``source``) is read at the flat loop index (an element
+    selection) or at the loop indices (rows), below its recorded length."""
+    if plan is None or not is_fold(plan, i):
+        return src, ""
+    rank = len(idx)
+    if view.ndim > 1:   # a row selection's rows, in its data's loop
+        return fold_source(plan, i, source, idx[0], ", ".join(idx[rank - view.ndim:]))
+    flat = " + ".join(f"{idx[k]}" + "".join(f" * {extents[b]}" for b in range(k + 1, rank)) for k in range(rank))
+    return fold_source(plan, i, source, f"({flat})")
 
 
 # --------------------------------------------------------------------------- arg reductions (see codegen)

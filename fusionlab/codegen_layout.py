@@ -45,7 +45,7 @@ import numpy as np
 from .bytecode import Instruction, Opcode, OpFamily, Program, View
 from .codegen_contract import TILE_ROWS, ContractionPlan, LibraryKernel, contraction_plan
 from .costs import access_info
-from .filters import filter_folds, loop_domains
+from .filters import filter_folds, is_row_filter, loop_domains, reduction_axis
 
 __all__ = ["KernelLayout", "KernelNames", "Reduction", "ReductionForm", "Scan", "Unsupported", "FilterPlan",
            "CHUNK", "SPLIT", "get_kernel_layout", "filter_plan", "gather_sources", "display_names",
@@ -127,7 +127,7 @@ class Scan:
 # (``filters.loop_domains``). A filter sharing the block keeps each element and its mask
 # bit in locals; a filter-fold in the block folds the element under the mask bit (its
 # output contracted when nothing else uses it); a filter whose output is used elsewhere
-# writes it compacted at a running count, which makes the kernel serial. A filter-fold
+# writes it compacted (a running count; in parallel, two passes). A filter-fold
 # whose filter ran in an earlier block reads the compacted output under ``flat < count``.
 
 
@@ -142,8 +142,11 @@ class FilterPlan:
     guarded: tuple[int, ...]
     #: filter outputs that are never allocated (created, only folded and freed here)
     contracted: frozenset[str]
-    #: COMPRESS instructions whose output the kernel writes (compaction: a serial loop)
+    #: COMPRESS instructions whose output the kernel writes (compaction: two passes in
+    #: parallel, a running count in C order serially)
     compacting: tuple[int, ...]
+    #: the masks of the block's row selections, indexed by the leading loop indices
+    row_masks: frozenset[View] = frozenset()
 
     def domain_of(self, i: int) -> tuple[int, ...] | None:
         """The loop domain of instruction ``i``."""
@@ -173,7 +176,11 @@ def filter_plan(program: Program, block: Sequence[int], compute: Sequence[int],
             contracted.add(name)
         else:
             compacting.append(c)
-    return FilterPlan(tuple(loop_domains(program)), fused, guarded, frozenset(contracted), tuple(compacting))
+    rows = frozenset(program[c].views_in[1] for c in filters if is_row_filter(program[c]))
+    if any(v in rows for j in compute if j not in filters for v in program[j].reads() + program[j].writes()):
+        raise Unsupported("a row selection's mask is used by another instruction of its loop (indexed by the "
+                          "leading loop indices there, by the trailing ones elsewhere)")
+    return FilterPlan(tuple(loop_domains(program)), fused, guarded, frozenset(contracted), tuple(compacting), rows)
 
 
 # --------------------------------------------------------------------------- gathers
@@ -383,8 +390,13 @@ def get_kernel_layout(program: Program, block: Sequence[int], parallel: bool = T
     scan_axis = _scan_axis(program, scans, compute)
     _check_syncs(program, block)
     nest = _loop_nest(program, compute, domain, plan, scans, scan_axis, parallel, cplan)
+    if plan is not None and plan.compacting and not nest["chunked"] and \
+            nest["loop_order"] != tuple(range(int(nest["split"]), len(domain))):
+        # a selection is written at a running count of its elements: each range in C order
+        raise Unsupported("a selection compacted in a loop not in C order")   # pragma: no cover - _loop_nest
     contracted = _contracted(program, compute, domain, new, freed, plan)
-    arguments, views = _arguments(program, compute, len(domain), contracted, gathered)
+    arguments, views = _arguments(program, compute, len(domain), contracted, gathered,
+                                  plan.row_masks if plan is not None else frozenset())
     promoted = _promoted(program, compute, contracted, bool(scans))
     scan_list = tuple(Scan(i, _scan_dtype(program[i]).name) for i in scans)
     feeders = _scan_feeders(program, set(scans), block) if scans and len(domain) == 1 else frozenset()
@@ -481,25 +493,29 @@ def _loop_nest(program: Program, compute: Sequence[int], domain: tuple[int, ...]
     """The loop nest's fields of the layout (see :class:`KernelLayout`)."""
     rank = len(domain)
     # a zero-dimensional space is straight-line code: no loop, nothing to run in parallel
-    # compaction: two passes over chunks in one dimension, else a serial loop (FilterPlan)
-    parallel = parallel and rank > 0 and (plan is None or not plan.compacting or rank == 1)
+    # compaction: two passes over chunks (one dimension) or ranges of rows (more), each
+    # compacting into its own slice of a buffer; serial, a running count in C order
+    compacting = plan is not None and bool(plan.compacting)
+    parallel = parallel and rank > 0
     histograms = [i for i in compute if program[i].opcode in OpFamily.HISTOGRAM]
     # bins per chunk no larger than the chunk: more bins than values per chunk cost more to
     # zero and sum than the counting saves, so such a histogram counts serially, once
     parallel = parallel and all(program[i].outputs[0].size <= CHUNK for i in histograms)
-    two_pass = parallel and plan is not None and bool(plan.compacting)
+    two_pass = parallel and compacting
     reductions = [i for i in compute if program[i].opcode in OpFamily.REDUCTION]
-    reduced_axes = frozenset(program[i].attr("axis") % rank for i in reductions
-                             if program[i].attr("axis") is not None and rank > 1)
+    axes = {i: reduction_axis(program, i) for i in reductions}
+    reduced_axes = frozenset(axes[i] for i in reductions if axes[i] is not None and rank > 1)
     outer = next((a for a in range(rank) if a not in reduced_axes and a != scan_axis), None)
-    full = rank > 0 and any(program[i].attr("axis") is None or rank == 1 for i in reductions) or bool(histograms)
+    full = rank > 0 and any(axes[i] is None or rank == 1 for i in reductions) or bool(histograms)
     # sibling reductions (003 eq. 34) that leave no unreduced axis to run in parallel
     # first, or a full one beside one over axis 0: the first axis is split in ranges, each
     # with its own partial results, combined after the loop (one pass over the input). With
     # enough rows (partial results at most a quarter of the input) an axis-0 reduction
     # splits too: rows in memory order instead of a strided walk down each column (a
     # 2000 x 2000 sum and sum of squares over axis 0: 30 ms split, 63 ms by columns, here)
-    split = rank >= 2 and 0 in reduced_axes and (full or outer is None or domain[0] >= 4 * SPLIT)
+    split = rank >= 2 and (0 in reduced_axes and (full or outer is None or domain[0] >= 4 * SPLIT) or two_pass)
+    if compacting and not parallel:   # a running count of the selected elements: the loop in C order
+        split, outer = False, 0
     if scans and rank == 1 or split:
         outer = 0   # a one-dimensional scan: chunks in parallel, two passes
     # a one-dimensional space with a full reduction runs in chunks: a partial result per
@@ -527,8 +543,8 @@ def _reductions(program: Program, compute: Sequence[int], nest: dict[str, Any], 
         ins = program[i]
         if ins.opcode not in OpFamily.REDUCTION:
             continue
-        axis = ins.attr("axis")
-        axis = None if axis is None or rank == 0 else axis % rank
+        axis = reduction_axis(program, i)
+        axis = None if axis is None or rank == 0 else axis
         if ins.outputs[0].base.name in contracted:
             form = ReductionForm.DEAD
         elif rank == 0:
@@ -571,10 +587,12 @@ def _contracted(program: Program, compute: Sequence[int], domain: tuple[int, ...
     return contracted
 
 
-def _base_coords(v: View, rank: int) -> Coords | None:
+def _base_coords(v: View, rank: int, leading: bool = False) -> Coords | None:
     """``v`` in its base's own coordinates: per base axis, the iteration axis that moves
     along it (or None), the step, and the start — or None when the view is not a product of
-    per-axis ranges of its base (a reshaped view, a zero-dimensional one)."""
+    per-axis ranges of its base (a reshaped view, a zero-dimensional one). A view aligns
+    with the loop's last axes (as NumPy broadcasts), a ``leading`` one (a row mask) with
+    its first."""
     base = v.base
     if v.ndim == 0 or not base.shape:
         return None
@@ -584,7 +602,7 @@ def _base_coords(v: View, rank: int) -> Coords | None:
         o, rest = divmod(rest, st)
         starts.append(o)
     out: list[tuple[int | None, int, int]] = [(None, 0, o) for o in starts]
-    lead = rank - v.ndim
+    lead = 0 if leading else rank - v.ndim
     for k, (n, s) in enumerate(zip(v.shape, v.strides)):
         if n == 1:
             continue   # a broadcast (or single) index: the start alone
@@ -598,7 +616,8 @@ def _base_coords(v: View, rank: int) -> Coords | None:
 
 
 def _arguments(program: Program, compute: Sequence[int], rank: int, contracted: set[str],
-               gathered: frozenset[str]) -> tuple[tuple[View, ...], tuple[tuple[View, int, Coords | None], ...]]:
+               gathered: frozenset[str], leading: frozenset[View] = frozenset()
+               ) -> tuple[tuple[View, ...], tuple[tuple[View, int, Coords | None], ...]]:
     """The kernel's arguments, and each view's argument and coordinates in it.
 
     A base all of whose views here are ranges of its axes is passed once, whole (a
@@ -617,7 +636,7 @@ def _arguments(program: Program, compute: Sequence[int], rank: int, contracted: 
                 all_views[v.base.name].append(v)
     coords: dict[View, Coords] = {}
     for name, views in all_views.items():
-        got = {v: _base_coords(v, rank) if v.ndim <= rank else None for v in views}
+        got = {v: _base_coords(v, rank, v in leading) if v.ndim <= rank else None for v in views}
         # a gather's source is indexed by data, not the loop: passed as its own view
         if name not in axis_outputs and name not in gathered and all(c is not None for c in got.values()):
             coords.update(got)  # type: ignore[arg-type]

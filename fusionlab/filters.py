@@ -29,17 +29,18 @@ Examples
 
 from __future__ import annotations
 
-from .bytecode import OpFamily, Program
+from .bytecode import Instruction, OpFamily, Program
 
-__all__ = ["filter_folds", "loop_domains", "filter_readers"]
+__all__ = ["filter_folds", "loop_domains", "filter_readers", "reduction_axis", "is_row_filter"]
 
 
 def filter_folds(program: Program) -> dict[int, int]:
     """Each filter-fold reduction (0-based) mapped to the COMPRESS whose output it folds.
 
     A filter-fold reduces the whole output view of the last COMPRESS that wrote its input
-    base (a 1-D view, so ``axis`` is None or 0). Kept on the (immutable) program: the
-    code generator asks once per block."""
+    base over its first axis (``axis`` None or 0: every element of a 1-D output, the rows
+    of a row selection) or over everything. Kept on the (immutable) program: the code
+    generator asks once per block."""
     cached = program.__dict__.get("_filter_folds")
     if cached is not None:
         return cached
@@ -50,7 +51,10 @@ def filter_folds(program: Program) -> dict[int, int]:
         if ins.opcode in OpFamily.REDUCTION - OpFamily.ARG_REDUCTION:
             (src,) = ins.views_in
             c = last_filter.get(src.base.name)
-            if c is not None and src == program[c].outputs[0] and ins.attr("axis") in (None, 0):
+            axis = ins.attr("axis")
+            # rows selected by a mask of several axes fold over all of them: not one loop axis
+            if c is not None and src == program[c].outputs[0] and (axis is None or axis % src.ndim == 0) \
+                    and program[c].views_in[1].ndim in (1, program[c].views_in[0].ndim):
                 folds[i] = c
         for v in ins.writes():
             if ins.opcode in OpFamily.FILTER:
@@ -68,6 +72,39 @@ def loop_domains(program: Program) -> list[tuple[int, ...] | None]:
     for r, c in filter_folds(program).items():
         domains[r] = program[c].domain
     return domains
+
+
+def reduction_axis(program: Program, i: int) -> int | None:
+    """The axis of its loop domain (:func:`loop_domains`) that reduction ``i`` reduces
+    (``None``: all of them). A filter-fold of a row selection folds the rows, axis 0 of its
+    filter's data; one of an element selection (a 1-D output) folds every element, whatever
+    the data's rank.
+
+    >>> from fusionlab import parse
+    >>> p = parse('''
+    ... ARRAY X float64[4,3]
+    ... ARRAY M bool[4]
+    ... ARRAY Y float64[2,3]
+    ... ARRAY S float64[3]
+    ... COMPRESS Y, X, M
+    ... ADD_REDUCE S, Y, axis=0
+    ... ''')
+    >>> reduction_axis(p, 1), loop_domains(p)[1]
+    (0, (4, 3))
+    """
+    ins = program[i]
+    axis = ins.attr("axis")
+    c = filter_folds(program).get(i)
+    if axis is None or c is not None and program[c].outputs[0].ndim == 1:
+        return None
+    return axis % ins.views_in[0].ndim
+
+
+def is_row_filter(ins: Instruction) -> bool:
+    """Whether ``ins`` selects rows (a COMPRESS whose mask covers its data's leading axes
+    only): a loop over the data indexes the mask by the leading loop indices, not, as NumPy
+    broadcasts, by the trailing ones."""
+    return ins.opcode in OpFamily.FILTER and ins.views_in[1].ndim < ins.views_in[0].ndim
 
 
 def filter_readers(program: Program) -> dict[int, list[int]]:

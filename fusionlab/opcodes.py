@@ -127,8 +127,10 @@ class Opcode(enum.Enum):
     # default); RANDOM out, seed=s (uniform [0, 1)) or key=k (values recorded at capture)
     RANGE = "range"
     RANDOM = "random"
-    # filters: COMPRESS out, data, mask (data[mask], C order, into a 1-D output whose length
-    # is the count of True in the mask recorded at capture; docs/semantics.md, "Filters")
+    # filters: COMPRESS out, data, mask (data[mask], C order: a mask of data's shape selects
+    # elements into a 1-D output, a mask of data.shape[:m] selects rows into an output of
+    # shape (count,) + data.shape[m:]; count is the count of True in the mask recorded at
+    # capture; docs/semantics.md, "Filters")
     COMPRESS = "compress"
     # indexed reads: GATHER out, src, idx0[, idx1, ...][, axis=a] (NumPy's integer-array indexing:
     # out[p] = src[p's first a coordinates, idx0[p], ..., idx(k-1)[p], p's last ndim(src) - a - k

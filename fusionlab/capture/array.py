@@ -711,9 +711,10 @@ def emit_split(rec: Recorder, ins: Instruction) -> None:
 
 
 def compress(rec: Recorder, data: Traced, mask: Any) -> Traced | None:
-    """``data[mask]`` for a bool mask of ``data``'s shape, recorded as COMPRESS (its output
-    sized by the count NumPy selects now); ``None`` when the key is something else (the
-    caller then records other fancy indexing as OPAQUE).
+    """``data[mask]`` for a bool mask of ``data``'s shape (elements) or of its leading
+    extents (rows: ``points[labels == j]``, also ``x[m, :]`` and ``x[m, 1]``), recorded as
+    COMPRESS (its output sized by the count NumPy selects now); ``None`` when the key is
+    something else (the caller then records other fancy indexing as OPAQUE).
 
     >>> from fusionlab.capture import capture
     >>> c = capture("import numpy as np\\nx = np.arange(-2.0, 3.0)\\ns = x[x > 0].sum()\\n")
@@ -721,19 +722,47 @@ def compress(rec: Recorder, data: Traced, mask: Any) -> Traced | None:
     ['RANGE', 'GREATER', 'COMPRESS', 'ADD_REDUCE']
     >>> float(c.namespace["s"])
     3.0
+    >>> c = capture("import numpy as np\\nx = np.arange(6.0).reshape(3, 2)\\nr = x[x[:, 0] > 0].sum(axis=0)\\n")
+    >>> [ins.opcode.name for ins in c.program if ins.opcode.name not in ("DEL", "SYNC")]
+    ['RANGE', 'GREATER', 'COMPRESS', 'ADD_REDUCE']
+    >>> c.namespace["r"].tolist()
+    [6.0, 8.0]
     """
-    if isinstance(mask, list):
-        mask = np.asarray(unwrap(mask))
-    if not (isinstance(mask, Traced) or type(mask) is np.ndarray) or mask.dtype != bool or \
-            tuple(mask.shape) != tuple(data.shape):
+    got = _row_key(data, mask)
+    if got is None:
         return None
+    mask, rest = got
     mask = lift(rec, mask) if isinstance(mask, np.ndarray) else mask
     if not isinstance(mask, Traced):
         return None
+    if rest:   # x[m, 1] is x[:, 1][m]: the basic part first (a view), then the selection
+        vkey = (slice(None),) * mask.ndim + rest
+        data = data._derive(lambda a: a[vkey])
     real = data._real[mask._real]
     out = Traced.fresh(rec, real)
     emit_split(rec, Instruction(Opcode.COMPRESS, (out._v,), (data._v, mask._v)))
     return out
+
+
+def _row_key(data: Traced, key: Any) -> "tuple[Any, tuple[Any, ...]] | None":
+    """A bool mask over ``data``'s first axes and the basic rest of ``key`` (ints, slices,
+    ``...``) that selects after it, or ``None`` for any other key."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not items:
+        return None
+    mask, rest = items[0], tuple(items[1:])
+    if isinstance(mask, list):
+        mask = np.asarray(unwrap(mask))
+    if not (isinstance(mask, Traced) or type(mask) is np.ndarray) or mask.dtype != bool or \
+            not 1 <= mask.ndim <= data.ndim or tuple(mask.shape) != tuple(data.shape[:mask.ndim]):
+        return None
+    if rest and (any(k is None for k in rest) or not _is_basic(rest)
+                 or sum(1 for k in rest if k is not Ellipsis) > data.ndim - mask.ndim
+                 or sum(1 for k in rest if k is Ellipsis) > 1):
+        return None
+    if all(isinstance(k, slice) and k == slice(None) or k is Ellipsis for k in rest):
+        rest = ()
+    return mask, rest
 
 
 def assign_selected(rec: Recorder, target: Traced, mask: Traced, value: Traced) -> bool:

@@ -302,13 +302,15 @@ def bincount(x: np.ndarray, weights: np.ndarray | None, length: int) -> np.ndarr
 
 
 def _compress(ins: Instruction, out: np.ndarray, data: np.ndarray, mask: np.ndarray) -> None:
-    """COMPRESS: ``data[mask]`` in C order, into an output sized by the count recorded at
-    capture; a mask selecting another count is an error (the program is a trace of a run)."""
+    """COMPRESS: ``data[mask]`` in C order (elements for a mask of the data's shape, rows for
+    a mask of its leading extents), into an output sized by the count recorded at capture;
+    a mask selecting another count is an error (the program is a trace of a run)."""
     count = int(np.count_nonzero(mask))
-    if count != out.size:
+    if count != out.shape[0]:
+        what = "elements" if mask.ndim == data.ndim else "rows"
         raise ValueError(
-            f"{ins.opcode.name}: the mask selects {count} elements but the output "
-            f"{ins.outputs[0].base.name} holds {out.size}, the count recorded at capture; run the "
+            f"{ins.opcode.name}: the mask selects {count} {what} but the output "
+            f"{ins.outputs[0].base.name} holds {out.shape[0]}, the count recorded at capture; run the "
             "program on the data it was captured from, or capture it again"
         )
     np.copyto(out, data[mask], casting="unsafe")
