@@ -219,6 +219,23 @@ def test_a_compiled_driver_has_a_call_budget():
     assert Driver(plans, externals, CACHE, inputs, max_calls=3).runs == "python driver"
 
 
+def test_over_the_call_budget_an_opaque_block_after_it_runs_block_by_block():
+    # the budget is hit before the walk reaches the block NumPy runs (Gaussian elimination:
+    # many row kernels, then a pivot swap by fancy indexing): block by block, not an error
+    src = ("import numpy as np\nx = np.linspace(-1.0, 1.0, 64)\n"
+           + "".join(f"y{k} = np.sin(x[:{60 - k}]) * {k + 2}.0\n" for k in range(5))   # five shapes: five kernels
+           + "z = np.sort(x) + 1.0\n")
+    cap = capture(src)
+    batches, inputs, externals = _parts(cap)
+    plans = _plans(batches, "greedy", "bohrium", 0, None, MergeCache())
+    d = Driver(plans, externals, CACHE, inputs, mode="numba", max_calls=3)
+    assert d.spec is None and d.runs == "block by block"
+    assert "more than 3 kernel calls" in d.reason and "OPAQUE runs with NumPy" in d.reason
+    want = Driver(plans, externals, CACHE, inputs, mode="blocks")()
+    got = d()
+    assert sorted(got) == sorted(want) and all(np.array_equal(got[k], want[k]) for k in want)
+
+
 def test_a_driver_numba_refuses_falls_back_with_a_warning(tmp_path, monkeypatch):
     import fusionlab.execute.driver as drv
 

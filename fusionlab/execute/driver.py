@@ -424,9 +424,13 @@ class Driver:
         except TooManyCalls as exc:
             # too long to compile: the same driver runs as Python, which still skips the
             # per-block bookkeeping (LU or Gaussian elimination in Python loops: thousands of calls)
+            try:
+                self.spec = get_driver(self.plans, self.externals, list(self.inputs), self.cache.failed, None)
+            except Unsupported as later:   # a block past the 128th call runs with NumPy
+                self.reason = f"{exc}; {later}"
+                return
             self.reason = f"{exc}; its Python form runs"
             self.mode = "python"
-            self.spec = get_driver(self.plans, self.externals, list(self.inputs), self.cache.failed, None)
         except Unsupported as exc:
             self.reason = str(exc)
             return
