@@ -103,11 +103,6 @@ def bound_of(name: str) -> str:
 LOADED = 1.5
 #: why a row misses a target, where the figures alone do not say it (shown with its misses)
 WHY: dict[str, str] = {
-    "black_scholes": "arithmetic-bound on the CND's `k**2` ... `k**5` (8 per element and step): POWER with a float "
-                     "exponent, one scalar libm `pow` call each in the kernels. Measured here on 500,000 elements: "
-                     "the four powers in a parallel Numba loop 6.8 ms as `pow`, 0.14 ms as products; NumPy's "
-                     "`power` 3.9 ms. Products would differ from NumPy's correctly rounded `pow` in the last bit "
-                     "(130,843 of 500,000 values of `k**3`): not done, the kernels keep NumPy's values",
     "gray_scott": "`uc += ...` updates a view whose base the same step reads through shifted views, so the "
                   "Laplacians must be materialised before the update (extra passes over memory); the loop "
                   "double-buffers instead, a rewrite of where the result lives that fusion may not make",

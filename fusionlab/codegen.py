@@ -75,6 +75,7 @@ from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
 )
+from .codegen_power import literal_power, power_expression
 from .text import format_instruction, format_view
 
 __all__ = ["KernelSource", "Unsupported", "get_kernel", "emit_kernel", "kernel_signature", "get_kernel_layout",
@@ -98,41 +99,6 @@ def _identity(op: Opcode, dtype: str) -> str:
     value = OPCODES[op].identity_of(dtype)
     text = ("np.inf" if value > 0 else "-np.inf") if isinstance(value, float) and math.isinf(value) else repr(value)
     return f"{_np_type(dtype)}({text})"
-
-
-#: literal exponents of a float POWER computed with ``sqrt`` instead of a ``pow`` call
-_HALF_POWERS = frozenset({0.5, -0.5, 1.5, -1.5})
-
-
-def _half_power(ins: Instruction, loop: tuple[np.dtype, ...] | None) -> float | None:
-    """The exponent of ``x ** e`` (a float array, ``e`` a literal in ``_HALF_POWERS``) that
-    :func:`_half_power_expr` computes, else ``None``.
-
-    ``pow`` is a scalar library call (about 20 ns an element here, measured on the n-body
-    pairs' ``** -1.5``) where ``sqrt`` and a division are vector instructions."""
-    if ins.opcode is not Opcode.POWER or loop is None or loop[0].kind != "f" or loop[1] != loop[0]:
-        return None
-    e = ins.inputs[1]
-    if not isinstance(e, Literal) or isinstance(e.value, bool) or not isinstance(e.value, (int, float)):
-        return None
-    return float(e.value) if float(e.value) in _HALF_POWERS else None
-
-
-def _half_power_expr(x: str, e: float, dtype: np.dtype) -> str:
-    """``x ** e`` with ``sqrt``: ``e == 0.5`` is ``np.sqrt(x)``, as NumPy computes it; the
-    others follow C's ``pow`` on every special value (``-0.0``: ``sqrt`` gives ``-0.0``,
-    ``+ 0`` makes it ``+0.0``; ``-inf``: ``sqrt`` gives nan, ``pow`` gives ``inf`` or 0) and
-    round at most three times (within the checks' ULPS)."""
-    if e == 0.5:
-        return f"np.sqrt({x})"
-    t = _np_type(dtype.name)
-    root = f"(np.sqrt({x}) + {t}(0))"
-    if e > 0:   # 1.5
-        return f"({t}(np.inf) if {x} == {t}(-np.inf) else np.abs({x}) * {root})"
-    # 1 / sqrt(x), cubed for -1.5: no intermediate overflows where the result is finite
-    # (x * sqrt(x) would, and give 0 for a result in the subnormal range)
-    r = f"({t}(1) / {root})"
-    return f"({t}(0) if {x} == {t}(-np.inf) else {r if e == -0.5 else f'{r} * {r} * {r}'})"
 
 
 @dataclass(frozen=True)
@@ -292,9 +258,9 @@ def _scalar_expression(ins: Instruction, ops: Sequence[str], loop: tuple[np.dtyp
     """An element-wise instruction's scalar expression of its operands ``ops`` (each typed
     in NumPy's loop dtype)."""
     op = ins.opcode
-    half = _half_power(ins, loop)
-    if half is not None:
-        expr = _half_power_expr(ops[0], half, loop[0])   # type: ignore[index]
+    power = literal_power(ins, loop)
+    if power is not None:   # no scalar pow call: products or sqrt (codegen_power)
+        expr = power_expression(ops[0], power, loop[0])   # type: ignore[index]
     elif OPCODES[op].numba is not None:   # an element-wise opcode: the table's expression
         expr = OPCODES[op].scalar(ops, None if loop is None else loop[0])
     else:  # pragma: no cover - families are exhausted by get_kernel_layout's checks
