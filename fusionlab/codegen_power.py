@@ -36,13 +36,9 @@ import numpy as np
 
 from .bytecode import Instruction, Literal, Opcode
 from .codegen_emit import np_type
+from .opcodes import HALF_POWERS, MOST_PRODUCTS, power_without_pow
 
 __all__ = ["HALF_POWERS", "MOST_PRODUCTS", "literal_power", "power_expression"]
-
-#: literal exponents of a float POWER computed with ``sqrt`` instead of a ``pow`` call
-HALF_POWERS = frozenset({0.5, -0.5, 1.5, -1.5})
-#: the largest integer exponent computed by products (3 ulp at most, see the module's doc)
-MOST_PRODUCTS = 8
 
 
 def literal_power(ins: Instruction, loop: tuple[np.dtype, ...] | None) -> float | None:
@@ -52,12 +48,7 @@ def literal_power(ins: Instruction, loop: tuple[np.dtype, ...] | None) -> float 
     if ins.opcode is not Opcode.POWER or loop is None or loop[0].kind != "f" or loop[1] != loop[0]:
         return None
     e = ins.inputs[1]
-    if not isinstance(e, Literal) or isinstance(e.value, bool) or not isinstance(e.value, (int, float, np.number)):
-        return None
-    value = float(e.value)
-    if value in HALF_POWERS or (value.is_integer() and 2 <= value <= MOST_PRODUCTS):
-        return value
-    return None
+    return power_without_pow(e.value) if isinstance(e, Literal) else None
 
 
 def power_expression(x: str, e: float, dtype: np.dtype) -> str:

@@ -33,7 +33,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["Opcode", "OpFamily", "OpInfo", "OPCODES", "ALIASES", "FAMILIES", "opcode_of_ufunc"]
+__all__ = ["Opcode", "OpFamily", "OpInfo", "OPCODES", "ALIASES", "FAMILIES", "opcode_of_ufunc", "HALF_POWERS",
+           "MOST_PRODUCTS", "power_without_pow"]
 
 
 class Opcode(enum.Enum):
@@ -548,3 +549,30 @@ def opcode_of_ufunc(name: str, method: str) -> Opcode | None:
     (<Opcode.ADD_REDUCE: 'add.reduce'>, <Opcode.REMAINDER: 'remainder'>, None)
     """
     return _BY_UFUNC.get((name, method))
+
+
+# --------------------------------------------------------------------------- literal powers
+
+#: literal exponents of a float POWER the kernels compute with ``sqrt``, not a ``pow`` call
+HALF_POWERS = frozenset({0.5, -0.5, 1.5, -1.5})
+#: the largest integer exponent of a float POWER the kernels compute with products
+MOST_PRODUCTS = 8
+
+
+def power_without_pow(exponent: Any) -> float | None:
+    """The literal exponent of a float POWER that the kernels compute without a ``pow``
+    call (``codegen_power``: square roots for :data:`HALF_POWERS`, repeated squaring for
+    an integer value from 2 to :data:`MOST_PRODUCTS`), else ``None``; the time model
+    prices the same forms. One decision for both.
+
+    >>> power_without_pow(3), power_without_pow(5.0), power_without_pow(-1.5)
+    (3.0, 5.0, -1.5)
+    >>> power_without_pow(2.5), power_without_pow(-2.0), power_without_pow(True)
+    (None, None, None)
+    """
+    if isinstance(exponent, (bool, np.bool_)) or not isinstance(exponent, (int, float, np.integer, np.floating)):
+        return None
+    value = float(exponent)
+    if value in HALF_POWERS or (value.is_integer() and 2 <= value <= MOST_PRODUCTS):
+        return value
+    return None

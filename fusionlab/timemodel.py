@@ -58,6 +58,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .bytecode import OPCODES, Literal, Opcode, OpFamily, Program, View, contraction_letters
 from .costs import AdditiveCostModel
+from .opcodes import power_without_pow
 from .wsp import WSPGraph, bit_indices
 
 __all__ = [
@@ -294,21 +295,26 @@ def opcode_family(op: Opcode) -> tuple[str, ...]:
 
 
 def instruction_family(ins: Any) -> tuple[str, ...]:
-    """:func:`opcode_family`, except for a power by a small constant: LLVM turns ``x ** 2``
-    into multiplications and ``x ** 0.5`` into a square root, not ``exp(y log x)``.
+    """:func:`opcode_family`, except for a power by a literal the kernels compute without
+    ``pow`` (``opcodes.power_without_pow``: products by repeated squaring, square roots)
+    and a Python-int exponent, which Numba's ``**`` computes by squaring too.
 
     >>> from fusionlab import parse
-    >>> p = parse("ARRAY A float64[4]\\nARRAY B float64[4]\\nPOWER B, A, 3\\nPOWER B, A, 0.5\\nPOWER B, A, A")
-    >>> [instruction_family(i) for i in p]
-    [('arithmetic', 'arithmetic'), ('sqrt',), ('exp', 'log')]
+    >>> p = parse("ARRAY A float64[4]\\nARRAY B float64[4]\\nPOWER B, A, 3\\nPOWER B, A, 0.5\\n"
+    ...           "POWER B, A, 5.0\\nPOWER B, A, -1.5\\nPOWER B, A, A")
+    >>> [instruction_family(i) for i in p]   # doctest: +NORMALIZE_WHITESPACE
+    [('arithmetic', 'arithmetic'), ('sqrt',), ('arithmetic', 'arithmetic', 'arithmetic'),
+     ('sqrt', 'division', 'arithmetic', 'arithmetic'), ('exp', 'log')]
     """
     if ins.opcode is Opcode.POWER and len(ins.inputs) == 2 and isinstance(ins.inputs[1], Literal):
         y = ins.inputs[1].value
-        if isinstance(y, (int, float)) and not isinstance(y, bool):
-            if y == 0.5:
-                return ("sqrt",)
-            if float(y).is_integer() and 1 <= abs(y) <= 4:
-                return ("arithmetic",) * (int(abs(y)) - 1 or 1) + (("division",) if y < 0 else ())
+        e = power_without_pow(y)
+        if e is not None and not e.is_integer():   # sqrt, then a division and the cube's products
+            return ("sqrt",) + (("division", "arithmetic", "arithmetic") if e == -1.5 else ("division",)
+                                if e < 0 else ("arithmetic",) if e > 1 else ())
+        if e is not None or (isinstance(y, int) and not isinstance(y, bool) and 1 <= abs(y) <= 64):
+            n = int(abs(y))
+            return ("arithmetic",) * max(1, n.bit_length() + bin(n).count("1") - 2) + (("division",) if y < 0 else ())
     return opcode_family(ins.opcode)
 
 

@@ -125,3 +125,15 @@ def test_other_exponents_and_integer_arrays_keep_the_power_operator():
     int_program = parse("ARRAY A int64[8]\nARRAY C int64[8]\nPOWER C, A, 2\nSYNC C\n")
     source = get_kernel(int_program, list(range(len(int_program))), parallel=False).source
     assert "_ipow(A[i0], np.int64(2), np.int64(1))" in source and "sqrt" not in source
+
+
+@pytest.mark.parametrize("e", [2.5, -2.0, 9.0, 0.0, 1.0, 2.0, 5.0, 8.0, 0.5, -0.5, 1.5, -1.5, 3, 9, -2])
+def test_the_time_model_prices_the_form_the_kernel_computes(e):
+    """One decision (``opcodes.power_without_pow``): where the kernel keeps ``pow`` (a float
+    ``**`` in its body), the time model charges ``exp`` and ``log``; elsewhere it does not."""
+    from fusionlab.timemodel import instruction_family
+
+    program = parse(_program("float64", e, 8))
+    body = _body(get_kernel(program, list(range(len(program))), parallel=False).source)
+    float_pow = "**" in body and not isinstance(e, int)
+    assert float_pow == ("exp" in instruction_family(program[0])), (e, body)
