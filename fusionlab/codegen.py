@@ -69,8 +69,10 @@ from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, 
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
 from .codegen_emit import (
     arg_partials_lines, arg_split_lines, arg_step, compaction_chunks, filter_lines, float_to_int, fold_element,
-    fold_source, is_fold, gather_expression, histogram_lines, loop_dtypes, np_type, weak_result,
+    fold_source, is_fold, gather_expression, half_power, half_power_expr, histogram_lines, loop_dtypes, np_type,
+    weak_result,
 )
+from .codegen_lanes import laned_extreme, laned_lines, unrolled_chunk
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
@@ -98,41 +100,6 @@ def _identity(op: Opcode, dtype: str) -> str:
     value = OPCODES[op].identity_of(dtype)
     text = ("np.inf" if value > 0 else "-np.inf") if isinstance(value, float) and math.isinf(value) else repr(value)
     return f"{_np_type(dtype)}({text})"
-
-
-#: literal exponents of a float POWER computed with ``sqrt`` instead of a ``pow`` call
-_HALF_POWERS = frozenset({0.5, -0.5, 1.5, -1.5})
-
-
-def _half_power(ins: Instruction, loop: tuple[np.dtype, ...] | None) -> float | None:
-    """The exponent of ``x ** e`` (a float array, ``e`` a literal in ``_HALF_POWERS``) that
-    :func:`_half_power_expr` computes, else ``None``.
-
-    ``pow`` is a scalar library call (about 20 ns an element here, measured on the n-body
-    pairs' ``** -1.5``) where ``sqrt`` and a division are vector instructions."""
-    if ins.opcode is not Opcode.POWER or loop is None or loop[0].kind != "f" or loop[1] != loop[0]:
-        return None
-    e = ins.inputs[1]
-    if not isinstance(e, Literal) or isinstance(e.value, bool) or not isinstance(e.value, (int, float)):
-        return None
-    return float(e.value) if float(e.value) in _HALF_POWERS else None
-
-
-def _half_power_expr(x: str, e: float, dtype: np.dtype) -> str:
-    """``x ** e`` with ``sqrt``: ``e == 0.5`` is ``np.sqrt(x)``, as NumPy computes it; the
-    others follow C's ``pow`` on every special value (``-0.0``: ``sqrt`` gives ``-0.0``,
-    ``+ 0`` makes it ``+0.0``; ``-inf``: ``sqrt`` gives nan, ``pow`` gives ``inf`` or 0) and
-    round at most three times (within the checks' ULPS)."""
-    if e == 0.5:
-        return f"np.sqrt({x})"
-    t = _np_type(dtype.name)
-    root = f"(np.sqrt({x}) + {t}(0))"
-    if e > 0:   # 1.5
-        return f"({t}(np.inf) if {x} == {t}(-np.inf) else np.abs({x}) * {root})"
-    # 1 / sqrt(x), cubed for -1.5: no intermediate overflows where the result is finite
-    # (x * sqrt(x) would, and give 0 for a result in the subnormal range)
-    r = f"({t}(1) / {root})"
-    return f"({t}(0) if {x} == {t}(-np.inf) else {r if e == -0.5 else f'{r} * {r} * {r}'})"
 
 
 @dataclass(frozen=True)
@@ -292,9 +259,9 @@ def _scalar_expression(ins: Instruction, ops: Sequence[str], loop: tuple[np.dtyp
     """An element-wise instruction's scalar expression of its operands ``ops`` (each typed
     in NumPy's loop dtype)."""
     op = ins.opcode
-    half = _half_power(ins, loop)
+    half = half_power(ins, loop)
     if half is not None:
-        expr = _half_power_expr(ops[0], half, loop[0])   # type: ignore[index]
+        expr = half_power_expr(ops[0], half, loop[0])   # type: ignore[index]
     elif OPCODES[op].numba is not None:   # an element-wise opcode: the table's expression
         expr = OPCODES[op].scalar(ops, None if loop is None else loop[0])
     else:  # pragma: no cover - families are exhausted by get_kernel_layout's checks
@@ -342,6 +309,7 @@ class _Emitter:
         self.stores: list[str] = []
         self.post: list[str] = []
         self.opening_tile: list[str] = []   # a contraction's BLAS tile, at the top of each block of rows
+        self.laned: list[tuple[int, Opcode]] = []   # extreme reductions accumulated in LANES lanes
 
     # ------------------------------------------------------------------ operands
     def u(self, k: int) -> str:
@@ -632,8 +600,15 @@ class _Emitter:
             "nsp" if lay.split else extents[0]
         self.pre.append(f"{a}_part = np.empty({size}, dtype={_np_type(out.dtype)})")
         self.opening.append(f"{a} = {_identity(op, out.dtype)}")
-        self.body.append(f"{guard}{a} = " + OPCODES[op].combine.format(a=a, b=src) + comment)
-        self.closing.append(f"{a}_part[{slot}] = {a}")
+        if not guard and laned_extreme(lay, op, out.dtype):   # selects in lanes (codegen_lanes)
+            self.laned.append((i, op))
+            got = laned_lines(a, op, src, out.dtype, slot, comment)
+            self.opening += got[0]
+            self.body += got[1]
+            self.closing += got[2]
+        else:
+            self.body.append(f"{guard}{a} = " + OPCODES[op].combine.format(a=a, b=src) + comment)
+            self.closing.append(f"{a}_part[{slot}] = {a}")
         # an explicit loop in order, not ``{a}_part.max()``: in a parallel kernel Numba turns
         # that call into a parfor reduction whose max/min drop NaN (NumPy propagates it)
         self.post += [f"{a}_v = {_identity(op, out.dtype)}  # {i + 1}: the partial results combined in order",
@@ -698,6 +673,9 @@ class _Emitter:
         if lay.chunked:  # one partial result per chunk, not per element
             lines.append(f"{indent}for chunk in {prange}(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)}):")
             lines += [f"{indent}    {x}" for x in self.opening]
+            if self.laned:
+                return lines + [f"{indent}    {x}" for x in unrolled_chunk(
+                    self.body + self.stores, self.laned, extents[0], idx[0], u)]
             lines.append(f"{indent}    for {idx[0]} in range(chunk * {u(_CHUNK)}, min({extents[0]}, (chunk + {u(1)}) * {u(_CHUNK)})):")
             indent += "        "
         one_scan = bool(lay.scans) and lay.rank == 1

@@ -1,4 +1,4 @@
-"""``x ** e`` for a literal half-integer ``e`` (``codegen._HALF_POWERS``) is computed with
+"""``x ** e`` for a literal half-integer ``e`` (``codegen_emit.HALF_POWERS``) is computed with
 ``sqrt`` in the kernels, not a scalar ``pow`` call: checked against NumPy on ordinary and
 special values (signed zeros, infinities, nan, negatives, the extremes of the dtype)."""
 
