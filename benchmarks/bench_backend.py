@@ -149,8 +149,11 @@ WHY: dict[str, str] = {
                          "logsumexp, softmax and loss term in one pass",
     "histogram_equalize": "`np.bincount` is a BINCOUNT fused with the scaling map that computes `index` (each chunk "
                           "counts into its own bins), `std` is decomposed into reductions and the lookup `cdf[index]` "
-                          "is a GATHER fused with the mean; `index` is still stored (the lookup reads it after the "
-                          "cumulative sum), and the histogram's arrays have `bins` elements, below min_size",
+                          "is a GATHER fused with the mean; z's numerator `values - mean` is recomputed in z's kernel "
+                          "(fusionlab.remat), and min/max and max|z| run in four lanes (codegen_lanes); still stored: "
+                          "`index`, `scaled` and `z`, the user's names, alive until the next pass rebinds them (the loop "
+                          "stores `index` alone: 72 MB a pass at medium against its 48), and the histogram's arrays "
+                          "have `bins` elements, below min_size",
     "covariance_shrinkage": "its work is one matmul (`xc.T @ xc`, BLAS in every variant: a CONTRACT run as NumPy's "
                             "own call here, a library kernel) and steps on a features x features matrix, below "
                             "min_size",
