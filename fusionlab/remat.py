@@ -106,27 +106,45 @@ def _bytes(ins: Instruction) -> tuple[int, int]:
     return ins_bytes, math.prod(out.shape) * out.base.np_dtype.itemsize
 
 
-def _first_reader(program: Program, p: int, name: str) -> int | None:
-    for j in range(p + 1, len(program)):
-        ins = program[j]
-        if ins.opcode is not Opcode.DEL and any(v.base.name == name for v in ins.reads()):
-            return j
-    return None
+@dataclass(frozen=True)
+class _Uses:
+    """Per base, in one walk of the program: its non-DEL writers and readers (positions in
+    order), whether it is freed, whether it is synced."""
+
+    writers: Mapping[str, tuple[int, ...]]
+    readers: Mapping[str, tuple[int, ...]]
+    freed: Mapping[str, int]
+    synced: frozenset[str]
 
 
-def _decide(program: Program, p: int) -> SinkDecision:
+def _uses(program: Program) -> _Uses:
+    writers: dict[str, list[int]] = {}
+    readers: dict[str, list[int]] = {}
+    freed: dict[str, int] = {}
+    synced = set()
+    for j, ins in enumerate(program):
+        if ins.opcode is Opcode.DEL:
+            freed[ins.outputs[0].base.name] = j
+            continue
+        if ins.opcode is Opcode.SYNC:
+            synced.add(ins.views_in[0].base.name)
+        for name in {v.base.name for v in ins.writes()}:
+            writers.setdefault(name, []).append(j)
+        for name in {v.base.name for v in ins.reads()}:
+            readers.setdefault(name, []).append(j)
+    return _Uses({k: tuple(v) for k, v in writers.items()}, {k: tuple(v) for k, v in readers.items()},
+                 freed, frozenset(synced))
+
+
+def _decide(program: Program, p: int, uses: _Uses) -> SinkDecision:
     """The decision for element-wise instruction ``p`` (one function: legality, then cost)."""
     ins = program[p]
     out = ins.outputs[0]
     name = out.base.name
-    writers = [j for j, other in enumerate(program) if other.opcode is not Opcode.DEL
-               and any(w.base.name == name for w in other.writes())]
-    freed = any(other.opcode is Opcode.DEL and other.outputs[0].base.name == name for other in program)
-    syncs = any(other.opcode is Opcode.SYNC and other.views_in[0].base.name == name for other in program)
-    reader = _first_reader(program, p, name)
-    if not freed or syncs:
+    reader = next((j for j in uses.readers.get(name, ()) if j > p), None)
+    if name not in uses.freed or name in uses.synced:
         return SinkDecision(p, name, reader, SinkRefusal.OUTPUT_ALIVE)
-    if writers != [p] or not out.covers_base:
+    if uses.writers.get(name) != (p,) or not out.covers_base:
         return SinkDecision(p, name, reader, SinkRefusal.PARTIAL_OUTPUT)
     inputs = {v.base.name for v in ins.views_in}
     if name in inputs:
@@ -160,7 +178,9 @@ def sink_maps(program: Program) -> Sinking:
     inputs, so every instruction still sees the values it saw; maps moved before the same
     reader keep their order.
     """
-    decisions = tuple(_decide(program, p) for p, ins in enumerate(program) if ins.opcode in OpFamily.ELEMENTWISE)
+    uses = _uses(program)
+    decisions = tuple(_decide(program, p, uses) for p, ins in enumerate(program)
+                      if ins.opcode in OpFamily.ELEMENTWISE)
     order = _order(len(program), [d for d in decisions if d.moved])
     if order == tuple(range(len(program))):
         return Sinking(program, decisions, order)
@@ -194,13 +214,12 @@ CHECKS = 8
 
 
 def _placement(program: Program, d: SinkDecision, block_of: Mapping[int, int],
-               blocks: Sequence[Sequence[int]]) -> SinkRefusal | None:
+               blocks: Sequence[Sequence[int]], uses: _Uses) -> SinkRefusal | None:
     """Whether the map of ``d`` (legal to move, cheaper moved) may join its reader's block."""
     home, target = block_of[d.index], block_of[d.reader]   # type: ignore[index]
     if home == target:
         return SinkRefusal.SAME_BLOCK
-    refs = [j for j, ins in enumerate(program) if j != d.index
-            and any(v.base.name == d.output for v in ins.reads() + ins.writes())]
+    refs = [*uses.readers.get(d.output, ()), uses.freed[d.output]]
     if any(block_of[j] != target for j in refs):
         return SinkRefusal.READ_ELSEWHERE
     computing = [j for j in blocks[target] if program[j].domain is not None]
@@ -236,12 +255,13 @@ def rematerialise(program: Program, blocks: Sequence[Sequence[int]]) -> Remat:
     accepted: list[SinkDecision] = []
     out: list[SinkDecision] = []
     checks = 0
-    for d in (_decide(program, p) for p, ins in enumerate(program) if ins.opcode in OpFamily.ELEMENTWISE):
-        why = d.refusal or _placement(program, d, block_of, members)
+    uses = _uses(program)
+    for d in (_decide(program, p, uses) for p, ins in enumerate(program) if ins.opcode in OpFamily.ELEMENTWISE):
+        why = d.refusal or _placement(program, d, block_of, members, uses)
         if why is None and checks >= CHECKS:
             why = SinkRefusal.BUDGET
         if why is not None:
-            out.append(d if d.refusal else SinkDecision(d.index, d.output, d.reader, why, d.detail, d.delayed))
+            out.append(d if d.refusal else SinkDecision(d.index, d.output, d.reader, why, "", d.delayed))
             continue
         trial = [list(b) for b in members]
         target = block_of[d.reader]   # type: ignore[index]
