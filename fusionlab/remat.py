@@ -200,16 +200,14 @@ def _order(n: int, moved: Sequence[SinkDecision]) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class Remat:
-    """A partitioned program after :func:`rematerialise`: the program, its blocks (0-based
-    positions in it), each map's decision, and ``order`` (new position -> original)."""
+    """A partition after :func:`rematerialise`: its blocks (0-based positions in the
+    unchanged program) and each map's decision."""
 
-    program: Program
     blocks: tuple[tuple[int, ...], ...]
     decisions: tuple[SinkDecision, ...]
-    order: tuple[int, ...]
 
 
-#: legality checks (a WSP graph each) per batch: candidates beyond it are refused (BUDGET)
+#: legality checks (each a walk of the partition) per batch: candidates beyond it are refused (BUDGET)
 CHECKS = 8
 
 
@@ -232,29 +230,27 @@ def rematerialise(program: Program, blocks: Sequence[Sequence[int]]) -> Remat:
     """Move each map whose output is stored only for a later block into that block, where
     it is recomputed from its inputs and its output contracted (see the module's docstring).
 
-    The map's decision (legality, then bytes) comes first; then its first reader's block
-    must be another block that holds every other use of the output and iterates over the
-    map's shape; then the moved partition is checked whole by
-    :func:`fusionlab.wsp.partition_problems` on the moved program (at most :data:`CHECKS`
-    times a batch). Each accepted move is kept for the next candidate's check.
+    The program is not reordered: only the map (and the DELs of scalar inputs it delays)
+    change block, so partitions keep indexing the batch as captured. The map's decision
+    (legality, then bytes) comes first; then its first reader's block must be another block
+    that holds every other use of the output and iterates over the map's shape; then the
+    moved partition is checked whole by :func:`fusionlab.wsp.partition_problems` (at most
+    :data:`CHECKS` times a batch). Each accepted move is kept for the next candidate's check.
 
     >>> from fusionlab import parse
     >>> p = parse("ARRAY x float64[100]\\nARRAY m float64[]\\nARRAY s float64[]\\nARRAY d float64[100]\\n"
     ...           "ARRAY z float64[100]\\nSUBTRACT d, x, m\\nADD_REDUCE s, x, axis=None\\nDIVIDE z, d, s\\n"
     ...           "DEL d\\nSYNC z")
     >>> got = rematerialise(p, [[0, 1], [2, 3, 4]])
-    >>> got.blocks, [ins.opcode.name for ins in got.program]
-    (((0,), (1, 2, 3, 4)), ['ADD_REDUCE', 'SUBTRACT', 'DIVIDE', 'DEL', 'SYNC'])
-    >>> got.decisions[0].moved
-    True
+    >>> got.blocks, got.decisions[0].moved
+    (((1,), (0, 2, 3, 4)), True)
     """
     from .wsp import WSPGraph, partition_problems   # the graph is built only for a candidate
 
     block_of = {i: k for k, b in enumerate(blocks) for i in b}
     members = [list(b) for b in blocks]
-    accepted: list[SinkDecision] = []
     out: list[SinkDecision] = []
-    checks = 0
+    checks, graph = 0, None
     uses = _uses(program)
     for d in (_decide(program, p, uses) for p, ins in enumerate(program) if ins.opcode in OpFamily.ELEMENTWISE):
         why = d.refusal or _placement(program, d, block_of, members, uses)
@@ -268,20 +264,14 @@ def rematerialise(program: Program, blocks: Sequence[Sequence[int]]) -> Remat:
         for j in (d.index, *d.delayed):
             trial[block_of[j]].remove(j)
             trial[target].append(j)
-        order = _order(len(program), accepted + [d])
-        at = {p: k for k, p in enumerate(order)}
         checks += 1
-        problems = partition_problems(WSPGraph(Program(program.bases, [program[p] for p in order])),
-                                      [[at[j] for j in b] for b in trial if b])
+        graph = graph or WSPGraph(program)
+        problems = partition_problems(graph, [b for b in trial if b])
         if problems:
             out.append(SinkDecision(d.index, d.output, d.reader, SinkRefusal.ILLEGAL_BLOCK, problems[0], d.delayed))
             continue
-        accepted.append(d)
         out.append(d)
         members = trial
         for j in (d.index, *d.delayed):
             block_of[j] = target
-    order = _order(len(program), accepted)
-    at = {p: k for k, p in enumerate(order)}
-    new = Program(program.bases, [program[p] for p in order]) if accepted else program
-    return Remat(new, tuple(tuple(sorted(at[j] for j in b)) for b in members if b), tuple(out), order)
+    return Remat(tuple(tuple(sorted(b)) for b in members if b), tuple(out))

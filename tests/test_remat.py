@@ -41,8 +41,9 @@ def test_histogram_numerator_is_recomputed_in_the_z_kernel():
     assert why["t18"] is SinkRefusal.SAME_BLOCK
     assert sum(d.moved for d in got.decisions) == 1
     assert len(got.blocks) == len(blocks)                      # no block gained or lost
+    assert sorted(i for b in got.blocks for i in b) == list(range(len(batch)))   # the batch's own order
     before = [b.kernel for b in plan(batch, blocks, min_size=0).blocks if b.kernel is not None]
-    after = [b.kernel for b in plan(got.program, got.blocks, min_size=0).blocks if b.kernel is not None]
+    after = [b.kernel for b in plan(batch, got.blocks, min_size=0).blocks if b.kernel is not None]
     assert len(before) == len(after)
     writes = lambda ks, name: [k for k in ks if any(v.base.name == name for v in k.arguments)]
     assert len(writes(before, "t26")) == 2 and not any("t26" in k.contracted for k in before)
@@ -127,7 +128,7 @@ def test_random_producer_read_after_a_barrier_equals_numpy(producer, between, se
     elif producer == "ADD d, x, y":
         assert why.refusal is SinkRefusal.MORE_BYTES
     if why.moved:   # the map now shares its reader's kernel and d is never stored
-        kernels = [b.kernel for b in plan(got.program, got.blocks, min_size=0).blocks if b.kernel is not None]
+        kernels = [b.kernel for b in plan(p, got.blocks, min_size=0).blocks if b.kernel is not None]
         assert any("d" in k.contracted for k in kernels)
     # plain NumPy
     x, y, c = x0.copy(), y0.copy(), c0.copy()
@@ -141,7 +142,7 @@ def test_random_producer_read_after_a_barrier_equals_numpy(producer, between, se
         elif b.startswith("ADD_REDUCE c"):
             c = np.array(y.sum())
     z = d / s
-    out = run_plan(plan(got.program, got.blocks, min_size=0),
+    out = run_plan(plan(p, got.blocks, min_size=0),
                    Storage({"x": x0.copy(), "y": y0.copy(), "c": c0.copy()}), Externals(), CACHE)
     np.testing.assert_allclose(out["z"], z, rtol=1e-12)
     np.testing.assert_allclose(out["x"], x, rtol=0)

@@ -110,8 +110,7 @@ def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size
             batch, algorithm, cost_model, cache=merge_cache,
             **({"max_nodes": 20_000} if algorithm == "optimal" else {})).blocks
         if partitions is None:   # given partitions are run as given
-            moved = rematerialise(batch, blocks)   # maps recomputed in their readers' blocks
-            batch, blocks = moved.program, moved.blocks
+            blocks = rematerialise(batch, blocks).blocks   # maps recomputed in their readers' blocks
         plans.append(plan(batch, blocks, min_size))
     return plans
 
