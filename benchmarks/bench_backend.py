@@ -103,6 +103,12 @@ def bound_of(name: str) -> str:
 LOADED = 1.5
 #: why a row misses a target, where the figures alone do not say it (shown with its misses)
 WHY: dict[str, str] = {
+    "leibnitz_pi": "each pass's one kernel is the loop's arithmetic (two divisions a term) plus the store of `k`, the "
+                   "user's name, alive until the next pass rebinds it (80 MB a pass at large, beyond the last-level "
+                   "cache; 8 MB at medium, inside it: 1.07x there); the loop keeps `k` in a register. Measured on "
+                   "10^7 terms (minimum of 7, load 4): one thread, the kernel 10.3 ms, without the store 10.1, the "
+                   "loop 10.1; two threads 17.0, 15.7 and 16.2 ms: the store costs about 8%; the rest of the 1.41x "
+                   "is the load the row was measured under (1.4; round-by-round quartiles 1.37-2.71)",
     "black_scholes": "arithmetic-bound on the CND's `k**2` ... `k**5` (8 per element and step): POWER with a float "
                      "exponent, one scalar libm `pow` call each in the kernels. Measured here on 500,000 elements: "
                      "the four powers in a parallel Numba loop 6.8 ms as `pow`, 0.14 ms as products; NumPy's "
