@@ -69,8 +69,10 @@ from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, 
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
 from .codegen_emit import (
     arg_partials_lines, arg_split_lines, arg_step, compaction_chunks, filter_lines, float_to_int, fold_element,
-    fold_source, is_fold, gather_expression, histogram_lines, loop_dtypes, np_type, weak_result,
+    fold_source, is_fold, gather_expression, histogram_lines, loop_dtypes, np_type,
+    weak_result,
 )
+from .codegen_lanes import laned_extreme, laned_lines, unrolled_chunk
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
@@ -308,6 +310,7 @@ class _Emitter:
         self.stores: list[str] = []
         self.post: list[str] = []
         self.opening_tile: list[str] = []   # a contraction's BLAS tile, at the top of each block of rows
+        self.laned: list[tuple[int, Opcode]] = []   # extreme reductions accumulated in LANES lanes
 
     # ------------------------------------------------------------------ operands
     def u(self, k: int) -> str:
@@ -598,8 +601,15 @@ class _Emitter:
             "nsp" if lay.split else extents[0]
         self.pre.append(f"{a}_part = np.empty({size}, dtype={_np_type(out.dtype)})")
         self.opening.append(f"{a} = {_identity(op, out.dtype)}")
-        self.body.append(f"{guard}{a} = " + OPCODES[op].combine.format(a=a, b=src) + comment)
-        self.closing.append(f"{a}_part[{slot}] = {a}")
+        if not guard and laned_extreme(lay, op, out.dtype):   # selects in lanes (codegen_lanes)
+            self.laned.append((i, op))
+            got = laned_lines(a, op, src, out.dtype, slot, comment)
+            self.opening += got[0]
+            self.body += got[1]
+            self.closing += got[2]
+        else:
+            self.body.append(f"{guard}{a} = " + OPCODES[op].combine.format(a=a, b=src) + comment)
+            self.closing.append(f"{a}_part[{slot}] = {a}")
         # an explicit loop in order, not ``{a}_part.max()``: in a parallel kernel Numba turns
         # that call into a parfor reduction whose max/min drop NaN (NumPy propagates it)
         self.post += [f"{a}_v = {_identity(op, out.dtype)}  # {i + 1}: the partial results combined in order",
@@ -664,6 +674,9 @@ class _Emitter:
         if lay.chunked:  # one partial result per chunk, not per element
             lines.append(f"{indent}for chunk in {prange}(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)}):")
             lines += [f"{indent}    {x}" for x in self.opening]
+            if self.laned:
+                return lines + [f"{indent}    {x}" for x in unrolled_chunk(
+                    self.body + self.stores, self.laned, extents[0], idx[0], u)]
             lines.append(f"{indent}    for {idx[0]} in range(chunk * {u(_CHUNK)}, min({extents[0]}, (chunk + {u(1)}) * {u(_CHUNK)})):")
             indent += "        "
         one_scan = bool(lay.scans) and lay.rank == 1

@@ -367,3 +367,4 @@ def histogram_lines(i: int, out: str, kind: str, ops: Sequence[str], rows: str, 
               f"for {a}_j in {loop}({a}_n):  # {i + 1}: the chunks' bins summed", f"    {a}_s = {a}_rows[0, {a}_j]",
               f"    for {a}_c in range(1, {a}_rows.shape[0]):", f"        {a}_s += {a}_rows[{a}_c, {a}_j]",
               f"    {out}[{a}_j] = {a}_s"])
+

@@ -17,6 +17,7 @@ from ..bytecode import Program
 from ..codegen import KernelSource
 from ..codegen_contract import LIBRARY_KERNEL
 from ..partition import MergeCache, partition
+from ..remat import rematerialise
 from ..timemodel import load_figures, predict_seconds
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .driver import Driver
@@ -108,6 +109,8 @@ def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size
         blocks = partitions[k] if partitions is not None else partition(
             batch, algorithm, cost_model, cache=merge_cache,
             **({"max_nodes": 20_000} if algorithm == "optimal" else {})).blocks
+        if partitions is None:   # given partitions are run as given
+            blocks = rematerialise(batch, blocks).blocks   # maps recomputed in their readers' blocks
         plans.append(plan(batch, blocks, min_size))
     return plans
 

@@ -1,0 +1,83 @@
+"""Float minimum and maximum over everything accumulate in lanes (``codegen_lanes``): the
+chunk loop is unrolled, each copy with its own select and NaN flag. Checked for structure
+(which reductions are laned, which are not) and against NumPy exactly (the extremes are
+exact) on sizes around the lanes and chunks, with NaN, infinities and signed zeros."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fusionlab import parse
+from fusionlab.codegen import get_kernel
+from fusionlab.codegen_lanes import LANES
+from fusionlab.execute.numba_backend import plan, run_plan
+from fusionlab.execute.reference import Externals, Storage
+
+from test_numba import CACHE
+
+
+def _program(n: int, dtype: str = "float64") -> str:
+    # min and max of x, and max |x - m| of a map stored on the way (the z-score kernel's shape)
+    return (f"ARRAY x {dtype}[{n}]\nARRAY m {dtype}[]\nARRAY lo {dtype}[]\nARRAY hi {dtype}[]\n"
+            f"ARRAY d {dtype}[{n}]\nARRAY a {dtype}[{n}]\nARRAY top {dtype}[]\n"
+            "MINIMUM_REDUCE lo, x, axis=None\nMAXIMUM_REDUCE hi, x, axis=None\n"
+            "SUBTRACT d, x, m\nABSOLUTE a, d\nMAXIMUM_REDUCE top, a, axis=None\nDEL a\n"
+            "SYNC lo\nSYNC hi\nSYNC d\nSYNC top\n")
+
+
+def _run(x: np.ndarray, m: float, parallel: bool) -> dict[str, np.ndarray]:
+    program = parse(_program(x.size, x.dtype.name))
+    p = plan(program, [list(range(len(program)))], min_size=0 if parallel else 1 << 30)
+    assert p.blocks[0].kernel is not None, p.blocks[0].reason
+    return run_plan(p, Storage({"x": x, "m": np.array(m, dtype=x.dtype)}), Externals(), CACHE)
+
+
+def test_float_extremes_are_laned_and_others_are_not():
+    program = parse(_program(10_000))
+    source = get_kernel(program, list(range(len(program)))).source
+    for acc in ("acc1", "acc2", "acc5"):   # lo, hi, top: each in LANES lanes with a NaN flag
+        assert f"{acc}_l{LANES - 1} = {acc}_x_l{LANES - 1} if" in source
+        assert f"{acc}_n |= {acc}_n_l{LANES - 1}" in source
+        assert f"{acc} = np.minimum({acc}, x" not in source and f"{acc} = np.maximum({acc}, x" not in source
+    assert source.count("d[i0] = ") == LANES + 1   # the stored map: once per copy and in the remainder
+    ints = parse("ARRAY x int64[10000]\nARRAY lo int64[]\nMINIMUM_REDUCE lo, x, axis=None\nSYNC lo\n")
+    assert "_l1" not in get_kernel(ints, [0, 1]).source   # no NaN, no branches: one accumulator
+    sums = parse("ARRAY x float64[10000]\nARRAY s float64[]\nADD_REDUCE s, x, axis=None\nSYNC s\n")
+    assert "_l1" not in get_kernel(sums, [0, 1]).source   # sums vectorise as they are
+    rows = parse("ARRAY x float64[100, 100]\nARRAY lo float64[100]\nMINIMUM_REDUCE lo, x, axis=1\nSYNC lo\n")
+    assert "_l1" not in get_kernel(rows, [0, 1]).source   # one per row: not a chunked loop
+
+
+SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e308, -1e308]
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.sampled_from([1, 2, 3, 4, 5, 7, 8, 4095, 4096, 4097, 4099, 8195, 9001]),
+       seed=st.integers(0, 2**16), specials=st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(SPECIAL)),
+                                                     max_size=3),
+       dtype=st.sampled_from(["float64", "float32"]), parallel=st.booleans())
+def test_laned_extremes_equal_numpy(n, seed, specials, dtype, parallel):
+    x = np.random.default_rng(seed).normal(size=n).astype(dtype)
+    for at, value in specials:
+        x[at % n] = value
+    m = np.asarray(x[0] if np.isfinite(x[0]) else 0.5, dtype=dtype)
+    got = _run(x, float(m), parallel)
+    with np.errstate(all="ignore"):
+        d = x - m
+        want = {"lo": x.min(), "hi": x.max(), "d": d, "top": np.abs(d).max()}
+    for name, w in want.items():
+        np.testing.assert_array_equal(got[name].reshape(np.shape(w)), w, err_msg=name)
+
+
+@pytest.mark.parametrize("position", [0, 1, 2, 3, 4097, 9000])
+def test_a_nan_in_any_lane_or_the_remainder_gives_nan(position):
+    x = np.arange(9001, dtype=np.float64)
+    x[position] = np.nan
+    got = _run(x, 0.0, parallel=True)
+    assert np.isnan(got["lo"]).all() and np.isnan(got["hi"]).all() and np.isnan(got["top"]).all()
+    x[position] = np.inf   # an infinity is an ordinary extreme
+    got = _run(x, 0.0, parallel=True)
+    assert got["lo"].item() == x.min() and got["hi"].item() == np.inf and got["top"].item() == np.inf
