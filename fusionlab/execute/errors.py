@@ -335,7 +335,7 @@ def _step(ins: Instruction, storage: Storage, shadow: ShadowStorage, externals: 
         if bound is None:
             bound = generator(ins, out) if op in OpFamily.GENERATOR else opaque(ins, vals, bnds, out)
     target = shadow.view(ins.outputs[0])
-    target[...] = np.broadcast_to(np.nan_to_num(np.asarray(bound, dtype=np.float64), nan=np.inf),
+    target[...] = np.broadcast_to(np.nan_to_num(np.asarray(bound, dtype=np.float64), nan=np.inf, posinf=np.inf),
                                   target.shape) if target.size else target
 
 
