@@ -62,13 +62,10 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from .errors import ULPS   # units in the last place allowed a math function (one constant for both)
+
 __all__ = ["Tolerance", "Mismatch", "Skipped", "CheckReport", "tolerance", "compare_values", "check_namespace",
            "plain_namespace", "lookup", "reduction_terms", "ULPS", "compare_bounded", "program_bounds"]
-
-#: Units in the last place allowed for every floating value: elementwise math functions
-#: differ between NumPy's SIMD implementations and LLVM's by a few (NumPy documents up
-#: to 4 ULP for its AVX-512 ``exp``/``log``; powers and trigonometry a little more).
-ULPS = 16
 
 
 @dataclass(frozen=True)

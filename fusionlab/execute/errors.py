@@ -49,9 +49,10 @@ from .reference import Externals, Storage, execute_instruction, gather
 
 __all__ = ["ULPS", "ShadowStorage", "propagate", "bound_of", "reorder_factor", "unit"]
 
-#: Units in the last place a math function's implementations may differ by (NumPy's SIMD
-#: ``exp``/``log``/``sin`` against LLVM's): the check's constant, repeated here so that this
-#: module does not import back from the check.
+#: Units in the last place allowed for every floating value a math function computes: its
+#: implementations differ between NumPy's SIMD loops and LLVM's by a few (NumPy documents up
+#: to 4 ULP for its AVX-512 ``exp``/``log``; powers and trigonometry a little more). The
+#: check (:mod:`fusionlab.execute.check`) uses the same constant.
 ULPS = 16
 
 _MATH = frozenset({"exp", "log"})   # the time model's classes of the library math functions
