@@ -28,6 +28,13 @@ reduction (``terms > 1``), that magnitude is at least the largest among all of t
 program's arrays (:func:`array_scale`): a gradient ``X.T @ (p - y)`` near convergence is a
 cancelled sum of terms as large as ``X``, and its few-ulp reorderings are of their size.
 
+Where the program is known (a capture: ``run --check``, ``verify``), each value it produced
+is held instead to its own bound, propagated through the bytecode by the error model
+(:mod:`fusionlab.execute.errors`, :func:`program_bounds`, ``check_namespace(..., bounds=)``,
+:func:`compare_bounded`); the tolerance above remains for values without one. Bools and
+integers that differ only where an operand was within its bound of a threshold are listed
+in ``CheckReport.at_threshold``, not as mismatches.
+
 Examples
 --------
 >>> import numpy as np
