@@ -211,3 +211,20 @@ def test_catastrophic_cancellation_widens_the_bound():
     _, bounds = propagate([p])
     assert bounds["D"][()] > 1e-2          # ulps of 1000 summed 1000 times, not of 0
     assert bounds["Q"][()] == np.inf        # a quotient by a value within its bound of zero
+
+
+def test_a_bound_no_rule_can_compute_is_unknown_and_the_check_falls_back(monkeypatch):
+    import fusionlab.execute.errors as errors
+
+    def broken(ins, vals, bnds):
+        raise TypeError("no rule")
+
+    monkeypatch.setattr(errors, "elementwise", broken)
+    p = parse("ARRAY X float64[4]\nARRAY Y float64[4]\nARRAY S float64[]\nRANGE X\nSQRT Y, X\n"
+              "ADD_REDUCE S, Y, axis=None\nSYNC Y\nSYNC S")
+    values, bounds = propagate([p])
+    assert np.isnan(bounds["Y"]).all() and np.isnan(bounds["S"][()])   # carried downstream
+    assert values["S"][()] == pytest.approx(np.sqrt(np.arange(4.0)).sum())
+    want = {"S": values["S"][()]}
+    assert check_namespace({"S": want["S"] * (1 + 1e-15)}, want, bounds={"S": bounds["S"][()]}).ok
+    assert not check_namespace({"S": want["S"] * (1 + 1e-6)}, want, bounds={"S": bounds["S"][()]}).ok

@@ -330,14 +330,31 @@ def _step(ins: Instruction, storage: Storage, shadow: ShadowStorage, externals: 
     vals = [storage.view(x) if isinstance(x, View) else x.value for x in ins.inputs]
     bnds = [shadow.view(x) if isinstance(x, View) else np.zeros(()) for x in ins.inputs]
     with np.errstate(all="ignore"):
-        bound = bound_of(ins, vals, bnds)
+        bound = _guarded(ins, vals, bnds)
         execute_instruction(ins, storage, externals, synced)
         out = storage.view(ins.outputs[0])
         if bound is None:
             bound = generator(ins, out) if op in OpFamily.GENERATOR else opaque(ins, vals, bnds, out)
+    known = np.nan_to_num(np.asarray(bound, dtype=np.float64), nan=np.inf, posinf=np.inf)
+    if any(np.isnan(b).any() for b in bnds) or np.ndim(bound) == 0 and isinstance(bound, float) and bound != bound:
+        known = np.full(np.shape(known), np.nan)
     target = shadow.view(ins.outputs[0])
-    target[...] = np.broadcast_to(np.nan_to_num(np.asarray(bound, dtype=np.float64), nan=np.inf, posinf=np.inf),
-                                  target.shape) if target.size else target
+    if target.size:
+        target[...] = np.broadcast_to(known, target.shape)
+
+
+#: A bound nobody knows: NaN, carried to every value computed from it; the check holds such
+#: values to its per-array tolerance instead (:func:`fusionlab.execute.check.check_namespace`).
+UNKNOWN = float("nan")
+
+
+def _guarded(ins: Instruction, vals: Sequence[Any], bnds: Sequence[np.ndarray]) -> np.ndarray | float | None:
+    """:func:`bound_of`, or :data:`UNKNOWN` where a rule cannot evaluate the operands (an
+    operand combination no rule foresaw must not stop the replay the check compares with)."""
+    try:
+        return bound_of(ins, vals, bnds)
+    except (TypeError, ValueError, IndexError, OverflowError, ZeroDivisionError, FloatingPointError):
+        return UNKNOWN
 
 
 def propagate(batches: Sequence[Program], externals: Externals | None = None,
