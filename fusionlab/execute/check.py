@@ -379,9 +379,8 @@ def check_namespace(got: Mapping[str, Any], want: Mapping[str, Any], names: Iter
     ``bounds`` holds, by label, the error model's bound of each value
     (:func:`program_bounds`): a value with one is held to it element by element; the others
     to :func:`tolerance`."""
-    if bounds:
-        return _check_bounded(got, want, names, terms, bounds)
     report = CheckReport()
+    bounds = bounds or {}
     chosen = [n for n in (list(got) if names is None else names) if not n.startswith("__")]
     scale = array_scale(_found(want, n) for n in chosen)
     for name in chosen:
@@ -390,31 +389,20 @@ def check_namespace(got: Mapping[str, Any], want: Mapping[str, Any], names: Iter
         except (KeyError, IndexError, TypeError):
             report.mismatches.append(Mismatch(name, "plain NumPy has no such variable"))
             continue
-        report.merge(compare_values(lookup(got, name), expected, name, terms, scale))
-    return report
-
-
-def _check_bounded(got: Mapping[str, Any], want: Mapping[str, Any], names: Iterable[str] | None, terms: int,
-                   bounds: Mapping[str, Any]) -> CheckReport:
-    chosen = [n for n in (list(got) if names is None else names) if not n.startswith("__")]
-    report = check_namespace({n: got[n] for n in chosen if n not in bounds and n in got}, want,
-                             [n for n in chosen if n not in bounds], terms)
-    for name in (n for n in chosen if n in bounds):
-        try:
-            expected = lookup(want, name)
-        except (KeyError, IndexError, TypeError):
-            report.mismatches.append(Mismatch(name, "plain NumPy has no such variable"))
-            continue
         value = lookup(got, name)
-        if np.isnan(np.asarray(bounds[name], dtype=np.float64)).any():   # no bound known (errors.UNKNOWN)
-            report.merge(compare_values(value, expected, name, terms, array_scale(_found(want, n) for n in chosen)))
-            continue
-        if not (_is_numeric(expected) and _is_numeric(value) and _numeric_kind(value) == _numeric_kind(expected)
-                and np.shape(value) == np.shape(expected) == np.shape(bounds[name])):
-            report.merge(compare_values(value, expected, name, terms))
-            continue
-        report.merge(compare_bounded(value, expected, bounds[name], name))
+        if name in bounds and _boundable(value, expected, bounds[name]):
+            report.merge(compare_bounded(value, expected, bounds[name], name))
+        else:
+            report.merge(compare_values(value, expected, name, terms, scale))
     return report
+
+
+def _boundable(value: Any, expected: Any, bound: Any) -> bool:
+    """Whether a value can be held to its bound: numbers of NumPy's kind and shape, and a
+    bound the model knows (NaN: :data:`fusionlab.execute.errors.UNKNOWN`)."""
+    b = np.asarray(bound, dtype=np.float64)
+    return (_is_numeric(expected) and _is_numeric(value) and _numeric_kind(value) == _numeric_kind(expected)
+            and np.shape(value) == np.shape(expected) == b.shape and not np.isnan(b).any())
 
 
 def compare_bounded(got: Any, want: Any, bound: Any, path: str = "value") -> CheckReport:
