@@ -63,6 +63,9 @@ class ShadowStorage:
 
     def __init__(self) -> None:
         self.flat: dict[str, np.ndarray] = {}
+        #: bases some of whose bounds no rule could compute (NaN there): what is computed
+        #: from them is unknown too
+        self.unknown: set[str] = set()
 
     def view(self, v: View) -> np.ndarray:
         flat = self.flat.get(v.base.name)
@@ -72,6 +75,7 @@ class ShadowStorage:
 
     def release(self, name: str) -> None:
         self.flat.pop(name, None)
+        self.unknown.discard(name)
 
     def array(self, v: View) -> np.ndarray:
         return self.flat.get(v.base.name, np.zeros(max(v.base.size, 1)))[: v.base.size].reshape(v.base.shape).copy()
@@ -131,13 +135,20 @@ def _function(ins: Instruction) -> Callable[..., Any]:
     return op.info.numpy
 
 
-def _shift(x: np.ndarray, b: np.ndarray, sign: complex) -> np.ndarray:
+def _shifted(x: np.ndarray, b: np.ndarray, signs: Sequence[complex]) -> list[np.ndarray]:
+    """``x`` moved by its bound in each direction of ``signs``."""
     if x.dtype.kind in "biu":   # an integer operand with a bound: whole steps of it
-        return (x.astype(np.int64) + int(sign.real) * np.ceil(np.where(b > 0, b, 0.0)).astype(np.int64))
-    # at least one unit of the value's own spacing: an operand with a bound differs in its
-    # last bit at least, and a float64 ``x + b`` smaller than that would round back to x
-    step = np.maximum(b, np.spacing(np.abs(x.real)) if x.dtype.kind == "f" else b)
-    return x + sign * np.where(b > 0, step, 0.0)
+        step = np.ceil(b).astype(np.int64)
+        return [x.astype(np.int64) + int(sign.real) * step for sign in signs]
+    # plus one float64 unit of the value: an operand with a bound differs in its last bit
+    # at least, and a float64 ``x + b`` below half its spacing would round back to x
+    step = np.abs(x)
+    step *= _EPS64
+    step += b
+    return [x + step if sign == 1 else x - step if sign == -1 else x + sign * step for sign in signs]
+
+
+_EPS64 = float(np.finfo(np.float64).eps)
 
 
 def _operands(vals: Sequence[Any]) -> list[np.ndarray]:
@@ -151,27 +162,41 @@ def _operands(vals: Sequence[Any]) -> list[np.ndarray]:
 def elementwise(ins: Instruction, vals: Sequence[Any], bnds: Sequence[np.ndarray]) -> np.ndarray:
     """The bound of an element-wise instruction's result: the corners of its operands'
     boxes through the function, plus the result's own rounding."""
-    f, out = _function(ins), np.dtype(ins.outputs[0].dtype)
-    xs = _operands(vals)
+    out = np.dtype(ins.outputs[0].dtype)
+    moved = [i for i, b in enumerate(bnds) if np.any(b > 0)]
+    ulps = ULPS if out.kind in "fc" and _MATH & set(ins.opcode.info.cost) else 1 if moved and out.kind in "fc" else 0
+    if not moved and not ulps:   # equal operands, a correctly rounded (or exact) result: equal
+        return np.zeros(())
+    f, xs = _function(ins), _operands(vals)
     base = _cast(np.asarray(f(*xs)), out)
     bound = np.zeros(np.shape(base))
-    moved = [i for i, b in enumerate(bnds) if np.any(b > 0)]
     signs = [(1, -1, 1j, -1j) if xs[i].dtype.kind == "c" else (1, -1) for i in moved]
+    moves = {i: dict(zip(sg, _shifted(xs[i], np.asarray(bnds[i]), sg))) for i, sg in zip(moved, signs)}
     for corner in itertools.product(*signs):
         args = list(xs)
-        for i, s in zip(moved, corner):
-            args[i] = _shift(xs[i], bnds[i], s)
+        for i, sign in zip(moved, corner):
+            args[i] = moves[i][sign]
         try:
             diff = np.abs(_cast(np.asarray(f(*args)), out) - base)
         except TypeError:   # a bitwise opcode of a bool operand at a threshold: either value
             diff = np.full(base.shape, np.inf)
-        bound = np.fmax(bound, np.where(np.isnan(diff) & ~np.isnan(base), np.inf, diff))
+        if np.isnan(diff).any():   # a corner outside the function's domain: nothing is known
+            diff = np.where(np.isnan(diff), np.inf, diff)
+        np.fmax(bound, diff, out=bound)
     if out.kind in "fc":
+        # an operand known to nothing: so is the result (the corners of an infinite box
+        # would give a bounded quotient c / (sd +- inf) = 0, not "anything")
+        for i in moved:
+            if np.isinf(bnds[i]).any():
+                bound = np.where(np.broadcast_to(np.isinf(bnds[i]), bound.shape), np.inf, bound)
+    if ulps:
         # equal operands give equal correctly rounded results (IEEE: + - * / sqrt, casts);
         # operands that differ round to results one more unit apart; the math library's
         # functions differ by ULPS whatever their operands
-        ulps = ULPS if _MATH & set(ins.opcode.info.cost) else 1 if moved else 0
-        bound = bound + ulps * unit(_dtypes(ins)) * np.where(np.isfinite(base), np.abs(base), 0.0)
+        mag = np.abs(base)
+        if not np.isfinite(mag).all():
+            mag = np.where(np.isfinite(mag), mag, 0.0)
+        bound = bound + ulps * unit(_dtypes(ins)) * mag
     return bound
 
 
@@ -335,12 +360,16 @@ def _step(ins: Instruction, storage: Storage, shadow: ShadowStorage, externals: 
         out = storage.view(ins.outputs[0])
         if bound is None:
             bound = generator(ins, out) if op in OpFamily.GENERATOR else opaque(ins, vals, bnds, out)
-    known = np.nan_to_num(np.asarray(bound, dtype=np.float64), nan=np.inf, posinf=np.inf)
-    if any(np.isnan(b).any() for b in bnds) or np.ndim(bound) == 0 and isinstance(bound, float) and bound != bound:
+    known = np.asarray(bound, dtype=np.float64)
+    unknown = bound is UNKNOWN or any(x.base.name in shadow.unknown for x in ins.inputs if isinstance(x, View))
+    if unknown:
+        shadow.unknown.add(ins.outputs[0].base.name)
         known = np.full(np.shape(known), np.nan)
+    elif np.isnan(known).any():   # inf - inf in a rule: the bound is infinite
+        known = np.where(np.isnan(known), np.inf, known)
     target = shadow.view(ins.outputs[0])
     if target.size:
-        target[...] = np.broadcast_to(known, target.shape)
+        target[...] = known
 
 
 #: A bound nobody knows: NaN, carried to every value computed from it; the check holds such
