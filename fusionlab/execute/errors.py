@@ -43,11 +43,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..bytecode import Instruction, Literal, Opcode, OpFamily, Program, View, contraction_letters
+from ..bytecode import Instruction, Opcode, OpFamily, Program, View, contraction_letters
 from ..subscripts import numpy_call
 from .reference import Externals, Storage, execute_instruction, gather
 
-__all__ = ["ULPS", "ShadowStorage", "propagate", "bound_of", "reorder_factor", "unit"]
+__all__ = ["ULPS", "UNKNOWN", "ShadowStorage", "propagate", "bound_of", "reorder_factor", "unit"]
 
 #: Units in the last place allowed for every floating value a math function computes: its
 #: implementations differ between NumPy's SIMD loops and LLVM's by a few (NumPy documents up
