@@ -191,7 +191,7 @@ def _cmd_capture(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from .execute.check import check_namespace, plain_namespace, reduction_terms
+    from .execute.check import check_namespace, plain_namespace, program_bounds, reduction_terms
 
     source, label = _target_source(args.program, args.preset)
     with contextlib.redirect_stdout(sys.stderr):
@@ -209,8 +209,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     names = [n for n, v in plain.items() if not n.startswith("__") and not isinstance(v, types.ModuleType)]
     # what the user holds after the capture, and the arrays the partition's replay computes,
     # each against plain NumPy (execute/check.py: structural, tolerances from reordering)
-    held = check_namespace({n: cap.namespace.get(n, _MISSING) for n in names}, plain, names, terms)
-    replay = check_namespace(replayed, plain, terms=terms)
+    bounds = program_bounds(cap)   # the error model's bound of each value (execute/errors.py)
+    held = check_namespace({n: cap.namespace.get(n, _MISSING) for n in names}, plain, names, terms, bounds)
+    replay = check_namespace(replayed, plain, terms=terms, bounds=bounds)
     mismatches = [{"variable": m.path, "where": "namespace", "reason": m.reason, "max_abs_error": m.max_abs_error}
                   for m in held.mismatches]
     mismatches += [{"variable": m.path, "where": f"replay under {args.algorithm}", "reason": m.reason,
@@ -263,10 +264,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         report = r.check
         assert report is not None   # run(check=True) always checks
         print(f"against plain NumPy: {report.compared} values compared, {len(report.mismatches)} differ, "
-              f"largest difference {report.max_abs_error:.3g} (within tolerances relative to the values: "
-              f"fusionlab/execute/check.py); against fusionlab's reference executor: {r.max_abs_error:.3g}")
+              f"largest difference {report.max_abs_error:.3g} (each value within its error bound, propagated "
+              f"through the program: fusionlab/execute/errors.py); against fusionlab's reference executor: "
+              f"{r.max_abs_error:.3g}")
         for m in report.mismatches[:10]:
             print(f"  MISMATCH {m}")
+        for t in report.at_threshold[:10]:
+            print(f"  at a threshold (legitimate): {t}")
         for sk in report.skipped[:10]:
             print(f"  not compared: {sk}")
         return 0 if report.ok else 1

@@ -77,13 +77,7 @@ def test_captured_and_replayed_equals_plain_numpy(name):
 
 #: Kernel runs the check reports although they are rounding: the reason says which value
 #: and why the check's tolerance (terms x eps x the largest magnitude) does not cover it.
-KERNEL_FALSE_ALARMS = {
-    "f32_reductions.py": "zs = ((x - m) / sd).sum() over 1000 float32 values: the kernel's serial float32 "
-                         "mean m is 2 ulp from NumPy's pairwise one (within its tolerance), and the 1000 terms "
-                         "each carry that difference / sd, so zs differs by 4.2e-4 where the check allows "
-                         "1000 x eps x 1.74 = 2.1e-4; a chain of two reductions needs an error model the check "
-                         "does not have (terms of the first reduction's error, not only of the last)",
-}
+KERNEL_FALSE_ALARMS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(p, marks=pytest.mark.xfail(reason=KERNEL_FALSE_ALARMS[p], strict=True))

@@ -28,6 +28,13 @@ reduction (``terms > 1``), that magnitude is at least the largest among all of t
 program's arrays (:func:`array_scale`): a gradient ``X.T @ (p - y)`` near convergence is a
 cancelled sum of terms as large as ``X``, and its few-ulp reorderings are of their size.
 
+Where the program is known (a capture: ``run --check``, ``verify``), each value it produced
+is held instead to its own bound, propagated through the bytecode by the error model
+(:mod:`fusionlab.execute.errors`, :func:`program_bounds`, ``check_namespace(..., bounds=)``,
+:func:`compare_bounded`); the tolerance above remains for values without one. Bools and
+integers that differ only where an operand was within its bound of a threshold are listed
+in ``CheckReport.at_threshold``, not as mismatches.
+
 Examples
 --------
 >>> import numpy as np
@@ -62,13 +69,10 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-__all__ = ["Tolerance", "Mismatch", "Skipped", "CheckReport", "tolerance", "compare_values", "check_namespace",
-           "plain_namespace", "lookup", "reduction_terms", "ULPS"]
+from .errors import ULPS   # units in the last place allowed a math function (one constant for both)
 
-#: Units in the last place allowed for every floating value: elementwise math functions
-#: differ between NumPy's SIMD implementations and LLVM's by a few (NumPy documents up
-#: to 4 ULP for its AVX-512 ``exp``/``log``; powers and trigonometry a little more).
-ULPS = 16
+__all__ = ["Tolerance", "Mismatch", "Skipped", "CheckReport", "tolerance", "compare_values", "check_namespace",
+           "plain_namespace", "lookup", "reduction_terms", "ULPS", "compare_bounded", "program_bounds"]
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,9 @@ class CheckReport:
     skipped: list[Skipped] = field(default_factory=list)
     #: the largest absolute difference among compared floating values (0.0 if none)
     max_abs_error: float = 0.0
+    #: values whose bools or integers differ only where the error model says an operand was
+    #: within its bound of a threshold (a comparison, a cast to an integer): legitimate
+    at_threshold: list[Skipped] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -136,6 +143,7 @@ class CheckReport:
         self.compared += other.compared
         self.mismatches += other.mismatches
         self.skipped += other.skipped
+        self.at_threshold += other.at_threshold
         self.max_abs_error = max(self.max_abs_error, other.max_abs_error)
 
 
@@ -364,10 +372,15 @@ def array_scale(values: Iterable[Any], depth: int = 4) -> float:
 
 
 def check_namespace(got: Mapping[str, Any], want: Mapping[str, Any], names: Iterable[str] | None = None,
-                    terms: int = 1) -> CheckReport:
+                    terms: int = 1, bounds: Mapping[str, Any] | None = None) -> CheckReport:
     """Compare the variables ``names`` (default: every variable of ``got``; labels such as
-    ``pairs[0]`` name an element of a list or tuple) with plain NumPy's namespace ``want``."""
+    ``pairs[0]`` name an element of a list or tuple) with plain NumPy's namespace ``want``.
+
+    ``bounds`` holds, by label, the error model's bound of each value
+    (:func:`program_bounds`): a value with one is held to it element by element; the others
+    to :func:`tolerance`."""
     report = CheckReport()
+    bounds = bounds or {}
     chosen = [n for n in (list(got) if names is None else names) if not n.startswith("__")]
     scale = array_scale(_found(want, n) for n in chosen)
     for name in chosen:
@@ -376,8 +389,96 @@ def check_namespace(got: Mapping[str, Any], want: Mapping[str, Any], names: Iter
         except (KeyError, IndexError, TypeError):
             report.mismatches.append(Mismatch(name, "plain NumPy has no such variable"))
             continue
-        report.merge(compare_values(lookup(got, name), expected, name, terms, scale))
+        value = lookup(got, name)
+        if name in bounds and _boundable(value, expected, bounds[name]):
+            report.merge(compare_bounded(value, expected, bounds[name], name))
+        else:
+            report.merge(compare_values(value, expected, name, terms, scale))
     return report
+
+
+def _boundable(value: Any, expected: Any, bound: Any) -> bool:
+    """Whether a value can be held to its bound: numbers of NumPy's kind and shape, and a
+    bound the model knows (NaN: :data:`fusionlab.execute.errors.UNKNOWN`)."""
+    b = np.asarray(bound, dtype=np.float64)
+    return (_is_numeric(expected) and _is_numeric(value) and _numeric_kind(value) == _numeric_kind(expected)
+            and np.shape(value) == np.shape(expected) == b.shape and not np.isnan(b).any())
+
+
+def compare_bounded(got: Any, want: Any, bound: Any, path: str = "value") -> CheckReport:
+    """Compare one numeric value with NumPy's, element by element within ``bound`` (the
+    error model's: :mod:`fusionlab.execute.errors`): floats within it (and one unit in the
+    last place of NumPy's value, for the bound's own rounding); bools and integers exactly,
+    except where the bound says a threshold was within reach.
+
+    >>> compare_bounded(np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-12]), np.array([0.0, 1e-11])).ok
+    True
+    >>> r = compare_bounded(np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-9]), np.array([0.0, 1e-11]))
+    >>> r.ok, r.mismatches[0].reason.split(";")[0]
+    (False, '1 of 2 values differ by up to 1e-09 (relative 5e-10)')
+    >>> compare_bounded(np.array([True, False]), np.array([True, True]), np.array([0.0, 1.0])).at_threshold[0].reason
+    '1 of 2 values differ where an operand was within its error bound of a threshold'
+    """
+    report = CheckReport()
+    x, y, b = np.asarray(got), np.asarray(want), np.asarray(bound, dtype=np.float64)
+    if y.dtype.kind not in "biufc" or x.dtype.kind not in "biufc" or (
+            isinstance(want, (np.ndarray, np.generic)) and x.dtype != y.dtype):
+        return compare_values(got, want, path)
+    report.compared += 1
+    if y.dtype.kind in "fc" or x.dtype.kind in "fc":
+        return _bounded_floats(x, y, b, path, report)
+    diff = np.abs(x.astype(np.float64) - y.astype(np.float64))
+    differ = diff > 0
+    if differ.any():
+        bad = diff > b
+        if bad.any():
+            report.mismatches.append(Mismatch(path, f"{int(np.count_nonzero(bad))} of {x.size} integer values differ",
+                                              float(diff.max())))
+        else:
+            report.at_threshold.append(Skipped(path, f"{int(np.count_nonzero(differ))} of {x.size} values differ "
+                                               "where an operand was within its error bound of a threshold"))
+    return report
+
+
+def _bounded_floats(x: np.ndarray, y: np.ndarray, b: np.ndarray, path: str, report: CheckReport) -> CheckReport:
+    xc, yc = x.astype(np.complex128), y.astype(np.complex128)
+    nan_x, nan_y = np.isnan(xc), np.isnan(yc)
+    if not np.array_equal(nan_x, nan_y):
+        report.mismatches.append(Mismatch(path, f"NaN in {int(np.count_nonzero(nan_x ^ nan_y))} places where the "
+                                          "other has a number"))
+        return report
+    finite = np.isfinite(xc) & np.isfinite(yc)
+    if not np.array_equal(xc[~finite & ~nan_x], yc[~finite & ~nan_y]):
+        report.mismatches.append(Mismatch(path, "infinities differ"))
+        return report
+    if not finite.any():
+        return report
+    a, w, bound = xc[finite], yc[finite], np.broadcast_to(b, x.shape)[finite]
+    eps = float(np.finfo(np.result_type(x.dtype, y.dtype, np.float16)).eps)
+    diff = np.abs(a - w)
+    err = float(diff.max())
+    report.max_abs_error = max(report.max_abs_error, err)
+    bad = diff > bound + eps * np.abs(w) + np.finfo(np.float64).tiny
+    if bad.any():
+        rel = float(np.max(diff[bad] / np.maximum(np.abs(w[bad]), np.finfo(np.float64).tiny)))
+        over = float(np.max(diff[bad] / np.maximum(bound[bad], np.finfo(np.float64).tiny)))
+        report.mismatches.append(Mismatch(path, f"{int(np.count_nonzero(bad))} of {w.size} values differ by up to "
+                                          f"{err:.3g} (relative {rel:.3g}); allowed: the error model's bound, "
+                                          f"exceeded up to {over:.3g} times", err, rel))
+    return report
+
+
+def program_bounds(target: Any) -> dict[str, Any]:
+    """The error model's bound of every value a capture leaves (by label, as
+    ``Capture.values_from`` gives them): :func:`fusionlab.execute.errors.propagate` on its
+    batches; ``{}`` for anything else (plain objects: :func:`tolerance` applies)."""
+    from .errors import propagate
+
+    batches, outputs = getattr(target, "batches", None), getattr(target, "values_from", None)
+    if batches is None or outputs is None:
+        return {}
+    _, bounds = propagate(batches, target.externals, target.inputs)
+    return outputs(bounds)
 
 
 def _found(namespace: Mapping[str, Any], label: str) -> Any:

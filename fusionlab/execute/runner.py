@@ -20,6 +20,7 @@ from ..partition import MergeCache, partition
 from ..remat import rematerialise
 from ..timemodel import load_figures, predict_seconds
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
+from .errors import propagate
 from .driver import Driver
 from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, plan
 from .reference import Externals, Storage, run_reference
@@ -168,23 +169,24 @@ def run(
                        times=times, threads="" if choice is None else
                        f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}")
     if check:
-        ref_storage = Storage({**base_inputs, **(inputs or {})})
-        ref: dict[str, np.ndarray] = {}
-        # the check's own replay: the user's floating-point warnings (or their silence
-        # under np.errstate) are the plain run's, not this one's
+        # the check's own replay, with the error model's bounds beside it (execute/errors.py);
+        # the user's floating-point warnings (or their silence under np.errstate) are the
+        # plain run's, not this one's
         with np.errstate(all="ignore"):
-            for b in batches:
-                ref.update(run_reference(b, externals=externals, storage=ref_storage))
+            ref, ref_bounds = propagate(batches, externals, {**base_inputs, **(inputs or {})})
         want = _values(target, ref)
         result.max_abs_error = max((_error(values[k], want[k]) for k in want), default=0.0)
-        result.check = check_against_numpy(target, values, want)
+        result.check = check_against_numpy(target, values, want, _values(target, ref_bounds))
     return result
 
 
-def check_against_numpy(target: Any, values: Mapping[str, Any], replayed: Mapping[str, Any]) -> CheckReport:
+def check_against_numpy(target: Any, values: Mapping[str, Any], replayed: Mapping[str, Any],
+                        bounds: Mapping[str, Any] | None = None) -> CheckReport:
     """``values`` (a fused run's) against plain NumPy: the captured source run plainly when
-    there is one, else the reference executor's ``replayed`` values; float tolerances from
-    the program's longest reduction (:func:`fusionlab.execute.check.tolerance`)."""
+    there is one, else the reference executor's ``replayed`` values; each value within the
+    error model's ``bounds`` (by label: :mod:`fusionlab.execute.errors`), or without them
+    within the tolerance of the program's longest reduction
+    (:func:`fusionlab.execute.check.tolerance`)."""
     from ..capture import Capture
 
     batches, _, _ = _parts(target)
@@ -195,8 +197,8 @@ def check_against_numpy(target: Any, values: Mapping[str, Any], replayed: Mappin
         except Exception as exc:  # the user's program: any exception
             return CheckReport(mismatches=[Mismatch("<program>", f"fails under plain NumPy: "
                                                     f"{type(exc).__name__}: {exc}")])
-        return check_namespace(values, plain, terms=terms)
-    return check_namespace(values, replayed, terms=terms)
+        return check_namespace(values, plain, terms=terms, bounds=bounds)
+    return check_namespace(values, replayed, terms=terms, bounds=bounds)
 
 
 def _error(a: Any, b: Any) -> float:
