@@ -228,3 +228,16 @@ def test_a_bound_no_rule_can_compute_is_unknown_and_the_check_falls_back(monkeyp
     want = {"S": values["S"][()]}
     assert check_namespace({"S": want["S"] * (1 + 1e-15)}, want, bounds={"S": bounds["S"][()]}).ok
     assert not check_namespace({"S": want["S"] * (1 + 1e-6)}, want, bounds={"S": bounds["S"][()]}).ok
+
+
+def test_an_infinite_bound_of_a_float_still_catches_a_wrong_value():
+    """Where the model gives up (a quotient by a value within its bound of zero), a float
+    is held to the per-array tolerance, not to "anything goes"."""
+    p = parse("ARRAY X float32[1000]\nARRAY S float32[]\nARRAY D float32[]\nARRAY Q float32[]\n"
+              "RANGE X, start=1, step=0\nADD_REDUCE S, X, axis=None\nSUBTRACT D, S, 1000\n"
+              "DIVIDE Q, 1, D\nSYNC D\nSYNC Q")
+    values, bounds = propagate([p])
+    assert bounds["Q"][()] == np.inf
+    want = {"Q": np.float32(4.0)}
+    assert check_namespace({"Q": np.float32(4.0)}, want, terms=1000, bounds={"Q": bounds["Q"][()]}).ok
+    assert not check_namespace({"Q": np.float32(5.0)}, want, terms=1000, bounds={"Q": bounds["Q"][()]}).ok
