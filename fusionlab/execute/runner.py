@@ -308,7 +308,13 @@ def compare(
             left = None if compile_seconds is None else max(compile_seconds - spent[0], 0.0)
             row = _Row(target, algorithm, model, min_size, merge_cache, cache,
                        Budget(left, interrupt=interrupt), driver, compile_seconds, spent)
-            rec = row.record(repeat, figures, progress, label, len(records), total)
+            try:
+                rec = row.record(repeat, figures, progress, label, len(records), total)
+            except KeyboardInterrupt:
+                if not keep_on_interrupt:
+                    raise
+                records.append(_not_timed(row.name, algorithm, row.interrupted))
+                raise
             if not rec.not_timed:  # the speed-up over NumPy eager's median
                 med = rec.median_seconds
                 rec.speedup = records[0].median_seconds / med if med else float("inf")
@@ -320,7 +326,7 @@ def compare(
             records.append(_not_timed("numpy", "eager", "not timed: interrupted (Kernel -> Interrupt)"))
         for model, algorithm in rows[len(records) - 1:]:
             records.append(_not_timed(getattr(model, "name", model), algorithm,
-                                      "not timed: interrupted (Kernel -> Interrupt)"))
+                                      "not timed: interrupted (Kernel -> Interrupt) before this row"))
     if progress is not None:
         progress("done", total, total)
     return records
@@ -384,6 +390,13 @@ class _Row:
     #: the whole comparison's compile budget (for the messages), and the seconds it used
     total_seconds: float | None = None
     spent: list[float] = field(default_factory=lambda: [0.0])
+    #: why the row stopped on Kernel -> Interrupt, with its kernels ready by then
+    interrupted: str = "not timed: interrupted (Kernel -> Interrupt)"
+
+    @property
+    def name(self) -> str:
+        """The cost model's name."""
+        return str(getattr(self.model, "name", self.model))
 
     def record(self, repeat: int, figures: Any, progress: Callable[[str, int, int], None] | None,
                label: str, done: int, total: int) -> Record:
@@ -422,6 +435,10 @@ class _Row:
             why = f"not timed: compile budget{self._of()} spent after {self._ready(specs)} of {len(specs)} kernels"
             return _not_timed(name, self.algorithm, why, sum(len(p.blocks) for p in plans), len(specs), cost,
                               time.perf_counter() - t)
+        except KeyboardInterrupt:
+            self.interrupted = (f"not timed: interrupted (Kernel -> Interrupt) after {self._ready(specs)} of "
+                                f"{len(specs)} kernels")
+            raise
         med = statistics.median(times)
         extra = _spread(times, busy)
         extra["threads"] = fused.choice.threads if fused.choice is not None else 0
