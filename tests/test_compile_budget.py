@@ -15,7 +15,6 @@ from IPython.core.error import UsageError
 from IPython.testing.globalipapp import get_ipython
 from IPython.utils.capture import capture_output
 
-import fusionlab.execute.runner as runner
 from fusionlab.budget import Budget, Interrupt
 from fusionlab.capture import capture
 from fusionlab.execute import compare
@@ -198,3 +197,14 @@ def test_an_interrupt_leaves_the_explorer_usable(tmp_path, monkeypatch) -> None:
     explorer.run_timing()                                 # and timing again completes
     assert [r["not_timed"] for r in result.report()["timings"]["records"]] == ["", "", ""]
     assert explorer.progress_label.value == "done"
+
+
+def test_timing_reuses_the_partitions_the_explorer_computed(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("FUSIONLAB_CACHE", str(tmp_path))
+    cap = capture(SOURCE)
+    result = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"],
+                        compile_seconds=math.inf)
+    result.compute()
+    hits = result.cache.hits
+    records = result.time(repeat=1)
+    assert records[1].not_timed == "" and result.cache.hits == hits + len(cap.batches)

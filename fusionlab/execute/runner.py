@@ -265,6 +265,7 @@ def compare(
     compile_seconds: float | None = None,
     interrupt: Interrupt | None = None,
     keep_on_interrupt: bool = False,
+    merge_cache: MergeCache | None = None,
 ) -> list[Record]:
     """Time the fused partitions of every algorithm × cost model against NumPy eager.
 
@@ -289,6 +290,7 @@ def compare(
     :class:`~fusionlab.budget.Interrupt` checked between kernels. ``keep_on_interrupt``:
     Kernel -> Interrupt (``KeyboardInterrupt``) stops the comparison and returns the rows
     timed, the others marked interrupted (else it propagates, as from any command).
+    ``merge_cache``: partitions computed before (the explorer's), reused.
     """
     batches, inputs, externals = _parts(target)
     cache = cache or KernelCache()
@@ -300,7 +302,7 @@ def compare(
     records: list[Record] = []
     try:
         records.append(_numpy_record(target, baseline, batches, inputs, externals, repeat))
-        merge_cache, figures = MergeCache(), load_figures()
+        merge_cache, figures = merge_cache if merge_cache is not None else MergeCache(), load_figures()
         for model, algorithm in rows:
             label = f"{algorithm} / {getattr(model, 'name', model)}"
             if progress is not None:
@@ -455,8 +457,7 @@ class _Row:
         """Each batch's partition and kernel plan, within the budget (a partition it cuts
         is its best so far; the kernels then do not fit either)."""
         results, plans = [], []
-        for b in batches:
-            self.budget.check("partitioning")
+        for b in batches:  # partition() checks the budget itself (a cached one needs none)
             results.append(partition(b, self.algorithm, self.model, cache=self.merge_cache, budget=self.budget,
                                      **({"max_nodes": 20_000} if self.algorithm == "optimal" else {})))
             self.budget.check("planning kernels")

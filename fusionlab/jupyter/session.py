@@ -612,7 +612,8 @@ class FuseResult:
         models = [_cost_model(m, self.capture) for m in cost_models] if cost_models else list(self.models)
         baseline = plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
         seconds = self.compile_seconds if compile_seconds is None else compile_seconds
-        records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds)
+        records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
+                                             merge_cache=self.cache)
         self._changed()
         return records
 

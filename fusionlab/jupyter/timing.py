@@ -45,7 +45,8 @@ SPREAD_WARNING = 0.10
 
 def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: Callable[[], None] | None,
                  repeat: int = 3, progress: Callable[[str, int, int], None] | None = None,
-                 compile_seconds: float | None = DEFAULT_COMPILE_SECONDS) -> tuple[list[Any], dict[str, Any]]:
+                 compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
+                 merge_cache: Any = None) -> tuple[list[Any], dict[str, Any]]:
     """Compile and time ``algorithm``'s partition of ``target`` (a capture or a program)
     under each of ``models`` against NumPy eager (``baseline``, or the source run
     plainly); returns the records and the report's ``timings``.
@@ -53,7 +54,8 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
     Kernels load and compile within ``compile_seconds`` (``None``: no limit); a row whose
     kernels do not fit is not timed and says so. Kernel -> Interrupt stops the work
     between kernels (or in a timed run): the rows done are kept, the others are marked
-    interrupted, and this returns normally.
+    interrupted, and this returns normally. ``merge_cache``: the explorer's partitions,
+    reused instead of computed again (a big batch's greedy can take the whole budget).
     """
     from ..execute import compare
 
@@ -62,7 +64,8 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
     try:
         with intr.armed():
             records = compare(target, [algorithm], models, repeat=repeat, baseline=baseline, progress=progress,
-                              compile_seconds=compile_seconds, interrupt=intr, keep_on_interrupt=True)
+                              compile_seconds=compile_seconds, interrupt=intr, keep_on_interrupt=True,
+                              merge_cache=merge_cache)
     finally:
         intr.acknowledge()
     timings = normalise_timings([r.to_dict() for r in records], repeat, _others(before, _cpu_snapshot()),
