@@ -96,8 +96,8 @@ def test_the_budget_stopping_mid_row_says_after_how_many_kernels(tmp_path, monke
     real = CompileWatch.before_compile
     count = {"n": 0}
 
-    def stop_at_third(self: CompileWatch, module: str) -> bool:
-        ours = real(self, module)
+    def stop_at_third(self: CompileWatch, module: str, lines: int = 0) -> bool:
+        ours = real(self, module, lines)
         if ours and module.startswith("fusionlab_kernel_") and self.compiled >= 2:
             count["n"] += 1
             raise CompileBudgetSpent(5.0, self.compiled)
@@ -180,8 +180,8 @@ def test_an_interrupt_leaves_the_explorer_usable(tmp_path, monkeypatch) -> None:
     explorer = Explorer(result, repeat=1, display=lambda obj, **kw: shown.append(obj))
     real = CompileWatch.before_compile
 
-    def interrupted(self: CompileWatch, module: str) -> bool:
-        if real(self, module):
+    def interrupted(self: CompileWatch, module: str, lines: int = 0) -> bool:
+        if real(self, module, lines):
             raise KeyboardInterrupt  # Kernel -> Interrupt as the first kernel would compile
         return False
 
@@ -208,3 +208,22 @@ def test_timing_reuses_the_partitions_the_explorer_computed(tmp_path, monkeypatc
     hits = result.cache.hits
     records = result.time(repeat=1)
     assert records[1].not_timed == "" and result.cache.hits == hits + len(cap.batches)
+
+
+def test_a_kernel_predicted_to_outlast_the_budget_is_not_started() -> None:
+    # one compile is one call into LLVM and cannot be stopped: a 4,119-line kernel (an
+    # element-by-element loop of 2,000 iterations fused) is refused before it starts
+    from fusionlab.execute.compile_watch import SECONDS_PER_LINE, SMALL_KERNEL_LINES
+
+    watch = CompileWatch(Budget(1e6))
+    assert watch.before_compile("fusionlab_kernel_a", 4119)          # the budget has room
+    tight = CompileWatch(Budget(30.0))
+    assert tight.before_compile("fusionlab_kernel_a", SMALL_KERNEL_LINES)  # short kernels are always tried
+    lines = int(31.0 / SECONDS_PER_LINE)
+    with pytest.raises(CompileBudgetSpent, match=f"a kernel of {lines:,} lines would take about 31 s"):
+        tight.before_compile("fusionlab_kernel_a", lines)
+    # the rate seen so far counts: 10 s for 100 lines makes 500 lines 50 s
+    tight.seconds, tight.lines = 10.0, 100
+    assert tight.predict(500) == pytest.approx(50.0)
+    with pytest.raises(CompileBudgetSpent):
+        tight.before_compile("fusionlab_kernel_b", 500)

@@ -432,9 +432,10 @@ class _Row:
                 times, busy = _timed(fused, repeat)
                 res = run(self.target, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
                           check=True, cache=self.cache, min_size=self.min_size, driver=self.driver)
-        except CompileBudgetSpent:
+        except CompileBudgetSpent as exc:
             self.spent[0] += time.perf_counter() - t0
             why = f"not timed: compile budget{self._of()} spent after {self._ready(specs)} of {len(specs)} kernels"
+            why += f": {exc.why}" if exc.why else ""
             return _not_timed(name, self.algorithm, why, sum(len(p.blocks) for p in plans), len(specs), cost,
                               time.perf_counter() - t)
         except KeyboardInterrupt:
