@@ -227,3 +227,36 @@ def test_a_kernel_predicted_to_outlast_the_budget_is_not_started() -> None:
     assert tight.predict(500) == pytest.approx(50.0)
     with pytest.raises(CompileBudgetSpent):
         tight.before_compile("fusionlab_kernel_b", 500)
+
+
+def test_a_second_click_goes_on_where_the_budget_stopped_the_first(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("FUSIONLAB_CACHE", str(tmp_path))
+    cap = capture(SOURCE)
+    result = FuseResult(cap.batches, capture=cap, algorithms=["singleton"], cost_models=["bohrium"],
+                        compile_seconds=math.inf)
+    real = CompileWatch.before_compile
+
+    def stop_at_third(self: CompileWatch, module: str, lines: int = 0) -> bool:
+        if real(self, module, lines) and module.startswith("fusionlab_kernel_") and self.compiled >= 2:
+            raise CompileBudgetSpent(30.0, self.compiled)
+        return module.startswith("fusionlab_")
+
+    monkeypatch.setattr(CompileWatch, "before_compile", stop_at_third)
+    first: list[str] = []
+    assert result.time(repeat=1, progress=lambda label, *_: first.append(label))[1].not_timed.endswith(
+        "after 2 of 4 kernels")
+    monkeypatch.setattr(CompileWatch, "before_compile", real)
+    imported: list[str] = []
+    load = KernelCache._load
+
+    def counted(self: KernelCache, stem: str, *args: Any, **kwargs: Any) -> Any:
+        imported.append(stem)
+        return load(self, stem, *args, **kwargs)
+
+    monkeypatch.setattr(KernelCache, "_load", counted)
+    second: list[str] = []
+    assert result.time(repeat=1, progress=lambda label, *_: second.append(label))[1].not_timed == ""
+    # the result keeps its kernels between clicks: none of the four is imported again
+    assert not [stem for stem in imported if stem.startswith("k_")]
+    ready = [label.split(": ")[1].split(" (")[0] for label in second if "kernels ready" in label]
+    assert ready == ["3 of 4 kernels ready", "4 of 4 kernels ready"]  # the first two were kept

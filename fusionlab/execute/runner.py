@@ -392,6 +392,8 @@ class _Row:
     #: the whole comparison's compile budget (for the messages), and the seconds it used
     total_seconds: float | None = None
     spent: list[float] = field(default_factory=lambda: [0.0])
+    #: called every 100 kernel modules imported (done, of)
+    on_load: Callable[[int, int], None] | None = None
     #: why the row stopped on Kernel -> Interrupt, with its kernels ready by then
     interrupted: str = "not timed: interrupted (Kernel -> Interrupt)"
 
@@ -420,6 +422,10 @@ class _Row:
                          f"({self.spent[0] + time.perf_counter() - t0:.0f} s of the compile budget{self._of()})", done, total)
 
         watch = CompileWatch(self.budget, on_kernel)
+        if progress is not None:
+            self.on_load = lambda k, of: progress(f"{label}: {k} of {of} kernels loaded "
+                                                  f"({self.spent[0] + time.perf_counter() - t0:.0f} s of the "
+                                                  f"compile budget{self._of()})", done, total)
         t = time.perf_counter()
         try:
             with watch.watching(), warnings.catch_warnings(record=True) as caught:
@@ -476,10 +482,12 @@ class _Row:
     def _load(self, specs: Mapping[str, KernelSource], watch: CompileWatch) -> None:
         """Import the row's kernel modules one by one, within the budget: thousands of
         kernels (an unrolled loop) take seconds just to write and import."""
-        for key, spec in specs.items():
+        for k, (key, spec) in enumerate(specs.items()):
             if key not in self.cache.kernels:
                 watch.before_compile(OUR_MODULES[0])
                 self.cache.get(spec)
+                if self.on_load is not None and k % 100 == 99:
+                    self.on_load(k + 1, len(specs))
 
 
 def _spread(times: Sequence[float], busy_cores: float) -> dict[str, Any]:

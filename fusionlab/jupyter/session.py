@@ -158,6 +158,7 @@ class FuseResult:
         self.timings: dict[str, Any] | None = None
         self._baseline_namespace = baseline_namespace
         self.compile_seconds = compile_seconds
+        self._kernel_cache: Any = None  # the kernels "Compile & time" loaded, kept between clicks
         self._report: dict[str, Any] | None = None
         self._parts: dict[int, ReportParts] = {}
         # per batch: phase, interrupted, budget and time spent (the report's status)
@@ -613,9 +614,16 @@ class FuseResult:
         baseline = plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
         seconds = self.compile_seconds if compile_seconds is None else compile_seconds
         records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
-                                             merge_cache=self.cache)
+                                             merge_cache=self.cache, kernel_cache=self._kernels())
         self._changed()
         return records
+
+    def _kernels(self) -> Any:
+        if self._kernel_cache is None:
+            from ..execute.numba_backend import KernelCache
+
+            self._kernel_cache = KernelCache()
+        return self._kernel_cache
 
     # -- display -----------------------------------------------------------------------
     def graph_view(self, budget: Budget | None = None, draw: bool = True) -> tuple[str | None, str]:
