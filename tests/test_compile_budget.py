@@ -89,6 +89,8 @@ def test_a_spent_budget_marks_rows_not_timed_and_keeps_numpy(tmp_path) -> None:
     assert records[0].cost_model == "numpy" and not records[0].not_timed and records[0].median_seconds > 0
     assert [r.not_timed.startswith("not timed: compile budget of 0 s spent") for r in records[1:]] == [True] * 4
     assert all(math.isnan(r.median_seconds) and math.isnan(r.speedup) for r in records[1:])
+    # once spent, a row does not even build its WSP graph (seconds on a big batch)
+    assert records[-1].not_timed == "not timed: compile budget of 0 s spent before this row"
 
 
 def test_the_budget_stopping_mid_row_says_after_how_many_kernels(tmp_path, monkeypatch) -> None:

@@ -406,6 +406,8 @@ class _Row:
                label: str, done: int, total: int) -> Record:
         batches, inputs, externals = _parts(self.target)
         name = getattr(self.model, "name", self.model)
+        if self.budget.expired():  # not even its WSP graph: that alone takes seconds on a big batch
+            return _not_timed(name, self.algorithm, f"not timed: compile budget{self._of()} spent before this row")
         t0 = time.perf_counter()  # the row's use of the compile budget starts
         try:
             results, plans = self._plans(batches)
