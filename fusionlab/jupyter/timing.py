@@ -14,7 +14,7 @@ Examples
 >>> from fusionlab.examples import fig3
 >>> records, timings = time_program(fig3(), "greedy", ["bohrium"], None, repeat=1, compile_seconds=0.0)
 >>> [r.not_timed for r in records]
-['', 'not timed: compile budget of 0 s spent partitioning and planning its kernels']
+['', 'not timed: compile budget of 0 s spent before this row']
 >>> timings["records"][1]["median_seconds"] is None, timings["not_timed"]
 (True, 1)
 """
