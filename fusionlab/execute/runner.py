@@ -13,12 +13,14 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..budget import Budget, BudgetExceeded, Interrupt
 from ..bytecode import Program
 from ..codegen import KernelSource
 from ..codegen_contract import LIBRARY_KERNEL
 from ..partition import MergeCache, partition
 from ..remat import rematerialise
 from ..timemodel import load_figures, predict_seconds
+from .compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .errors import propagate
 from .driver import Driver
@@ -246,6 +248,9 @@ class Record:
     #: what the ``time`` cost model predicted for this run (:func:`fusionlab.timemodel.predict_seconds`
     #: with this machine's calibration, or the default figures); ``None`` for NumPy's row
     predicted_seconds: float | None = None
+    #: why the row was not timed ("not timed: compile budget of 30 s spent after 12 of 40
+    #: kernels"); empty when it was (its times are then NaN)
+    not_timed: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -262,6 +267,10 @@ def compare(
     baseline: Callable[[], Any] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     driver: str = "python",
+    compile_seconds: float | None = None,
+    interrupt: Interrupt | None = None,
+    keep_on_interrupt: bool = False,
+    merge_cache: MergeCache | None = None,
 ) -> list[Record]:
     """Time the fused partitions of every algorithm × cost model against NumPy eager.
 
@@ -269,87 +278,223 @@ def compare(
     cell on a copy of the user's namespace), else the captured source run plainly (for a
     bytecode program, the reference executor). Times exclude compilation (a warm-up run
     compiles every kernel and is reported as ``compile_seconds``). ``progress(label, done,
-    total)`` is called before each row is measured and once at the end. Each partition runs
+    total)`` is called before each row is measured, after each kernel compiled (``done``
+    still the rows done; the label counts the kernels) and once at the end. Each partition runs
     as :func:`run` runs it with ``driver`` (a compiled driver's compilation counts in
     ``compile_seconds``). Each fused record carries ``predicted_seconds``: what the ``time``
     cost model predicts for that run, from this machine's calibration (``fusionlab
     calibrate``; the default figures without one), to set beside the measured median.
-    """
-    from ..capture import Capture
 
+    ``compile_seconds`` bounds the preparation of the rows over the whole comparison:
+    partitioning, planning, loading and compiling kernels (checked between kernels,
+    :mod:`fusionlab.execute.compile_watch`) and the warm-up run; NumPy's runs, the timed
+    runs and the check against plain NumPy do not count (they are a few runs of the
+    cell). A row whose kernels do not fit is not timed and says so in
+    ``Record.not_timed`` ("compile budget of 30 s spent after 12 of 40 kernels"); later
+    rows whose kernels are all ready are still timed. ``interrupt``: an armed
+    :class:`~fusionlab.budget.Interrupt` checked between kernels. ``keep_on_interrupt``:
+    Kernel -> Interrupt (``KeyboardInterrupt``) stops the comparison and returns the rows
+    timed, the others marked interrupted (else it propagates, as from any command).
+    ``merge_cache``: partitions computed before (the explorer's), reused.
+    """
     batches, inputs, externals = _parts(target)
     cache = cache or KernelCache()
-    total = 1 + len(algorithms) * len(cost_models)
+    spent = [0.0]  # seconds of the compile budget used by the rows so far
+    rows = [(model, algorithm) for model in cost_models for algorithm in algorithms]
+    total = 1 + len(rows)
     if progress is not None:
         progress("NumPy eager", 0, total)
-    if baseline is not None:
-        pass
-    elif isinstance(target, Capture) and target.source:
+    records: list[Record] = []
+    try:
+        records.append(_numpy_record(target, baseline, batches, inputs, externals, repeat))
+        merge_cache, figures = merge_cache if merge_cache is not None else MergeCache(), load_figures()
+        for model, algorithm in rows:
+            label = f"{algorithm} / {getattr(model, 'name', model)}"
+            if progress is not None:
+                progress(label, len(records), total)
+            left = None if compile_seconds is None else max(compile_seconds - spent[0], 0.0)
+            row = _Row(target, algorithm, model, min_size, merge_cache, cache,
+                       Budget(left, interrupt=interrupt), driver, compile_seconds, spent)
+            try:
+                rec = row.record(repeat, figures, progress, label, len(records), total)
+            except KeyboardInterrupt:
+                if not keep_on_interrupt:
+                    raise
+                records.append(_not_timed(row.name, algorithm, row.interrupted))
+                raise
+            if not rec.not_timed:  # the speed-up over NumPy eager's median
+                med = rec.median_seconds
+                rec.speedup = records[0].median_seconds / med if med else float("inf")
+            records.append(rec)
+    except KeyboardInterrupt:
+        if not keep_on_interrupt:
+            raise
+        if not records:
+            records.append(_not_timed("numpy", "eager", "not timed: interrupted (Kernel -> Interrupt)"))
+        for model, algorithm in rows[len(records) - 1:]:
+            records.append(_not_timed(getattr(model, "name", model), algorithm,
+                                      "not timed: interrupted (Kernel -> Interrupt) before this row"))
+    if progress is not None:
+        progress("done", total, total)
+    return records
+
+
+def _numpy_record(target: Any, baseline: Callable[[], Any] | None, batches: Sequence[Program],
+                  inputs: Mapping[str, np.ndarray], externals: Externals, repeat: int) -> Record:
+    """NumPy eager's row: the baseline run once to warm up, then ``repeat`` times."""
+    from ..capture import Capture
+
+    if baseline is None and isinstance(target, Capture) and target.source:
         source = target.source
 
         def baseline() -> None:
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(compile(source, "<numpy>", "exec"), {"__name__": "__main__"})
-    else:
+    elif baseline is None:
         def baseline() -> None:
             st = Storage(inputs)
             for b in batches:
                 run_reference(b, externals=externals, storage=st)
 
-    def timed(fn: Any) -> tuple[list[float], float]:
-        """The seconds of ``repeat`` runs, and the cores other processes used meanwhile."""
-        times = []
-        before = cpu_snapshot()
-        for _ in range(repeat):
-            t = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t)
-        return times, others_busy(before, cpu_snapshot())
-
     baseline()
-    base, base_busy = timed(baseline)
+    base, base_busy = _timed(baseline, repeat)
     base_med = statistics.median(base)
-    records = [Record("numpy", "eager", 0, 0, None, 0.0, base_med, min(base), 1.0, None,
-                      **_spread(base, base_busy))]
-    merge_cache = MergeCache()
-    figures = load_figures()
-    for model in cost_models:
-        for algorithm in algorithms:
-            if progress is not None:
-                progress(f"{algorithm} / {getattr(model, 'name', model)}", len(records), total)
-            plans = _plans(batches, algorithm, model, min_size, None, merge_cache)
-            cost = 0.0
-            for b in batches:
-                r = partition(b, algorithm, model, cache=merge_cache,
-                              **({"max_nodes": 20_000} if algorithm == "optimal" else {}))
-                cost += r.cost
+    return Record("numpy", "eager", 0, 0, None, 0.0, base_med, min(base), 1.0, None, **_spread(base, base_busy))
 
-            with warnings.catch_warnings(record=True) as caught:
+
+def _timed(fn: Callable[[], Any], repeat: int) -> tuple[list[float], float]:
+    """The seconds of ``repeat`` runs, and the cores other processes used meanwhile."""
+    times = []
+    before = cpu_snapshot()
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return times, others_busy(before, cpu_snapshot())
+
+
+def _not_timed(model: str, algorithm: str, why: str, blocks: int = 0, kernels: int = 0,
+               cost: float | None = None, compile_seconds: float = 0.0) -> Record:
+    """A row that was not timed, and why (its times are NaN: unknown, not zero)."""
+    nan = float("nan")
+    return Record(model, algorithm, blocks, kernels, cost, compile_seconds, nan, nan, nan, None,
+                  q1_seconds=nan, q3_seconds=nan, spread=nan, warnings=[why], not_timed=why)
+
+
+@dataclass
+class _Row:
+    """One fused row of :func:`compare`: its plans, then its kernels within the compile
+    budget, then its timed runs and its check against plain NumPy."""
+
+    target: Any
+    algorithm: str
+    model: Any
+    min_size: int
+    merge_cache: MergeCache
+    cache: KernelCache
+    budget: Budget
+    driver: str
+    #: the whole comparison's compile budget (for the messages), and the seconds it used
+    total_seconds: float | None = None
+    spent: list[float] = field(default_factory=lambda: [0.0])
+    #: called every 100 kernel modules imported (done, of)
+    on_load: Callable[[int, int], None] | None = None
+    #: why the row stopped on Kernel -> Interrupt, with its kernels ready by then
+    interrupted: str = "not timed: interrupted (Kernel -> Interrupt)"
+
+    @property
+    def name(self) -> str:
+        """The cost model's name."""
+        return str(getattr(self.model, "name", self.model))
+
+    def record(self, repeat: int, figures: Any, progress: Callable[[str, int, int], None] | None,
+               label: str, done: int, total: int) -> Record:
+        batches, inputs, externals = _parts(self.target)
+        name = getattr(self.model, "name", self.model)
+        if self.budget.expired():  # not even its WSP graph: that alone takes seconds on a big batch
+            return _not_timed(name, self.algorithm, f"not timed: compile budget{self._of()} spent before this row")
+        t0 = time.perf_counter()  # the row's use of the compile budget starts
+        try:
+            results, plans = self._plans(batches)
+        except BudgetExceeded:
+            self.spent[0] += time.perf_counter() - t0
+            return _not_timed(name, self.algorithm, f"not timed: compile budget{self._of()} spent partitioning "
+                              "and planning its kernels")
+        cost = sum(r.cost for r in results)
+        specs = {bp.compiled.key: bp.compiled for p in plans for bp in p.blocks if bp.compiled is not None}
+
+        def on_kernel(compiled: int, seconds: float) -> None:
+            if progress is not None:
+                progress(f"{label}: {self._ready(specs)} of {len(specs)} kernels ready "
+                         f"({self.spent[0] + time.perf_counter() - t0:.0f} s of the compile budget{self._of()})", done, total)
+
+        watch = CompileWatch(self.budget, on_kernel)
+        if progress is not None:
+            self.on_load = lambda k, of: progress(f"{label}: {k} of {of} kernels loaded "
+                                                  f"({self.spent[0] + time.perf_counter() - t0:.0f} s of the "
+                                                  f"compile budget{self._of()})", done, total)
+        t = time.perf_counter()
+        try:
+            with watch.watching(), warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                fused = Driver(plans, externals, cache, inputs, mode=driver)
-                t = time.perf_counter()
+                self._load(specs, watch)
+                fused = Driver(plans, externals, self.cache, inputs, mode=self.driver)
                 fused()
                 first = time.perf_counter() - t
-                times, busy = timed(fused)
-                med = statistics.median(times)
-                res = run(target, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
-                          check=True, cache=cache, min_size=min_size, driver=driver)
-            extra = _spread(times, busy)
-            extra["threads"] = fused.choice.threads if fused.choice is not None else 0
-            extra["predicted_seconds"] = predict_seconds(
-                batches, [[bp.instructions for bp in p.blocks] for p in plans], figures, min_size,
-                opaque_seconds=externals.seconds)
-            extra["warnings"] += [str(w.message) for w in caught]
-            if res.check is not None and not res.check.ok:
-                extra["warnings"] += [f"differs from plain NumPy: {m}" for m in res.check.mismatches[:5]]
-            records.append(Record(
-                getattr(model, "name", model), algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
-                max(first - med, 0.0), med, min(times), base_med / med if med else float("inf"),
-                res.max_abs_error, res.fallbacks, **extra,
-            ))
-    if progress is not None:
-        progress("done", total, total)
-    return records
+                self.spent[0] += time.perf_counter() - t0
+                times, busy = _timed(fused, repeat)
+                res = run(self.target, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
+                          check=True, cache=self.cache, min_size=self.min_size, driver=self.driver)
+        except CompileBudgetSpent as exc:
+            self.spent[0] += time.perf_counter() - t0
+            why = f"not timed: compile budget{self._of()} spent after {self._ready(specs)} of {len(specs)} kernels"
+            why += f": {exc.why}" if exc.why else ""
+            return _not_timed(name, self.algorithm, why, sum(len(p.blocks) for p in plans), len(specs), cost,
+                              time.perf_counter() - t)
+        except KeyboardInterrupt:
+            self.interrupted = (f"not timed: interrupted (Kernel -> Interrupt) after {self._ready(specs)} of "
+                                f"{len(specs)} kernels")
+            raise
+        med = statistics.median(times)
+        extra = _spread(times, busy)
+        extra["threads"] = fused.choice.threads if fused.choice is not None else 0
+        extra["predicted_seconds"] = predict_seconds(
+            batches, [[bp.instructions for bp in p.blocks] for p in plans], figures, self.min_size,
+            opaque_seconds=externals.seconds)
+        extra["warnings"] += [str(w.message) for w in caught]
+        if res.check is not None and not res.check.ok:
+            extra["warnings"] += [f"differs from plain NumPy: {m}" for m in res.check.mismatches[:5]]
+        return Record(name, self.algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
+                      max(first - med, 0.0), med, min(times), float("nan"), res.max_abs_error, res.fallbacks, **extra)
+
+    def _plans(self, batches: Sequence[Program]) -> tuple[list[Any], list[Plan]]:
+        """Each batch's partition and kernel plan, within the budget (a partition it cuts
+        is its best so far; the kernels then do not fit either)."""
+        results, plans = [], []
+        for b in batches:  # partition() checks the budget itself (a cached one needs none)
+            results.append(partition(b, self.algorithm, self.model, cache=self.merge_cache, budget=self.budget,
+                                     **({"max_nodes": 20_000} if self.algorithm == "optimal" else {})))
+            self.budget.check("planning kernels")
+            plans.append(plan(b, results[-1].blocks, self.min_size))
+        return results, plans
+
+    def _of(self) -> str:
+        s = self.total_seconds
+        return "" if s is None or not np.isfinite(s) else f" of {s:g} s"
+
+    def _ready(self, specs: Mapping[str, KernelSource]) -> int:
+        """Kernels of the row compiled or loaded from Numba's disk cache (callable at once)."""
+        return sum(1 for k in specs if k in self.cache.kernels and getattr(self.cache.kernels[k], "overloads", True))
+
+    def _load(self, specs: Mapping[str, KernelSource], watch: CompileWatch) -> None:
+        """Import the row's kernel modules one by one, within the budget: thousands of
+        kernels (an unrolled loop) take seconds just to write and import."""
+        for k, (key, spec) in enumerate(specs.items()):
+            if key not in self.cache.kernels:
+                watch.before_compile(OUR_MODULES[0])
+                self.cache.get(spec)
+                if self.on_load is not None and k % 100 == 99:
+                    self.on_load(k + 1, len(specs))
 
 
 def _spread(times: Sequence[float], busy_cores: float) -> dict[str, Any]:

@@ -160,8 +160,10 @@ def _time(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[
     repeat = int(data.get("repeat") or 3)
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
-    view.result.time(repeat=repeat)
-    return True, f"timed with {repeat} runs per variant", {"timings": view.result.timings}
+    records = view.result.time(repeat=repeat)
+    left = [r.not_timed for r in records if r.not_timed]
+    why = f"; {len(left)} not timed ({left[0]})" if left else ""
+    return True, f"timed with {repeat} runs per variant{why}", {"timings": view.result.timings}
 
 
 def _trace(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any]]:

@@ -40,6 +40,7 @@ from ..report import DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMI
 from .channel import ExplorerChannel
 from .display import ExplorerView
 from .session import FIRST_DISPLAY_SECONDS, SVG_SECONDS, FuseResult
+from .timing import DEFAULT_COMPILE_SECONDS
 
 __all__ = ["FuseMagics", "LAST_RESULT", "DEFAULT_BUDGET", "DEFAULT_EXACT_TIME"]
 
@@ -55,6 +56,7 @@ _DEFAULTS: dict[str, Any] = {
     "optimal_time": 2.0,
     "exact_time": 3.0,
     "budget": 15.0,
+    "compile_budget": DEFAULT_COMPILE_SECONDS,
     "trace_limit": DEFAULT_TRACE_LIMIT,
 }
 # Seconds of the whole exploration of a cell by default (capture is not cut).
@@ -130,6 +132,10 @@ class FuseMagics(Magics):
     @argument("--time", action="store_true", default=None,
               help="compile and time at once (otherwise the explorer's button does)")
     @argument("--repeat", "-r", type=int, default=None, help="timed runs per partition (median reported); default 3")
+    @argument("--compile-budget", type=float, default=None,
+              help="seconds Compile & time may spend partitioning and compiling kernels (checked between "
+                   "kernels; rows that do not fit are marked not timed; inf: no limit); "
+                   f"default {DEFAULT_COMPILE_SECONDS:g}")
     @argument("--name", "-n", default=None,
               help="bind the result object to this variable (the last result is always in _fuse)")
     @argument("--optimal-time", type=float, default=None,
@@ -196,7 +202,7 @@ class FuseMagics(Magics):
                 options={"optimal": {"time_limit": opts["optimal_time"], "max_nodes": 20_000},
                          "ilp": {"time_limit": 10.0, "max_variables": 4000}},
                 baseline_namespace=baseline_ns, budget_seconds=opts["budget"], trace_limit=opts["trace_limit"],
-                exact_seconds=opts["exact_time"],
+                exact_seconds=opts["exact_time"], compile_seconds=opts["compile_budget"],
             )
         except NonMonotonicCostModel as exc:
             print(f"fusionlab: {exc}", file=sys.stderr)
@@ -288,6 +294,7 @@ class FuseMagics(Magics):
             "optimal_time": args.optimal_time if args.optimal_time is not None else c["optimal_time"],
             "exact_time": args.exact_time if args.exact_time is not None else c["exact_time"],
             "budget": args.budget if args.budget is not None else c["budget"],
+            "compile_budget": args.compile_budget if args.compile_budget is not None else c["compile_budget"],
             "trace_limit": args.trace_limit if args.trace_limit is not None else c["trace_limit"],
             "name": args.name,
             "no_explorer": args.no_explorer,
@@ -303,6 +310,8 @@ class FuseMagics(Magics):
             raise UsageError("--exact-time must be 0 or more seconds (0 skips them)")
         if opts["budget"] is not None and not opts["budget"] > 0:
             raise UsageError("--budget must be a positive number of seconds")
+        if not opts["compile_budget"] >= 0:
+            raise UsageError("--compile-budget must be 0 or more seconds (inf: no limit)")
         if opts["trace_limit"] < 0:
             raise UsageError("--trace-limit must be 0 or more search-tree nodes")
         if args.name is not None and not args.name.isidentifier():
@@ -341,6 +350,9 @@ class FuseMagics(Magics):
               help="default seconds of all the exact searches of a cell together (fusionlab's default: 3)")
     @argument("--budget", "-b", type=float, default=None,
               help="default seconds the exploration of a cell may take (fusionlab's default: 15)")
+    @argument("--compile-budget", type=float, default=None,
+              help=f"default seconds of Compile & time's partitioning and compiling (fusionlab's default: "
+                   f"{DEFAULT_COMPILE_SECONDS:g})")
     @argument("--trace-limit", type=int, default=None, help="default search-tree nodes kept in the report")
     @argument("--reset", action="store_true", default=False, help="back to fusionlab's defaults")
     @line_magic
@@ -372,6 +384,8 @@ class FuseMagics(Magics):
             new["budget"] = args.budget
         if args.trace_limit is not None:
             new["trace_limit"] = args.trace_limit
+        if args.compile_budget is not None:
+            new["compile_budget"] = args.compile_budget
         saved, self.config_values = self.config_values, new
         try:
             self._options("")  # validate the whole set before keeping it

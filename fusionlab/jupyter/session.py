@@ -27,14 +27,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import statistics
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
-
-import numpy as np
 
 from ..budget import UNLIMITED, Budget, BudgetExceeded
 from ..bytecode import Program
@@ -48,9 +44,10 @@ from ..report import (
 )
 from ..wsp import IllegalMerge, PartitionState, WSPGraph
 from .share import ExactShare
+from .timing import DEFAULT_COMPILE_SECONDS, SPREAD_WARNING, normalise_timings
 
 __all__ = ["FuseResult", "ManualOutcome", "normalise_timings", "SVG_SECONDS", "SPREAD_WARNING",
-           "FIRST_DISPLAY_SECONDS"]
+           "FIRST_DISPLAY_SECONDS", "DEFAULT_COMPILE_SECONDS"]
 
 # The first display comes once the cheap partitions are known, or this many seconds into the
 # cell (between two partitions), whichever is first: a big program shows progress early.
@@ -59,9 +56,6 @@ FIRST_DISPLAY_SECONDS = 1.5
 TEXT_LINES = 60
 # Seconds the graph's layout for the fallback view may take (cut to the cell's budget).
 SVG_SECONDS = 5.0
-# A timing spread ((q3 - q1) / median, or (median - min) / median when no quartiles) above
-# this gets a warning.
-SPREAD_WARNING = 0.10
 # Graphs whose DOT text is longer are not laid out in the kernel (a layout grows faster than
 # the text; the views summarise them).
 MAX_DOT_CHARS = 150_000
@@ -119,6 +113,9 @@ class FuseResult:
         keeps its own limit; ``None``: no share of their own, only the budget bounds them.
         Searches it cuts keep their best so far, marked not proven
         (:class:`~fusionlab.jupyter.share.ExactShare`).
+    compile_seconds
+        The compile budget of :meth:`time` ("Compile & time"): seconds its kernels may take
+        to load and compile, checked between kernels; ``None``: no limit.
     """
 
     def __init__(
@@ -136,6 +133,7 @@ class FuseResult:
         trace_limit: int | None = DEFAULT_TRACE_LIMIT,
         report_id: str | None = None,
         exact_seconds: float | None = None,
+        compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
     ) -> None:
         if not batches:
             raise ValueError("nothing to explore: the cell recorded no array instruction "
@@ -159,6 +157,8 @@ class FuseResult:
         self.manual: PartitionResult | None = None
         self.timings: dict[str, Any] | None = None
         self._baseline_namespace = baseline_namespace
+        self.compile_seconds = compile_seconds
+        self._kernel_cache: Any = None  # the kernels "Compile & time" loaded, kept between clicks
         self._report: dict[str, Any] | None = None
         self._parts: dict[int, ReportParts] = {}
         # per batch: phase, interrupted, budget and time spent (the report's status)
@@ -598,40 +598,32 @@ class FuseResult:
 
     # -- timing ------------------------------------------------------------------------
     def time(self, repeat: int = 3, cost_models: Sequence[str] | None = None,
-             progress: Callable[[str, int, int], None] | None = None) -> list[Any]:
+             progress: Callable[[str, int, int], None] | None = None,
+             compile_seconds: float | None = None) -> list[Any]:
         """Compile and time the selected algorithm's partition under every cost model (or
-        ``cost_models``) against NumPy eager, all batches of the cell; returns the records
-        and stores them, with minimum, median, spread, threads and warnings, in the
-        report's ``timings``."""
-        from ..execute import compare
+        ``cost_models``) against NumPy eager, all batches of the cell, within a compile
+        budget of ``compile_seconds`` (default: the result's ``compile_seconds``); returns
+        the records and stores them in the report's ``timings``
+        (:func:`~fusionlab.jupyter.timing.time_program`). Kernel -> Interrupt stops it
+        between kernels and keeps the rows timed."""
+        from .timing import plain_baseline, time_program
 
         target = self.capture if self.capture is not None else self.program
         algorithm = self.selected[0] if self.selected[0] != "manual" else "greedy"
         models = [_cost_model(m, self.capture) for m in cost_models] if cost_models else list(self.models)
-        before = _cpu_snapshot()
-        records = compare(target, [algorithm], models, repeat=repeat, baseline=self._baseline(),
-                          progress=progress)
-        self.timings = normalise_timings([r.to_dict() for r in records], repeat, _others(before, _cpu_snapshot()),
-                                         _threads())
+        baseline = plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
+        seconds = self.compile_seconds if compile_seconds is None else compile_seconds
+        records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
+                                             merge_cache=self.cache, kernel_cache=self._kernels())
         self._changed()
         return records
 
-    def _baseline(self) -> Callable[[], None] | None:
-        # the cell again with plain NumPy, on a copy of the namespace it started from, so
-        # timing never changes the user's variables
-        if self.capture is None or not getattr(self.capture, "source", ""):
-            return None
-        source, start = self.capture.source, self._baseline_namespace or {}
+    def _kernels(self) -> Any:
+        if self._kernel_cache is None:
+            from ..execute.numba_backend import KernelCache
 
-        def baseline() -> None:
-            import contextlib
-            import io
-
-            ns = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in start.items()}
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(source, "<numpy>", "exec"), ns)
-
-        return baseline
+            self._kernel_cache = KernelCache()
+        return self._kernel_cache
 
     # -- display -----------------------------------------------------------------------
     def graph_view(self, budget: Budget | None = None, draw: bool = True) -> tuple[str | None, str]:
@@ -705,111 +697,6 @@ def _layout(dot: str, budget: Budget) -> tuple[str | None, str]:
         return render_svg(dot, budget=budget)[0], ""
     except (SvgUnavailable, BudgetExceeded) as exc:
         return None, f"not laid out: {exc}"
-
-
-def _cpu_snapshot() -> tuple[float | None, float, float]:
-    """(CPU seconds all processes used, CPU seconds this process used, wall clock)."""
-    system = None
-    try:
-        with open("/proc/stat", encoding="ascii") as fh:
-            fields = [int(x) for x in fh.readline().split()[1:]]
-        # user nice system idle iowait irq softirq steal: all but idle and iowait are busy
-        system = (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):  # not Linux: the load average instead
-        system = None
-    t = os.times()
-    return system, t.user + t.system, time.perf_counter()
-
-
-def _others(before: tuple[float | None, float, float], after: tuple[float | None, float, float]) -> float | None:
-    """Cores other processes kept busy on average between two snapshots (``None`` unknown)."""
-    wall = after[2] - before[2]
-    if before[0] is None or after[0] is None or wall <= 0:
-        try:
-            return max(os.getloadavg()[0] - 1.0, 0.0)  # the load average counts us once
-        except (AttributeError, OSError):
-            return None
-    return max((after[0] - before[0]) - (after[1] - before[1]), 0.0) / wall
-
-
-def _threads() -> int | None:
-    try:
-        import numba
-
-        return int(numba.get_num_threads())
-    except Exception:  # numba missing or its threading layer not started: unknown
-        return None
-
-
-def _clean(d: dict[str, Any]) -> dict[str, Any]:
-    # JSON has no infinity or NaN (a speed-up over a zero-time run): the report says null
-    out = dict(d)
-    for k, v in out.items():
-        if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
-            out[k] = None
-    return out
-
-
-def _record(d: Mapping[str, Any], repeat: int, threads: int | None, busy: bool) -> dict[str, Any]:
-    r = _clean(dict(d))
-    samples = r.get("samples")
-    if isinstance(samples, (list, tuple)):  # the raw times: quartiles from them
-        times = sorted(float(t) for t in samples)
-        if len(times) >= 2 and r.get("q1_seconds") is None:
-            q = statistics.quantiles(times, n=4, method="inclusive")
-            r["q1_seconds"], r["q3_seconds"] = q[0], q[2]
-        samples = len(times) or None
-    r["samples"] = int(samples) if samples is not None else repeat
-    r.setdefault("q1_seconds", None)
-    r.setdefault("q3_seconds", None)
-    med, low = r["median_seconds"], r["min_seconds"]
-    if med and not r["q1_seconds"] and not r["q3_seconds"]:  # zeros: quartiles not measured
-        r["q1_seconds"] = r["q3_seconds"] = None
-    if r["q1_seconds"] is not None and r["q3_seconds"] is not None and med:
-        r["spread"] = (r["q3_seconds"] - r["q1_seconds"]) / med
-        gap = r["spread"]
-    else:
-        r["spread"] = None
-        gap = (med - low) / med if med else 0.0
-    # the executor says 0 threads for NumPy's own row: NumPy eager runs on one thread
-    r["threads"] = r.get("threads") or (1 if r["cost_model"] == "numpy" else threads)
-    r["busy"] = bool(r.get("busy")) or busy
-    warnings = list(r.get("warnings") or [])
-    if gap > SPREAD_WARNING:
-        what = f"spread {gap:.0%} of the median" if r["spread"] is not None else \
-            f"the minimum is {gap:.0%} below the median"
-        warnings.append(f"{what}: the times vary; run again on a quiet machine")
-    if r["busy"] and not any("other processes" in w for w in warnings):  # the executor may have said it
-        warnings.append("the executor saw other processes use the cores while timing: figures may be slow")
-    r["warnings"] = warnings
-    return r
-
-
-def normalise_timings(records: Sequence[Mapping[str, Any]], repeat: int, others: float | None,
-                      threads: int | None, busy_cores: float = 0.25) -> dict[str, Any]:
-    """The ``timings`` section from the executor's records: each record gets minimum,
-    median, quartiles and spread (null when the executor measured no quartiles), samples,
-    threads, ``busy`` and warnings, computed from the fields present.
-
-    ``others`` is the number of cores other processes kept busy on average while timing;
-    above ``busy_cores`` the table is marked busy (a record's own ``busy`` also counts).
-
-    >>> t = normalise_timings([{"cost_model": "bohrium", "algorithm": "greedy", "median_seconds": 0.01,
-    ...                         "min_seconds": 0.005, "speedup": 1.0}], 3, 0.1, 2)
-    >>> r = t["records"][0]
-    >>> r["spread"], r["samples"], r["threads"], r["busy"], r["warnings"][0][:35]
-    (None, 3, 2, False, 'the minimum is 50% below the median')
-    """
-    busy = others is not None and others > busy_cores
-    out = [_record(r, repeat, threads, False) for r in records]
-    warnings = []
-    if busy:
-        warnings.append(f"other processes kept {others:.2f} cores busy on average while timing (of "
-                        f"{os.cpu_count() or 1}): the figures may be slow and noisy; rerun when the machine is quiet")
-        for r in out:
-            r["busy"] = True
-    return {"repeat": repeat, "records": out, "threads": threads, "busy": busy or any(r["busy"] for r in out),
-            "others_cores": None if others is None else round(others, 3), "warnings": warnings}
 
 
 def _cost_model(model: Any, capture: Any) -> Any:

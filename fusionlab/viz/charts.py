@@ -53,8 +53,9 @@ def cost_figure(report: Mapping[str, Any]) -> Any:
 
 
 def timing_figure(timings: Mapping[str, Any]) -> Any:
-    """Median run time of each timed partition and of NumPy eager (horizontal bars)."""
-    records = timings["records"]
+    """Median run time of each timed partition and of NumPy eager (horizontal bars); rows
+    not timed (the compile budget ran out, an interrupt) have no bar: the table says why."""
+    records = [r for r in timings["records"] if r.get("median_seconds") is not None]
     fig = _figure(7.5, 0.45 * len(records) + 1.2)
     ax = fig.add_subplot()
     labels = [("NumPy eager" if r["cost_model"] == "numpy" else f"{r['algorithm']} / {r['cost_model']}")
