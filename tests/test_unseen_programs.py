@@ -296,3 +296,39 @@ def test_ipython_syntax_in_a_fused_cell_runs_as_in_a_plain_cell():
     for k in ("x", "y", "z"):
         assert type(got_ns[k]) is type(want_ns[k]) and compare_values(got_ns[k], want_ns[k], k).ok, k
     assert got.result == want.result
+
+
+class _Node:
+    def __init__(self, prev: object) -> None:
+        self.a = self.b = prev          # two paths to the same object: 2**depth paths in all
+        self.v = np.ones(2)
+
+
+def test_an_object_graph_is_compared_once_per_object():
+    # the check walked objects attribute by attribute along every path: a matplotlib figure
+    # kept by a program took the check (and the %%fuse cell's test) to a MemoryError at 23 GB
+    def chain(n: int) -> _Node:
+        node = None
+        for _ in range(n):
+            node = _Node(node)
+        return node
+    r = compare_values(chain(18), chain(18), "g")
+    assert r.ok and r.compared == 18 + 2   # each node's v, and the first node's a and b (None)
+    bad = chain(18)
+    bad.a.a.v[1] = 5.0
+    assert [m.path for m in compare_values(bad, chain(18), "g").mismatches] == ["g.__dict__['a'].__dict__['a'].__dict__['v']"]
+
+
+def test_an_installed_librarys_objects_compare_by_identity_only():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figs = []
+    for _ in range(2):
+        fig, ax = plt.subplots()
+        ax.plot([1.0, 2.0])
+        figs.append(fig)
+        plt.close(fig)
+    r = compare_values(figs[0], figs[1], "fig")   # their attributes hold ids and weak references
+    assert r.ok and r.skipped[0].reason == "a matplotlib.figure.Figure (an installed library's object) compares by identity only"

@@ -56,6 +56,8 @@ import inspect
 import io
 import math
 import re
+import sys
+import sysconfig
 import types
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -127,6 +129,9 @@ class CheckReport:
     skipped: list[Skipped] = field(default_factory=list)
     #: the largest absolute difference among compared floating values (0.0 if none)
     max_abs_error: float = 0.0
+    #: (id(got), id(want)) of the objects compared attribute by attribute so far: an object
+    #: graph is walked once, not once per path to each of its nodes (nor round its cycles)
+    visited: set[tuple[int, int]] = field(default_factory=set, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -309,6 +314,21 @@ def _compare_objects_array(got: Any, want: np.ndarray, path: str, terms: int, sc
         _compare(got[index], want[index], f"{path}[{', '.join(map(str, index))}]", terms, scale, report, depth + 1)
 
 
+#: Objects compared attribute by attribute in one comparison; past it, the rest are skipped.
+OBJECT_BUDGET = 2000
+
+#: Where installed libraries live (see :func:`_walked`).
+_INSTALLED = tuple({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
+
+
+def _walked(cls: type) -> bool:
+    """Whether objects of ``cls`` are compared attribute by attribute: all but installed
+    libraries' (site-packages). Those hold state no two plain runs share (a matplotlib
+    figure: ids as dict keys, weak references, timestamps), so their attributes differ."""
+    where = getattr(sys.modules.get(cls.__module__), "__file__", None) or ""
+    return not where.startswith(_INSTALLED)
+
+
 def _compare_object(got: Any, want: Any, path: str, terms: int, scale: float, report: CheckReport, depth: int) -> None:
     if not _same_type(got, want):
         report.mismatches.append(Mismatch(path, f"a {type(got).__name__} where NumPy gives a {type(want).__name__}"))
@@ -329,6 +349,17 @@ def _compare_object(got: Any, want: Any, path: str, terms: int, scale: float, re
         return
     attrs = getattr(want, "__dict__", None)
     if isinstance(attrs, dict) and attrs and isinstance(getattr(got, "__dict__", None), dict):
+        if not _walked(type(want)):
+            report.skipped.append(Skipped(path, f"a {type(want).__module__}.{type(want).__qualname__} (an installed "
+                                          "library's object) compares by identity only"))
+            return
+        if (id(got), id(want)) in report.visited:
+            return   # compared along another path, or a cycle back to an object being compared
+        if len(report.visited) >= OBJECT_BUDGET:
+            report.skipped.append(Skipped(path, f"more than {OBJECT_BUDGET} objects compared attribute by "
+                                          "attribute; the rest of the object graph is not compared"))
+            return
+        report.visited.add((id(got), id(want)))
         _compare(dict(vars(got)), dict(attrs), f"{path}.__dict__", terms, scale, report, depth + 1)
         return
     report.skipped.append(Skipped(path, f"a {type(want).__name__} compares by identity only"))
