@@ -332,3 +332,14 @@ def test_an_installed_librarys_objects_compare_by_identity_only():
         plt.close(fig)
     r = compare_values(figs[0], figs[1], "fig")   # their attributes hold ids and weak references
     assert r.ok and r.skipped[0].reason == "a matplotlib.figure.Figure (an installed library's object) compares by identity only"
+
+
+def test_a_closed_npz_file_is_skipped_not_a_crash(tmp_path):
+    # ``with np.load('x.npz') as z: ...`` leaves a closed NpzFile, a Mapping whose items
+    # raise AttributeError: the check raised it from ``fusionlab verify``
+    np.savez(tmp_path / "a.npz", a=np.ones(2))
+    with np.load(tmp_path / "a.npz") as z, np.load(tmp_path / "a.npz") as w:
+        pass
+    r = compare_values({"z": z, "k": 1}, {"z": w, "k": 1})
+    assert r.ok and r.compared == 1 and r.skipped[0].path == "value['z']"
+    assert r.skipped[0].reason.startswith("its items cannot be read (AttributeError")
