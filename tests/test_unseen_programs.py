@@ -343,3 +343,20 @@ def test_a_closed_npz_file_is_skipped_not_a_crash(tmp_path):
     r = compare_values({"z": z, "k": 1}, {"z": w, "k": 1})
     assert r.ok and r.compared == 1 and r.skipped[0].path == "value['z']"
     assert r.skipped[0].reason.startswith("its items cannot be read (AttributeError")
+
+
+def test_introspection_of_a_traced_array_answers_as_numpy():
+    # x.__class__ was the stand-in's class (type(x) already was ndarray), y.base the real
+    # array behind x (``y.base is x`` False), and x.__array_interface__ an AttributeError
+    # that failed the capture
+    source = ("import numpy as np\nx = np.arange(12.0).reshape(3, 4) * 2\ny = x[:, 1:3]\n"
+              "cls = (x.__class__.__name__, x.__class__ is np.ndarray, x.sum().__class__, y.T.__class__)\n"
+              "same = (y.base is x, x.base is None, (x + 1).base is None)\n"
+              "ai = (x.__array_interface__['shape'], y.__array_interface__['strides'], sorted(x.__array_interface__))\n"
+              "class K:\n    pass\nk = K().__class__.__name__\ndef f(v):\n    return v.__class__\nfv = f(x * 1)\n")
+    plain = plain_namespace(source)
+    ns: dict = {"__name__": "__main__"}
+    capture(source, ns)
+    for k in ("cls", "same", "ai", "k", "fv"):
+        assert ns[k] == plain[k], (k, ns[k], plain[k])
+    assert ns["f"](np.ones(2)) is np.ndarray   # a function the cell defined, called afterwards

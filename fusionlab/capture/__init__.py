@@ -417,6 +417,7 @@ def capture(
     bi["__import__"] = _import_hook(rec, np_proxy)
     bi["isinstance"] = _isinstance
     bi["type"] = _CapturedType  # a class: cells may subclass it (metaclasses)
+    bi[CLASS_OF] = _class_of
     run_ns["__builtins__"] = bi
     error: BaseException | None = None
     value: Any = None
@@ -485,11 +486,32 @@ def capture(
     return cap
 
 
+#: The builtin captured code reads ``x.__class__`` through (see :class:`_ClassAttribute`).
+CLASS_OF = "__fusionlab_class_of__"
+
+
+def _class_of(obj: Any) -> type:
+    """``obj.__class__`` as plain NumPy's object would answer it (see :func:`_stands_for`)."""
+    return _stands_for(obj) if type(obj) is Traced else obj.__class__
+
+
+class _ClassAttribute(ast.NodeTransformer):
+    """``x.__class__`` read in the cell becomes ``__fusionlab_class_of__(x)``: an attribute
+    lookup cannot be intercepted on the stand-in without making ``isinstance`` in capture
+    itself (and in NumPy's Python code) believe it is an ndarray."""
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if node.attr != "__class__" or not isinstance(node.ctx, ast.Load):
+            return node
+        return ast.copy_location(ast.Call(ast.Name(CLASS_OF, ast.Load()), [node.value], []), node)
+
+
 def _split_last_expression(source: str) -> tuple[ast.Module, ast.Expression | None]:
     """The source as a module without its last statement when that is an expression, and
     that expression (IPython shows its value as the cell's output). A ``SyntaxError`` is
     raised here, as ``compile`` would."""
-    tree = ast.parse(source, CELL_FILENAME)
+    tree = ast.fix_missing_locations(_ClassAttribute().visit(ast.parse(source, CELL_FILENAME)))
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
         return tree, last

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import operator
 import time
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -71,6 +72,8 @@ class Traced:
 
     def __init__(self, rec: Recorder, handle: Handle, view: View, real: np.ndarray, scalar: bool = False) -> None:
         self._rec, self._h, self._v, self._r, self._scalar = rec, handle, view, real, scalar
+        if handle.owner is None and view is handle.full:
+            handle.owner = weakref.ref(self)
 
     @property
     def _real(self) -> np.ndarray:
@@ -266,6 +269,14 @@ class Traced:
         self._h.escape()
         return real
 
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        # the real memory, as __array__ gives it (NumPy itself takes this road to it first)
+        self._rec.notice(NoticeKind.PLAIN, "ndarray.__array_interface__ hands the array's memory to plain NumPy")
+        real = self._real
+        self._h.escape()
+        return real.__array_interface__
+
     def __copy__(self) -> "Traced":
         return self.copy()
 
@@ -441,6 +452,10 @@ class Traced:
             raise AttributeError(f"'numpy.ndarray' object has no attribute {name!r}")
         if name in _METADATA:
             return getattr(self._r, name)
+        if name == "base":
+            owner = self._h.owner() if self._h.owner is not None else None
+            if owner is not None and owner is not self and self._r.base is owner._r:
+                return owner   # ``y.base is x`` for y = x[1:], as in plain NumPy
         if name in _ALIASING:
             self._rec.notice(NoticeKind.PLAIN, f"ndarray.{name} hands the array's memory to plain NumPy")
             self._h.escape()

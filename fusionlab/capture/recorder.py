@@ -24,7 +24,7 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -120,7 +120,7 @@ class Handle:
     program knows (``belief``) and reloaded when they differ.
     """
 
-    __slots__ = ("base", "full", "real", "dummy", "rec", "keep", "lazy", "escaped", "belief", "__weakref__")
+    __slots__ = ("base", "full", "real", "dummy", "rec", "keep", "lazy", "escaped", "belief", "owner", "__weakref__")
 
     def __init__(self, base: Base, real: np.ndarray, rec: "Recorder") -> None:
         self.base, self.real, self.rec = base, real, rec
@@ -128,6 +128,9 @@ class Handle:
         self.dummy: np.ndarray | None = None
         self.keep = self.lazy = self.escaped = False
         self.belief: np.ndarray | None = None
+        #: the traced array first made of the whole base (a weak reference): what a view's
+        #: ``.base`` is, as plain NumPy's view's base is the array it was taken from
+        self.owner: Callable[[], Any] | None = None
 
     @property
     def watched(self) -> bool:
