@@ -360,3 +360,15 @@ def test_introspection_of_a_traced_array_answers_as_numpy():
     for k in ("cls", "same", "ai", "k", "fv"):
         assert ns[k] == plain[k], (k, ns[k], plain[k])
     assert ns["f"](np.ones(2)) is np.ndarray   # a function the cell defined, called afterwards
+
+
+@pytest.mark.parametrize("ask", ["np.sum?", "np.random.default_rng?", "rng.random?", "y?", "np.linalg.norm??"])
+def test_object_help_in_a_fused_cell_shows_numpys_object(ask):
+    # IPython's inspector found capture's stand-ins: "Type: Recording", the wrapper's
+    # signature, and for an array the stand-in's class
+    cell = f"import numpy as np\nrng = np.random.default_rng(0)\ny = rng.random(3) * 2\n{ask}\n"
+    _, want, _ = _play(cell)
+    _, got, _ = _play("%%fuse --no-explorer --algorithms greedy --compare bohrium --budget 1\n" + cell)
+    hide = re.compile(r"0x[0-9a-fA-F]+|\[[-0-9. e]+\]")   # addresses, and the array's values
+    assert "Recording" not in got and "Traced" not in got and "GeneratorProxy" not in got
+    assert hide.sub("?", got) == hide.sub("?", want)

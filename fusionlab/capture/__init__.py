@@ -57,7 +57,7 @@ from .recorder import (
     CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines, loop_parents, rename_view,
 )
 
-__all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD"]
+__all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD", "real_object"]
 
 
 class CaptureError(Exception):
@@ -236,6 +236,19 @@ def _to_real(x: Any) -> Any:
     if isinstance(x, TracedFlat):   # ``f = a.flat`` kept: NumPy's flatiter of the real array
         return x.real
     return None
+
+
+def real_object(x: Any) -> Any:
+    """The plain NumPy object one of capture's stand-ins stands for (``None`` for others).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cap = capture("import numpy as np\nf = np.sum\n", {})
+    >>> real_object(np) is None, real_object(3) is None
+    (True, True)
+    """
+    return _to_real(x)
 
 
 def _lift_namespace(rec: Recorder, ns: dict[str, Any]) -> None:
