@@ -239,7 +239,7 @@ def _to_real(x: Any) -> Any:
 
 
 def real_object(x: Any) -> Any:
-    """The plain NumPy object one of capture's stand-ins stands for (``None`` for others).
+    r"""The plain NumPy object one of capture's stand-ins stands for (``None`` for others).
 
     Examples
     --------
