@@ -28,6 +28,7 @@ from IPython.testing.globalipapp import get_ipython
 from IPython.utils.capture import capture_output
 
 from fusionlab.capture import capture
+from fusionlab.capture.recorder import CELL_FILENAME
 from fusionlab.execute.check import check_namespace, compare_values, plain_namespace, reduction_terms
 from fusionlab.execute.runner import run
 from fusionlab.partition import partition
@@ -393,3 +394,21 @@ def test_a_long_loop_of_tiny_arrays_leaves_recording():
     assert compare_values(ns["pos"], plain["pos"]).ok and ns["bounces"] == plain["bounces"]
     # a bound on what is recorded, not on time: past the threshold the loop runs plainly
     assert sum(len(b) for b in cap.batches) < 20 * 64
+
+
+def test_a_ufuncs_warnings_name_the_users_line():
+    # a ufunc's floating-point warnings were attributed to capture's own line (array.py), so
+    # the user saw fusionlab's source, and the 'default' filter showed one warning for all
+    # of the cell's lines instead of one per line
+    import warnings
+
+    source = ("import numpy as np\nx = np.linspace(-1, 1, 5)\ny = np.log(x)\nfor k in range(3):\n"
+              "    z = np.log(x * k)\nw = 1.0 / (x * 0)\n")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("default")
+        capture(source, {"__name__": "__main__"})
+    with warnings.catch_warnings(record=True) as want:
+        warnings.simplefilter("default")
+        plain_namespace(source)
+    assert [(w.lineno, str(w.message)) for w in got] == [(w.lineno, str(w.message)) for w in want]
+    assert len(want) == 5 and all(w.filename == CELL_FILENAME for w in got)   # not capture's array.py

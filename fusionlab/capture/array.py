@@ -26,7 +26,7 @@ from ..bytecode import Instruction, Literal, Opcode, ProgramError, View, check_i
 from ..opcodes import OPCODES, opcode_of_ufunc
 from .masked import Expansion, expand_selection
 from .scatter import ListedKey, listed_key
-from .recorder import Handle, NoticeKind, Recorder
+from .recorder import Handle, NoticeKind, Recorder, call_as_user
 
 #: dtype kinds the bytecode describes (bool, integers, floats, complex)
 NUMERIC = "biufc"
@@ -1068,7 +1068,7 @@ def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
         except Foreign:
             return _ufunc_plain(rec, ufunc, method, inputs, kwargs)
         out = outs[0] if outs else None
-        real = ufunc(*unwrap(lifted), **({"out": out._real} if out is not None else {}))
+        real = call_as_user(ufunc, *unwrap(lifted), **({"out": out._real} if out is not None else {}))
         if out is None and not traceable(real):
             return real
         result = _result(rec, real, out)

@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import types
+import warnings
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
@@ -530,6 +531,34 @@ def _renamed(v: View, rename: dict[str, Base], memo: dict[int, View]) -> View:
 def rename_view(v: View, rename: dict[str, Base]) -> View:
     """``v`` on its renamed base (see :meth:`Recorder.finish`)."""
     return _renamed(v, rename, {})
+
+
+def call_as_user(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` for a ufunc ``fn``, with its floating-point warnings
+    attributed to the user's frame, as plain NumPy's are (they come from C, attributed to
+    the innermost Python frame: capture's). NumPy is asked to call back instead of warning
+    (``np.errstate(call=...)``, only where it would warn): the warnings filters are not
+    touched, so the user's registry shows a warning once per line of theirs."""
+    warn = [k for k, v in np.geterr().items() if v == "warn"]
+    if not warn:
+        return fn(*args, **kwargs)
+    found: list[str] = []
+    with np.errstate(call=lambda err, flag: found.append(err), **{k: "call" for k in warn}):
+        result = fn(*args, **kwargs)
+    if found:
+        frame = sys._getframe(1)
+        while frame is not None and str(frame.f_globals.get("__name__", "")).startswith(_INTERNAL_MODULES):
+            frame = frame.f_back
+        if frame is None:
+            for err in found:
+                warnings.warn(f"{err} encountered in {fn.__name__}", RuntimeWarning, stacklevel=2)
+            return result
+        glb = frame.f_globals
+        for err in found:
+            warnings.warn_explicit(f"{err} encountered in {fn.__name__}", RuntimeWarning, frame.f_code.co_filename,
+                                   frame.f_lineno, module=glb.get("__name__", "<string>"),
+                                   registry=glb.setdefault("__warningregistry__", {}))
+    return result
 
 
 def user_line() -> int | None:
