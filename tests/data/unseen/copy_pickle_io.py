@@ -21,3 +21,4 @@ with tempfile.TemporaryDirectory() as d:
     with np.load(os.path.join(d, "both.npz")) as z:
         ab = z["a"] + z["b"]
 diff = loaded - y
+del d, path   # a temporary directory's name differs from run to run
