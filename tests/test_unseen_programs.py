@@ -28,6 +28,7 @@ from IPython.testing.globalipapp import get_ipython
 from IPython.utils.capture import capture_output
 
 from fusionlab.capture import capture
+from fusionlab.capture.recorder import CELL_FILENAME
 from fusionlab.execute.check import check_namespace, compare_values, plain_namespace, reduction_terms
 from fusionlab.execute.runner import run
 from fusionlab.partition import partition
@@ -36,7 +37,27 @@ from test_capture_session import leaks
 from test_numba import CACHE
 
 UNSEEN = pathlib.Path(__file__).parent / "data" / "unseen"
-PROGRAMS = sorted(p.name for p in UNSEEN.glob("*.py"))
+#: Programs the corpus tests leave out, and why (each has a test of its own below).
+SLOW = {
+    "tiny_many.py": "10,000 steps of 11 instructions on 3-element arrays: capture records every one "
+                    "(~0.3 ms each on this machine, ~40 s in all where plain NumPy takes 0.03 s); see "
+                    "test_a_long_loop_of_tiny_arrays_leaves_recording",
+}
+PROGRAMS = sorted(p.name for p in UNSEEN.glob("*.py") if p.name not in SLOW)
+
+#: Programs that still differ from plain NumPy, captured or in a %%fuse cell: what is wrong.
+KNOWN_OPEN = {
+    "plotting_agg.py": "a traced array handed to another library (matplotlib's ax.hist) is not an ndarray "
+                       "to it: hist takes the 50 values for 50 data sets (counts of shape (50, 5) where NumPy "
+                       "gives (5,)), and the figure keeps traced stand-ins (line._xorig) after the cell",
+    "errstate_warnings.py": "a warning caught in a captured program names the file '<fusionlab-capture>' where "
+                            "the plain run names its own (its line and message agree)",
+}
+
+
+def _known(names: list[str]) -> list:
+    return [pytest.param(p, marks=pytest.mark.xfail(reason=KNOWN_OPEN[p], strict=True)) if p in KNOWN_OPEN else p
+            for p in names]
 
 #: Programs whose kernels legitimately differ from NumPy by more than the check's tolerance:
 #: NumPy 2 multiplies complex numbers with fused multiply-adds in its SIMD loops (1 ULP from
@@ -57,7 +78,7 @@ def test_the_corpus_is_there():
     assert len(PROGRAMS) >= 25
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("name", _known(PROGRAMS))
 def test_captured_and_replayed_equals_plain_numpy(name):
     source = (UNSEEN / name).read_text()
     plain = plain_namespace(source, name)
@@ -138,7 +159,7 @@ for _k, _v in list(globals().items()):
 """
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("name", _known(PROGRAMS))
 def test_fuse_cell_leaves_plain_numpys_session(name):
     source = (UNSEEN / name).read_text()
     plain = plain_namespace(source, name)
@@ -290,3 +311,112 @@ def test_ipython_syntax_in_a_fused_cell_runs_as_in_a_plain_cell():
     for k in ("x", "y", "z"):
         assert type(got_ns[k]) is type(want_ns[k]) and compare_values(got_ns[k], want_ns[k], k).ok, k
     assert got.result == want.result
+
+
+class _Node:
+    def __init__(self, prev: object) -> None:
+        self.a = self.b = prev          # two paths to the same object: 2**depth paths in all
+        self.v = np.ones(2)
+
+
+def test_an_object_graph_is_compared_once_per_object():
+    # the check walked objects attribute by attribute along every path: a matplotlib figure
+    # kept by a program took the check (and the %%fuse cell's test) to a MemoryError at 23 GB
+    def chain(n: int) -> _Node:
+        node = None
+        for _ in range(n):
+            node = _Node(node)
+        return node
+    r = compare_values(chain(18), chain(18), "g")
+    assert r.ok and r.compared == 18 + 2   # each node's v, and the first node's a and b (None)
+    bad = chain(18)
+    bad.a.a.v[1] = 5.0
+    assert [m.path for m in compare_values(bad, chain(18), "g").mismatches] == ["g.__dict__['a'].__dict__['a'].__dict__['v']"]
+
+
+def test_an_installed_librarys_objects_compare_by_identity_only():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figs = []
+    for _ in range(2):
+        fig, ax = plt.subplots()
+        ax.plot([1.0, 2.0])
+        figs.append(fig)
+        plt.close(fig)
+    r = compare_values(figs[0], figs[1], "fig")   # their attributes hold ids and weak references
+    assert r.ok and r.skipped[0].reason == "a matplotlib.figure.Figure (an installed library's object) compares by identity only"
+
+
+def test_a_closed_npz_file_is_skipped_not_a_crash(tmp_path):
+    # ``with np.load('x.npz') as z: ...`` leaves a closed NpzFile, a Mapping whose items
+    # raise AttributeError: the check raised it from ``fusionlab verify``
+    np.savez(tmp_path / "a.npz", a=np.ones(2))
+    with np.load(tmp_path / "a.npz") as z, np.load(tmp_path / "a.npz") as w:
+        pass
+    r = compare_values({"z": z, "k": 1}, {"z": w, "k": 1})
+    assert r.ok and r.compared == 1 and r.skipped[0].path == "value['z']"
+    assert r.skipped[0].reason.startswith("its items cannot be read (AttributeError")
+
+
+def test_introspection_of_a_traced_array_answers_as_numpy():
+    # x.__class__ was the stand-in's class (type(x) already was ndarray), y.base the real
+    # array behind x (``y.base is x`` False), and x.__array_interface__ an AttributeError
+    # that failed the capture
+    source = ("import numpy as np\nx = np.arange(12.0).reshape(3, 4) * 2\ny = x[:, 1:3]\n"
+              "cls = (x.__class__.__name__, x.__class__ is np.ndarray, x.sum().__class__, y.T.__class__)\n"
+              "same = (y.base is x, x.base is None, (x + 1).base is None)\n"
+              "ai = (x.__array_interface__['shape'], y.__array_interface__['strides'], sorted(x.__array_interface__))\n"
+              "class K:\n    pass\nk = K().__class__.__name__\ndef f(v):\n    return v.__class__\nfv = f(x * 1)\n")
+    plain = plain_namespace(source)
+    ns: dict = {"__name__": "__main__"}
+    capture(source, ns)
+    for k in ("cls", "same", "ai", "k", "fv"):
+        assert ns[k] == plain[k], (k, ns[k], plain[k])
+    assert ns["f"](np.ones(2)) is np.ndarray   # a function the cell defined, called afterwards
+
+
+@pytest.mark.parametrize("ask", ["np.sum?", "np.random.default_rng?", "rng.random?", "y?", "np.linalg.norm??"])
+def test_object_help_in_a_fused_cell_shows_numpys_object(ask):
+    # IPython's inspector found capture's stand-ins: "Type: Recording", the wrapper's
+    # signature, and for an array the stand-in's class
+    cell = f"import numpy as np\nrng = np.random.default_rng(0)\ny = rng.random(3) * 2\n{ask}\n"
+    _, want, _ = _play(cell)
+    _, got, _ = _play("%%fuse --no-explorer --algorithms greedy --compare bohrium --budget 1\n" + cell)
+    hide = re.compile(r"0x[0-9a-fA-F]+|\[[-0-9. e]+\]")   # addresses, and the array's values
+    assert "Recording" not in got and "Traced" not in got and "GeneratorProxy" not in got
+    assert hide.sub("?", got) == hide.sub("?", want)
+
+
+@pytest.mark.xfail(strict=True, reason="capture records every instruction of a long Python loop over tiny "
+                   "arrays (a loop over elements goes plain past SCALAR_LOOP_THRESHOLD iterations; a loop "
+                   "of whole-array instructions on 3 elements never does): 1000 steps record 11,000 "
+                   "instructions and take ~300x plain NumPy's time")
+def test_a_long_loop_of_tiny_arrays_leaves_recording():
+    source = (UNSEEN / "tiny_many.py").read_text().replace("range(10000)", "range(1000)")
+    assert "range(1000)" in source
+    ns: dict = {"__name__": "__main__"}
+    cap = capture(source, ns)
+    plain = plain_namespace(source)
+    assert compare_values(ns["pos"], plain["pos"]).ok and ns["bounces"] == plain["bounces"]
+    # a bound on what is recorded, not on time: past the threshold the loop runs plainly
+    assert sum(len(b) for b in cap.batches) < 20 * 64
+
+
+def test_a_ufuncs_warnings_name_the_users_line():
+    # a ufunc's floating-point warnings were attributed to capture's own line (array.py), so
+    # the user saw fusionlab's source, and the 'default' filter showed one warning for all
+    # of the cell's lines instead of one per line
+    import warnings
+
+    source = ("import numpy as np\nx = np.linspace(-1, 1, 5)\ny = np.log(x)\nfor k in range(3):\n"
+              "    z = np.log(x * k)\nw = 1.0 / (x * 0)\n")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("default")
+        capture(source, {"__name__": "__main__"})
+    with warnings.catch_warnings(record=True) as want:
+        warnings.simplefilter("default")
+        plain_namespace(source)
+    assert [(w.lineno, str(w.message)) for w in got] == [(w.lineno, str(w.message)) for w in want]
+    assert len(want) == 5 and all(w.filename == CELL_FILENAME for w in got)   # not capture's array.py

@@ -57,7 +57,7 @@ from .recorder import (
     CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines, loop_parents, rename_view,
 )
 
-__all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD"]
+__all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD", "real_object"]
 
 
 class CaptureError(Exception):
@@ -236,6 +236,19 @@ def _to_real(x: Any) -> Any:
     if isinstance(x, TracedFlat):   # ``f = a.flat`` kept: NumPy's flatiter of the real array
         return x.real
     return None
+
+
+def real_object(x: Any) -> Any:
+    r"""The plain NumPy object one of capture's stand-ins stands for (``None`` for others).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cap = capture("import numpy as np\nf = np.sum\n", {})
+    >>> real_object(np) is None, real_object(3) is None
+    (True, True)
+    """
+    return _to_real(x)
 
 
 def _lift_namespace(rec: Recorder, ns: dict[str, Any]) -> None:
@@ -417,6 +430,7 @@ def capture(
     bi["__import__"] = _import_hook(rec, np_proxy)
     bi["isinstance"] = _isinstance
     bi["type"] = _CapturedType  # a class: cells may subclass it (metaclasses)
+    bi[CLASS_OF] = _class_of
     run_ns["__builtins__"] = bi
     error: BaseException | None = None
     value: Any = None
@@ -485,11 +499,32 @@ def capture(
     return cap
 
 
+#: The builtin captured code reads ``x.__class__`` through (see :class:`_ClassAttribute`).
+CLASS_OF = "__fusionlab_class_of__"
+
+
+def _class_of(obj: Any) -> type:
+    """``obj.__class__`` as plain NumPy's object would answer it (see :func:`_stands_for`)."""
+    return _stands_for(obj) if type(obj) is Traced else obj.__class__
+
+
+class _ClassAttribute(ast.NodeTransformer):
+    """``x.__class__`` read in the cell becomes ``__fusionlab_class_of__(x)``: an attribute
+    lookup cannot be intercepted on the stand-in without making ``isinstance`` in capture
+    itself (and in NumPy's Python code) believe it is an ndarray."""
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if node.attr != "__class__" or not isinstance(node.ctx, ast.Load):
+            return node
+        return ast.copy_location(ast.Call(ast.Name(CLASS_OF, ast.Load()), [node.value], []), node)
+
+
 def _split_last_expression(source: str) -> tuple[ast.Module, ast.Expression | None]:
     """The source as a module without its last statement when that is an expression, and
     that expression (IPython shows its value as the cell's output). A ``SyntaxError`` is
     raised here, as ``compile`` would."""
-    tree = ast.parse(source, CELL_FILENAME)
+    tree = ast.fix_missing_locations(_ClassAttribute().visit(ast.parse(source, CELL_FILENAME)))
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
         return tree, last

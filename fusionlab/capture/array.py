@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import operator
 import time
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -25,7 +26,7 @@ from ..bytecode import Instruction, Literal, Opcode, ProgramError, View, check_i
 from ..opcodes import OPCODES, opcode_of_ufunc
 from .masked import Expansion, expand_selection
 from .scatter import ListedKey, listed_key
-from .recorder import Handle, NoticeKind, Recorder
+from .recorder import Handle, NoticeKind, Recorder, call_as_user
 
 #: dtype kinds the bytecode describes (bool, integers, floats, complex)
 NUMERIC = "biufc"
@@ -71,6 +72,8 @@ class Traced:
 
     def __init__(self, rec: Recorder, handle: Handle, view: View, real: np.ndarray, scalar: bool = False) -> None:
         self._rec, self._h, self._v, self._r, self._scalar = rec, handle, view, real, scalar
+        if handle.owner is None and view is handle.full:
+            handle.owner = weakref.ref(self)
 
     @property
     def _real(self) -> np.ndarray:
@@ -266,6 +269,14 @@ class Traced:
         self._h.escape()
         return real
 
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        # the real memory, as __array__ gives it (NumPy itself takes this road to it first)
+        self._rec.notice(NoticeKind.PLAIN, "ndarray.__array_interface__ hands the array's memory to plain NumPy")
+        real = self._real
+        self._h.escape()
+        return real.__array_interface__
+
     def __copy__(self) -> "Traced":
         return self.copy()
 
@@ -441,6 +452,10 @@ class Traced:
             raise AttributeError(f"'numpy.ndarray' object has no attribute {name!r}")
         if name in _METADATA:
             return getattr(self._r, name)
+        if name == "base":
+            owner = self._h.owner() if self._h.owner is not None else None
+            if owner is not None and owner is not self and self._r.base is owner._r:
+                return owner   # ``y.base is x`` for y = x[1:], as in plain NumPy
         if name in _ALIASING:
             self._rec.notice(NoticeKind.PLAIN, f"ndarray.{name} hands the array's memory to plain NumPy")
             self._h.escape()
@@ -1053,7 +1068,7 @@ def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
         except Foreign:
             return _ufunc_plain(rec, ufunc, method, inputs, kwargs)
         out = outs[0] if outs else None
-        real = ufunc(*unwrap(lifted), **({"out": out._real} if out is not None else {}))
+        real = call_as_user(ufunc, *unwrap(lifted), **({"out": out._real} if out is not None else {}))
         if out is None and not traceable(real):
             return real
         result = _result(rec, real, out)

@@ -20,11 +20,12 @@ import os
 import re
 import sys
 import types
+import warnings
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -120,7 +121,7 @@ class Handle:
     program knows (``belief``) and reloaded when they differ.
     """
 
-    __slots__ = ("base", "full", "real", "dummy", "rec", "keep", "lazy", "escaped", "belief", "__weakref__")
+    __slots__ = ("base", "full", "real", "dummy", "rec", "keep", "lazy", "escaped", "belief", "owner", "__weakref__")
 
     def __init__(self, base: Base, real: np.ndarray, rec: "Recorder") -> None:
         self.base, self.real, self.rec = base, real, rec
@@ -128,6 +129,9 @@ class Handle:
         self.dummy: np.ndarray | None = None
         self.keep = self.lazy = self.escaped = False
         self.belief: np.ndarray | None = None
+        #: the traced array first made of the whole base (a weak reference): what a view's
+        #: ``.base`` is, as plain NumPy's view's base is the array it was taken from
+        self.owner: Callable[[], Any] | None = None
 
     @property
     def watched(self) -> bool:
@@ -469,10 +473,11 @@ class Recorder:
             order.setdefault(name, None)
         used: set[str] = set()
         final: dict[str, str] = {}
+        tried: dict[str, int] = {}
         for name in order:
             label = self.labels.get(name)
             if label is not None:
-                final[name] = _unique(label, used)
+                final[name] = _unique(label, used, tried)
         k = 0
         for name in order:
             if name in final:
@@ -500,10 +505,16 @@ _MAX_LOOP_DEPTH = 64
 _NAME_SCANS = 16
 
 
-def _unique(label: str, used: set[str]) -> str:
-    name, k = label, 1
+def _unique(label: str, used: set[str], tried: dict[str, int]) -> str:
+    """``label``, or ``label_k`` with the first free ``k``; ``tried`` remembers where each
+    label's search stopped (``used`` only grows): a loop's 10,000 bases named ``pos`` cost
+    10,000 steps, not 50 million."""
+    k = tried.get(label, 0)
+    name = label if k == 0 else f"{label}_{k}"
     while name in used:
-        name, k = f"{label}_{k}", k + 1
+        k += 1
+        name = f"{label}_{k}"
+    tried[label] = k
     used.add(name)
     return name
 
@@ -520,6 +531,34 @@ def _renamed(v: View, rename: dict[str, Base], memo: dict[int, View]) -> View:
 def rename_view(v: View, rename: dict[str, Base]) -> View:
     """``v`` on its renamed base (see :meth:`Recorder.finish`)."""
     return _renamed(v, rename, {})
+
+
+def call_as_user(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` for a ufunc ``fn``, with its floating-point warnings
+    attributed to the user's frame, as plain NumPy's are (they come from C, attributed to
+    the innermost Python frame: capture's). NumPy is asked to call back instead of warning
+    (``np.errstate(call=...)``, only where it would warn): the warnings filters are not
+    touched, so the user's registry shows a warning once per line of theirs."""
+    warn = [k for k, v in np.geterr().items() if v == "warn"]
+    if not warn:
+        return fn(*args, **kwargs)
+    found: list[str] = []
+    with np.errstate(call=lambda err, flag: found.append(err), **{k: "call" for k in warn}):
+        result = fn(*args, **kwargs)
+    if found:
+        frame = sys._getframe(1)
+        while frame is not None and str(frame.f_globals.get("__name__", "")).startswith(_INTERNAL_MODULES):
+            frame = frame.f_back
+        if frame is None:
+            for err in found:
+                warnings.warn(f"{err} encountered in {fn.__name__}", RuntimeWarning, stacklevel=2)
+            return result
+        glb = frame.f_globals
+        for err in found:
+            warnings.warn_explicit(f"{err} encountered in {fn.__name__}", RuntimeWarning, frame.f_code.co_filename,
+                                   frame.f_lineno, module=glb.get("__name__", "<string>"),
+                                   registry=glb.setdefault("__warningregistry__", {}))
+    return result
 
 
 def user_line() -> int | None:

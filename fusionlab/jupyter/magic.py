@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import linecache
 import sys
 import time
@@ -32,7 +33,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from ..budget import Budget, Interrupt
-from ..capture import CaptureError, capture
+from ..capture import CaptureError, capture, real_object
 from ..capture.recorder import CELL_FILENAME, user_traceback
 from ..costs import MODEL_NAMES, NonMonotonicCostModel
 from ..partition import ALGORITHMS
@@ -171,7 +172,8 @@ class FuseMagics(Magics):
         started = time.perf_counter()
         linecache.cache[CELL_FILENAME] = (len(cell), None, cell.splitlines(True), CELL_FILENAME)
         try:
-            cap = capture(cell, ns)
+            with _inspecting_numpy(self.shell):
+                cap = capture(cell, ns)
         except CaptureError as exc:  # the user's error, syntax errors included
             # raised, as plain IPython would: the cell fails (Run All stops, the kernel
             # replies 'error' with the user's ename), with the user's frames only
@@ -427,3 +429,25 @@ def _clean_help(doc: str | None, name: str) -> str:
 
 FuseMagics.fuse.__doc__ = _clean_help(FuseMagics.fuse.__doc__, "%%fuse")
 FuseMagics.fuse_config.__doc__ = _clean_help(FuseMagics.fuse_config.__doc__, "%fuse_config")
+
+
+@contextlib.contextmanager
+def _inspecting_numpy(shell: Any) -> Any:
+    """``np.sum?`` (and ``%pinfo``, ``obj??``) in a captured cell inspects NumPy's object,
+    not capture's stand-in for it ("Type: Recording"). IPython finds the object with its
+    ``_object_find``: the stand-in it finds is replaced by what it stands for."""
+    find = shell._object_find
+
+    def object_find(oname: str, namespaces: Any = None) -> Any:
+        info = find(oname, namespaces)
+        real, parent = real_object(info.obj), real_object(info.parent)
+        if real is None and parent is None:
+            return info
+        return dataclasses.replace(info, obj=info.obj if real is None else real,
+                                   parent=info.parent if parent is None else parent)
+
+    shell._object_find = object_find
+    try:
+        yield
+    finally:
+        del shell._object_find   # the shell's own method again
