@@ -38,8 +38,10 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import sys
+import sysconfig
 import textwrap
 import time
 import types
@@ -50,7 +52,7 @@ import numpy as np
 
 from ..bytecode import Instruction, Opcode, Program, View
 from ..execute.reference import Externals, Storage, run_reference
-from .array import NUMERIC, Traced, TracedFlat, unwrap, view_of
+from .array import NUMERIC, Traced, TracedFlat, hand_out, unwrap, view_of
 from .functions import GeneratorProxy, Proxy, Recording, make_numpy
 from .plain import Plainer
 from .recorder import (
@@ -431,6 +433,7 @@ def capture(
     bi["isinstance"] = _isinstance
     bi["type"] = _CapturedType  # a class: cells may subclass it (metaclasses)
     bi[CLASS_OF] = _class_of
+    bi[CALLEE] = _callee
     run_ns["__builtins__"] = bi
     error: BaseException | None = None
     value: Any = None
@@ -499,7 +502,7 @@ def capture(
     return cap
 
 
-#: The builtin captured code reads ``x.__class__`` through (see :class:`_ClassAttribute`).
+#: The builtin captured code reads ``x.__class__`` through (see :class:`_CellRewrite`).
 CLASS_OF = "__fusionlab_class_of__"
 
 
@@ -508,10 +511,75 @@ def _class_of(obj: Any) -> type:
     return _stands_for(obj) if type(obj) is Traced else obj.__class__
 
 
-class _ClassAttribute(ast.NodeTransformer):
-    """``x.__class__`` read in the cell becomes ``__fusionlab_class_of__(x)``: an attribute
-    lookup cannot be intercepted on the stand-in without making ``isinstance`` in capture
-    itself (and in NumPy's Python code) believe it is an ndarray."""
+#: The builtin every call of captured code goes through first (see :class:`_CellRewrite`).
+CALLEE = "__fusionlab_callee__"
+#: Top-level packages whose functions are given traced arrays: capture records NumPy's and
+#: its own; IPython's (the cell's transformed ``%time``, ``!cmd``) read their caller's frame,
+#: which a handing wrapper would replace (and it shows stand-ins as NumPy's objects)
+_RECORDED = frozenset({"numpy", "fusionlab", "IPython", "ipykernel"})
+_SITE = tuple({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
+
+
+@functools.lru_cache(maxsize=None)
+def _installed_library(package: str) -> bool:
+    """Whether ``package`` (a top-level module name) is an installed library other than
+    NumPy: its file is under site-packages (matplotlib, scipy, pandas, numba, IPython)."""
+    module = sys.modules.get(package)
+    path = getattr(module, "__file__", None) or ""
+    return package not in _RECORDED and bool(path) and path.startswith(_SITE)
+
+
+def _owner_module(fn: Any) -> str:
+    """The module a callable belongs to: a bound method's object's class's, a function's or
+    class's own, else (a callable object: a Numba dispatcher, a ufunc) its class's."""
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(owner, types.ModuleType):
+        return getattr(type(owner), "__module__", None) or ""
+    if isinstance(fn, (type, types.FunctionType, types.BuiltinFunctionType)):
+        module = getattr(fn, "__module__", None)
+        return module if isinstance(module, str) else ""
+    return getattr(type(fn), "__module__", None) or ""
+
+
+def _library_callable(fn: Any) -> bool:
+    """Whether ``fn`` is an installed library's: a Python function by the file its code is
+    in, anything else by its module (``__main__`` is the notebook's own code: in a kernel,
+    ``sys.modules['__main__']`` is the launcher, which is installed)."""
+    if isinstance(fn, types.FunctionType):
+        module = fn.__module__ if isinstance(fn.__module__, str) else ""
+        return fn.__code__.co_filename.startswith(_SITE) and module.partition(".")[0] not in _RECORDED
+    package = _owner_module(fn).partition(".")[0]
+    return package != "__main__" and _installed_library(package)
+
+
+def _callee(fn: Any) -> Any:
+    """``fn`` itself, or for an installed library's callable (``ax.hist``, ``scipy``'s,
+    ``numba``'s) one that hands it plain NumPy objects: a traced array is not an ndarray
+    to code capture does not record (matplotlib took 50 traced values for 50 data sets).
+    The call itself stays in the user's frame (``super()``, ``locals()``)."""
+    if not _library_callable(fn):
+        return fn
+
+    @functools.wraps(fn)
+    def handing(*args: Any, **kwargs: Any) -> Any:
+        return fn(*(_handed(a) for a in args), **{k: _handed(v) for k, v in kwargs.items()})
+    return handing
+
+
+def _handed(x: Any) -> Any:
+    real = None if isinstance(x, (Traced, tuple, list, dict)) else _to_real(x)
+    return real if real is not None else hand_out(x)
+
+
+class _CellRewrite(ast.NodeTransformer):
+    """The cell's syntax as capture runs it.
+
+    - ``x.__class__`` read in the cell becomes ``__fusionlab_class_of__(x)``: an attribute
+      lookup cannot be intercepted on the stand-in without making ``isinstance`` in capture
+      itself (and in NumPy's Python code) believe it is an ndarray.
+    - ``f(...)`` becomes ``__fusionlab_callee__(f)(...)`` (:func:`_callee`): an installed
+      library's function is handed plain arrays. Only the callee is looked up: arguments are
+      evaluated and the call made where they were, in the same order."""
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         self.generic_visit(node)
@@ -519,12 +587,19 @@ class _ClassAttribute(ast.NodeTransformer):
             return node
         return ast.copy_location(ast.Call(ast.Name(CLASS_OF, ast.Load()), [node.value], []), node)
 
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in (CLASS_OF, CALLEE):
+            return node
+        node.func = ast.copy_location(ast.Call(ast.Name(CALLEE, ast.Load()), [node.func], []), node.func)
+        return node
+
 
 def _split_last_expression(source: str) -> tuple[ast.Module, ast.Expression | None]:
     """The source as a module without its last statement when that is an expression, and
     that expression (IPython shows its value as the cell's output). A ``SyntaxError`` is
     raised here, as ``compile`` would."""
-    tree = ast.fix_missing_locations(_ClassAttribute().visit(ast.parse(source, CELL_FILENAME)))
+    tree = ast.fix_missing_locations(_CellRewrite().visit(ast.parse(source, CELL_FILENAME)))
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
         return tree, last

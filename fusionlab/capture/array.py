@@ -64,6 +64,22 @@ def unwrap(x: Any) -> Any:
     return x
 
 
+def hand_out(x: Any) -> Any:
+    """What code outside capture (an installed library's function) is handed for ``x``:
+    a traced array's real memory, marked escaped as ``__array__`` marks it (what the
+    library writes there is reloaded at the base's next use), a traced scalar's NumPy
+    scalar; through lists, tuples and dicts; anything else as it is."""
+    if isinstance(x, Traced):
+        return x._real[()] if x._scalar else x.__array__()
+    if type(x) is tuple:
+        return tuple(hand_out(y) for y in x)
+    if type(x) is list:
+        return [hand_out(y) for y in x]
+    if type(x) is dict:
+        return {k: hand_out(v) for k, v in x.items()}
+    return x
+
+
 class Traced:
     """An array under capture: a view of a recorded base plus the real data it stands for."""
 
