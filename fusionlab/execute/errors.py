@@ -164,7 +164,10 @@ def elementwise(ins: Instruction, vals: Sequence[Any], bnds: Sequence[np.ndarray
     boxes through the function, plus the result's own rounding."""
     out = np.dtype(ins.outputs[0].dtype)
     moved = [i for i, b in enumerate(bnds) if np.any(b > 0)]
-    ulps = ULPS if out.kind in "fc" and _MATH & set(ins.opcode.info.cost) else 1 if moved and out.kind in "fc" else 0
+    # one ulp even for equal operands: kernels compiled with fastmath 'reassoc' may regroup a
+    # chain (x * y * y as x * (y * y): 8 of 5,000 values 1 ulp from NumPy's, found by
+    # test_masked_assignment's random cells)
+    ulps = ULPS if out.kind in "fc" and _MATH & set(ins.opcode.info.cost) else 1 if out.kind in "fc" else 0
     if not moved and not ulps:   # equal operands, a correctly rounded (or exact) result: equal
         return np.zeros(())
     f, xs = _function(ins), _operands(vals)
