@@ -52,6 +52,7 @@ import numpy as np
 
 from ..bytecode import Instruction, Opcode, Program, View
 from ..execute.reference import Externals, Storage, run_reference
+from .budget import DEFAULT_BUDGET, UNLIMITED, CaptureBudget
 from .array import NUMERIC, Traced, TracedFlat, hand_out, unwrap, view_of
 from .functions import GeneratorProxy, Proxy, Recording, make_numpy
 from .plain import Plainer
@@ -59,7 +60,8 @@ from .recorder import (
     CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines, loop_parents, rename_view,
 )
 
-__all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD", "real_object"]
+__all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD", "real_object",
+           "CaptureBudget", "DEFAULT_BUDGET", "UNLIMITED"]
 
 
 class CaptureError(Exception):
@@ -87,6 +89,10 @@ class Capture:
     #: the value of the source's last statement when it is an expression (what IPython
     #: shows as the cell's ``Out``), as plain NumPy's object; ``None`` otherwise
     value: Any = None
+    #: the notice saying where capture stopped at its budget (the batches are the part
+    #: recorded before it, and the rest of the code ran as plain NumPy); ``None`` when
+    #: everything was recorded
+    stopped: Notice | None = None
 
     @property
     def program(self) -> Program:
@@ -382,6 +388,7 @@ def capture(
     *,
     args: tuple[Any, ...] = (),
     kwargs: Mapping[str, Any] | None = None,
+    budget: CaptureBudget = UNLIMITED,
 ) -> Capture:
     """Run NumPy code and record it as bytecode.
 
@@ -393,6 +400,12 @@ def capture(
     namespace
         The globals to run in; updated in place with plain NumPy values, as plain
         execution would leave it. A fresh one when omitted.
+    budget
+        How much to record (:class:`CaptureBudget`; no limit by default). Past it, capture
+        finishes the operation it is in and the rest of the code runs as plain NumPy: the
+        namespace is plain NumPy's all the same, the batches are the part recorded before
+        (its live results SYNCed), ``stopped`` is the notice saying where, and
+        ``outputs`` is empty (what the user holds was computed after the program).
 
     Raises
     ------
@@ -416,10 +429,20 @@ def capture(
     ([('SCALAR_LOOP', 3)], True)
     >>> type(cap.namespace["y"][-1]).__name__
     'float64'
+
+    A loop past the budget runs on as plain NumPy; the program is what came before:
+
+    >>> src = "import numpy as np\\nx = np.zeros(3)\\nfor i in range(1000):\\n    x = x + 1.0\\n"
+    >>> cap = capture(src, budget=CaptureBudget(instructions=20))
+    >>> cap.namespace["x"].tolist(), type(cap.namespace["x"]).__name__, cap.stopped.line
+    ([1000.0, 1000.0, 1000.0], 'ndarray', 4)
+    >>> cap.instructions < 30
+    True
     """
     started = time.perf_counter()
     rec = Recorder()
     rec.stop_frame = sys._getframe()
+    rec.start(budget)
     np_proxy = make_numpy(rec)
     # The code runs in the user's own dict, not a copy: functions it defines keep it as
     # their globals, so later cells (captured or plain) call them with what that dict holds
@@ -464,7 +487,8 @@ def capture(
     try:
         if isinstance(error, (KeyboardInterrupt, SystemExit)):
             raise _Interrupted  # the user stopped the cell: no program to build, only the namespace
-        outputs = _sync_outputs(rec, run_ns)
+        # past the budget, what the user holds was computed after the program: no output
+        outputs = _sync_outputs(rec, run_ns) if not rec.stopped else {}
         rename = rec.finish()
         outputs = {k: (rename_view(v, rename), s) for k, (v, s) in outputs.items()}
     except _Interrupted:
@@ -494,6 +518,7 @@ def capture(
         source=source,
         outputs=outputs,
         value=value,
+        stopped=next((n for n in rec.notices if n.kind is NoticeKind.BUDGET), None),
     )
     if isinstance(error, (KeyboardInterrupt, SystemExit)):
         raise error

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..bytecode import Base, Instruction, Opcode, OpFamily, Program, ProgramError, View, check_instruction
 from ..execute.reference import Externals
+from .budget import UNLIMITED, CaptureBudget
 from .masked import drop_superseded
 
 CELL_FILENAME = "<fusionlab-capture>"
@@ -95,6 +96,7 @@ class NoticeKind(enum.Enum):
     PLAIN = "run as plain NumPy, outside the recorded program"
     SCALAR_LOOP = "a Python loop over single elements: vectorise it"
     FAILED = "capture could not build the program (a bug in fusionlab): the cell ran as plain NumPy"
+    BUDGET = "capture stopped at its budget: the rest of the cell ran as plain NumPy, the program is the part before"
 
 
 @dataclass(frozen=True)
@@ -225,7 +227,17 @@ class Recorder:
     loop_lines: dict[int, int] = field(default_factory=dict)
     #: each loop's first line -> the first line of the loop around it (see :func:`loop_parents`)
     loop_parents: dict[int, int] = field(default_factory=dict)
+    #: how much to record before the rest of the cell runs as plain NumPy
+    budget: CaptureBudget = UNLIMITED
+    #: whether capture stopped at its budget (the rest of the code runs as plain NumPy)
+    stopped: bool = False
+    #: instructions recorded so far, and the clock reading when recording started
+    recorded: int = 0
+    started: float = 0.0
     _unnamed: dict[str, int] = field(default_factory=dict)
+    #: the operation during which the budget ran out (its outermost frame): recording goes
+    #: on until it is complete, so the program never holds half an operation
+    _last_operation: Any = None
     _counter: int = 0
     _key: int = 0
 
@@ -327,6 +339,10 @@ class Recorder:
         program and reloaded at its next use."""
         if not self.active or _no_op(ins):
             return
+        if self._last_operation is not None and ins.opcode is not Opcode.DEL and \
+                _operation_frame() is not self._last_operation:  # a DEL may come from the GC mid-operation
+            self.stop()
+            return
         try:
             if not checked:
                 check_instruction(ins)
@@ -339,6 +355,10 @@ class Recorder:
             return
         self.scan_names()
         self.current.append(ins)
+        self.recorded += 1
+        if self._last_operation is None and not self.budget.unlimited and (
+                self.recorded >= self.budget.instructions or self.recorded % self.budget.every == 0):
+            self._check_budget()
         if ins.opcode in OpFamily.SYSTEM:
             return
         if self.loop_lines and any(v.size > 1 for v in ins.outputs):
@@ -355,6 +375,40 @@ class Recorder:
                 h.belief = np.array(h.real, copy=True) if contiguous else None
             if v.size <= 1 and ins.domain is not None and np.prod(ins.domain) <= 1:
                 self._count_scalar()
+
+    # -- the budget ---------------------------------------------------------------------
+    def start(self, budget: CaptureBudget) -> None:
+        """Start recording under ``budget`` (a budget already spent stops at the first
+        instruction: the whole code runs as plain NumPy)."""
+        self.budget, self.started = budget, budget.clock()
+        if budget.passed(0, 0.0):
+            self._last_operation = _NO_OPERATION
+
+    def _check_budget(self) -> None:
+        if self.budget.passed(self.recorded, self.budget.clock() - self.started):
+            # the switch waits for the end of this operation (see :meth:`emit`)
+            self._last_operation = _operation_frame()
+
+    def stop(self) -> None:
+        """Stop recording between two operations: SYNC every live base the program wrote
+        (the recorded part's results), close the batch and say so; from now on traced
+        arrays do plain NumPy's operations on their real values (``stopped``)."""
+        seconds = self.budget.clock() - self.started
+        line = user_line()
+        for name in sorted(self.written):
+            h = self.handles.get(name)
+            if h is not None and h.real is not None:
+                self.current.append(Instruction(Opcode.SYNC, (), (self.full_views[name],)))
+        self.flush()
+        self.active, self.stopped, self._last_operation = False, True, None
+        self.plain_lines.clear()
+        what = f"{self.recorded:,} instructions" if self.recorded >= self.budget.instructions else \
+            f"{seconds:.1f} s"
+        self.notice(NoticeKind.BUDGET, f"capture stopped after {self.recorded:,} instructions "
+                    f"({seconds:.1f} s; budget {self.budget.describe()}, reached at {what}): the rest of the cell "
+                    "ran as plain NumPy, and the program explored is the part recorded before this line "
+                    "(raise the budget with `%%fuse --capture-budget SECONDS --capture-instructions N`, "
+                    "`inf` for no limit)", line)
 
     def _count_scalar(self, n: int = 1) -> None:
         line = self._loop_line()
@@ -497,6 +551,23 @@ class Recorder:
         notice = Notice(kind, message, line if line is not None else user_line())
         if notice not in self.notices:  # a loop repeats its notices: say each once
             self.notices.append(notice)
+
+
+#: what :attr:`Recorder._last_operation` holds when the budget is spent before anything is
+#: recorded: every operation is then a new one
+_NO_OPERATION = object()
+
+
+def _operation_frame() -> types.FrameType | None:
+    """The outermost frame of capture's (or NumPy's) below the user's code: the operation
+    of the user's being recorded (``x + y``, ``np.mean(x)``). Every call of the user's
+    makes a new frame object, so it tells one operation from the next, even when a loop
+    repeats the same line."""
+    frame = sys._getframe(1)
+    top = None
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith(_INTERNAL_MODULES):
+        top, frame = frame, frame.f_back
+    return top
 
 
 #: loops nested deeper than this are not walked when counting whole-array instructions
