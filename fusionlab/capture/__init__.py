@@ -93,6 +93,9 @@ class Capture:
     #: recorded before it, and the rest of the code ran as plain NumPy); ``None`` when
     #: everything was recorded
     stopped: Notice | None = None
+    #: where capture stopped, the real contents of the bases it SYNCed then (by base name;
+    #: those of up to a million elements): what a replay of the batches must give
+    stop_values: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def program(self) -> Program:
@@ -487,6 +490,7 @@ def capture(
     try:
         if isinstance(error, (KeyboardInterrupt, SystemExit)):
             raise _Interrupted  # the user stopped the cell: no program to build, only the namespace
+        rec.cell_done()
         # past the budget, what the user holds was computed after the program: no output
         outputs = _sync_outputs(rec, run_ns) if not rec.stopped else {}
         rename = rec.finish()
@@ -519,6 +523,7 @@ def capture(
         outputs=outputs,
         value=value,
         stopped=next((n for n in rec.notices if n.kind is NoticeKind.BUDGET), None),
+        stop_values=rec.stop_values,
     )
     if isinstance(error, (KeyboardInterrupt, SystemExit)):
         raise error

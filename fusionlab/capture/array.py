@@ -122,7 +122,7 @@ class Traced:
     def _derive(self, fn: Callable[[np.ndarray], np.ndarray]) -> "Traced":
         """Apply a NumPy view operation (slicing, reshape, transpose) to both the real data
         and the IR geometry; when NumPy copies, so does the program."""
-        if self._rec.stopped:
+        if self._rec.halting and self._rec.plain():
             return fn(unwrap(self))
         real = fn(self._real)
         view = self._geometry(fn)
@@ -180,7 +180,7 @@ class Traced:
     def _rebind(self, view: View | None, why: str) -> None:
         """This array now means ``self._r`` (changed in place): a view of the same base
         when the IR can say so, else a base of its own sharing the memory (escaped)."""
-        if self._rec.stopped:
+        if self._rec.halting and self._rec.plain():
             return
         if view is not None:
             self._v = view
@@ -194,7 +194,7 @@ class Traced:
 
     @property
     def flat(self) -> Any:
-        return self._real.flat if self._rec.stopped else TracedFlat(self)
+        return self._real.flat if self._rec.halting and self._rec.plain() else TracedFlat(self)
 
     @flat.setter
     def flat(self, value: Any) -> None:
@@ -316,20 +316,20 @@ class Traced:
 
     # -- protocols ---------------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        if self._rec.stopped:
+        if self._rec.halting and self._rec.plain():
             return getattr(ufunc, method)(*unwrap(inputs), **unwrap(kwargs))
         return _ufunc(self._rec, ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Callable[..., Any], types: Any, args: Any, kwargs: Any) -> Any:
         from .functions import dispatch
 
-        if self._rec.stopped:
+        if self._rec.halting and self._rec.plain():
             return func(*unwrap(args), **unwrap(kwargs))
         return dispatch(self._rec, func, types, args, kwargs)
 
     # -- operators ---------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
-        if self._rec.stopped:
+        if self._rec.halting and self._rec.plain():
             return unwrap(self)[unwrap(key)]
         if _is_basic(key):
             full_int = isinstance(key, (int, np.integer)) and self.ndim == 1 or (
@@ -352,7 +352,7 @@ class Traced:
         if self._scalar:
             raise TypeError(f"{type(unwrap(self)).__name__!r} object does not support item assignment")
         rec = self._rec
-        if rec.stopped:
+        if rec.halting and rec.plain():
             self._real[unwrap(key)] = unwrap(value)
             return
         try:
@@ -410,7 +410,7 @@ class Traced:
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True,
                copy: bool = True) -> Any:
         new = np.dtype(dtype)
-        if self._rec.stopped:
+        if self._rec.halting and self._rec.plain():
             return unwrap(self).astype(dtype, order, casting, subok, copy)
         if (order, casting) != ("K", "unsafe") or new.kind not in NUMERIC:
             return opaque(self._rec, "astype", lambda a: a.astype(dtype, order, casting, subok, copy), (self,), {})
@@ -444,7 +444,7 @@ class Traced:
         def sort(a: np.ndarray) -> np.ndarray:
             return np.sort(a, axis=axis, kind=kind, order=order, **kw)
 
-        if self._rec.stopped:
+        if self._rec.halting and self._rec.plain():
             self._real.sort(axis=axis, kind=kind, order=order, **kw)
             return
         result = sort(self._real)
@@ -452,7 +452,7 @@ class Traced:
 
     def view(self, *args: Any, **kwargs: Any) -> Any:
         real = self._real.view(*args, **kwargs)
-        if self._rec.stopped:
+        if self._rec.halting and self._rec.plain():
             return real
         if type(real) is not np.ndarray:  # a subclass: plain NumPy's object, sharing memory
             self._rec.notice(NoticeKind.PLAIN, f"ndarray.view as {type(real).__name__}")
@@ -469,7 +469,7 @@ class Traced:
         for NumPy's reference check, so it fails exactly when plain NumPy would."""
         if self._h.watched:
             self._h.touch()
-        if self._rec.stopped:
+        if self._rec.halting and self._rec.plain():
             self._r.resize(*new_shape, refcheck=False)  # capture's own references hold it too
             return
         real, h = self._r, self._h
@@ -501,7 +501,7 @@ class Traced:
             self._rec.notice(NoticeKind.PLAIN, f"ndarray.{name} hands the array's memory to plain NumPy")
             self._h.escape()
             return getattr(self._r, name)
-        if self._rec.stopped:
+        if self._rec.halting and self._rec.plain():
             return getattr(unwrap(self), name)
         if not callable(real_attr):
             return getattr(self._leave(f"ndarray.{name}"), name)
@@ -610,7 +610,7 @@ def _binary(ufunc: np.ufunc, op: Callable[[Any, Any], Any], reflected: bool = Fa
     multiplies matrices)."""
 
     def f(self: Traced, o: Any) -> Any:
-        if self._rec.stopped:  # past the capture's budget: NumPy's own operator
+        if self._rec.halting and self._rec.plain():  # past the budget: NumPy's own operator
             return op(unwrap(o), unwrap(self)) if reflected else op(unwrap(self), unwrap(o))
         if _subclass(o):
             return plain_call(self._rec, f"{op.__name__} with {type(o).__name__}",
@@ -652,7 +652,7 @@ def _scalar_power(a: Traced, exponent: Any) -> Callable[..., Any]:
 
 def _inplace(ufunc: np.ufunc, op: Callable[[Any, Any], Any]) -> Callable[..., Any]:
     def f(self: Traced, o: Any) -> Any:
-        if self._rec.stopped:  # past the capture's budget: NumPy's own operator, in place
+        if self._rec.halting and self._rec.plain():  # past the budget: NumPy's own operator, in place
             result = op(unwrap(self), unwrap(o))
             return result if self._scalar or result is not self._r else self
         if self._scalar:  # a NumPy scalar is immutable: ``s += v`` binds a new one
@@ -999,7 +999,7 @@ def _assign_listed(target: Traced, listed: ListedKey, value: Any) -> bool:
 
 def _copy_of(x: Traced, dtype: Any = None, scalar: bool = False) -> Any:
     real = np.array(x._real, dtype=dtype, copy=True)
-    if x._rec.stopped:
+    if x._rec.halting and x._rec.plain():
         return real[()] if scalar else real
     out = Traced.fresh(x._rec, real, scalar=scalar)
     x._rec.emit(Instruction(Opcode.COPY, (out._v,), (x._v,)))
@@ -1081,7 +1081,7 @@ def _alias(rec: Recorder, real: np.ndarray, sources: tuple[Traced, ...], why: st
 def plain_call(rec: Recorder, why: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run ``fn`` as plain NumPy on the real data, outside the program: the traced
     arguments are escaped first, so whatever ``fn`` writes is reloaded at their next use."""
-    if rec.stopped:
+    if rec.halting and rec.plain():
         return fn(*unwrap(args), **unwrap(kwargs))
     traced = [a for a in _flatten((args, kwargs)) if isinstance(a, Traced)]
     for t in traced:
@@ -1211,7 +1211,7 @@ def opaque(
     recorded as that view (or an escaped alias); results that are not one array leave the
     captured world (their inputs are synced), and traced arguments a call may have written
     in place (it returned ``None``, or they were its ``out=``) are reloaded."""
-    if rec.stopped:
+    if rec.halting and rec.plain():
         return fn(*unwrap(args), **unwrap(kwargs))
     args, kwargs = _lift_deep(rec, args), _lift_deep(rec, kwargs)
     traced = [a for a in _flatten((args, kwargs)) if isinstance(a, Traced)]

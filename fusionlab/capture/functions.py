@@ -356,7 +356,8 @@ class Recording:
         functools.update_wrapper(self, real)  # type: ignore[arg-type]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._rec is not None and self._rec.stopped:  # past the capture's budget: NumPy's own call
+        # past the capture's budget: NumPy's own call
+        if self._rec is not None and self._rec.halting and self._rec.plain():
             return self.real(*unwrap(args), **unwrap(kwargs))
         return self._call(*args, **kwargs)
 

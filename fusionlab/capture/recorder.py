@@ -231,9 +231,14 @@ class Recorder:
     budget: CaptureBudget = UNLIMITED
     #: whether capture stopped at its budget (the rest of the code runs as plain NumPy)
     stopped: bool = False
+    #: whether the budget is spent: capture stops at the next operation (see :meth:`plain`)
+    halting: bool = False
     #: instructions recorded so far, and the clock reading when recording started
     recorded: int = 0
     started: float = 0.0
+    #: the bases SYNCed where capture stopped and their real contents then (those of at most
+    #: ``_KEPT_AT_STOP`` elements): what a replay of the recorded part must give
+    stop_values: dict[str, np.ndarray] = field(default_factory=dict)
     _unnamed: dict[str, int] = field(default_factory=dict)
     #: the operation during which the budget ran out (its outermost frame): recording goes
     #: on until it is complete, so the program never holds half an operation
@@ -339,9 +344,7 @@ class Recorder:
         program and reloaded at its next use."""
         if not self.active or _no_op(ins):
             return
-        if self._last_operation is not None and ins.opcode is not Opcode.DEL and \
-                _operation_frame() is not self._last_operation:  # a DEL may come from the GC mid-operation
-            self.stop()
+        if self.halting and ins.opcode is not Opcode.DEL and self.plain():  # a DEL may come from the GC
             return
         try:
             if not checked:
@@ -382,12 +385,29 @@ class Recorder:
         instruction: the whole code runs as plain NumPy)."""
         self.budget, self.started = budget, budget.clock()
         if budget.passed(0, 0.0):
-            self._last_operation = _NO_OPERATION
+            self._last_operation, self.halting = _NO_OPERATION, True
 
     def _check_budget(self) -> None:
         if self.budget.passed(self.recorded, self.budget.clock() - self.started):
-            # the switch waits for the end of this operation (see :meth:`emit`)
-            self._last_operation = _operation_frame()
+            # the switch waits for the end of this operation (see :meth:`plain`)
+            self._last_operation, self.halting = _operation_frame(), True
+
+    def plain(self) -> bool:
+        """Whether the operation starting now runs as plain NumPy: capture has stopped, or
+        its budget is spent and this is not the operation that spent it (capture stops
+        now, before the operation does anything). Every operation asks first when
+        ``halting``, so the recorded program never holds part of one."""
+        if self.stopped:
+            return True
+        if _operation_frame() is self._last_operation:
+            return False
+        self.stop()
+        return True
+
+    def cell_done(self) -> None:
+        """The user's code ran to its end within the budget's last operation: nothing
+        more to stop."""
+        self._last_operation, self.halting = None, self.stopped
 
     def stop(self) -> None:
         """Stop recording between two operations: SYNC every live base the program wrote
@@ -395,19 +415,21 @@ class Recorder:
         arrays do plain NumPy's operations on their real values (``stopped``)."""
         seconds = self.budget.clock() - self.started
         line = user_line()
+        # the last operation's frame kept its operands alive: freed now, their DELs are recorded
+        self._last_operation = _NO_OPERATION
         for name in sorted(self.written):
             h = self.handles.get(name)
             if h is not None and h.real is not None:
                 self.current.append(Instruction(Opcode.SYNC, (), (self.full_views[name],)))
+                if h.real.size <= _KEPT_AT_STOP:
+                    self.stop_values[name] = np.array(h.real, copy=True)
         self.flush()
         self.active, self.stopped, self._last_operation = False, True, None
         self.plain_lines.clear()
-        what = f"{self.recorded:,} instructions" if self.recorded >= self.budget.instructions else \
-            f"{seconds:.1f} s"
-        self.notice(NoticeKind.BUDGET, f"capture stopped after {self.recorded:,} instructions "
-                    f"({seconds:.1f} s; budget {self.budget.describe()}, reached at {what}): the rest of the cell "
-                    "ran as plain NumPy, and the program explored is the part recorded before this line "
-                    "(raise the budget with `%%fuse --capture-budget SECONDS --capture-instructions N`, "
+        self.notice(NoticeKind.BUDGET, f"capture stopped after {self.recorded:,} instructions and {seconds:.1f} s "
+                    f"(its budget: {self.budget.describe()}): from this line on the cell ran as plain NumPy, and "
+                    "the program explored is the part recorded before it (raise the budget with `%%fuse "
+                    "--capture-budget SECONDS --capture-instructions N`, or `%fuse_config` for the session; "
                     "`inf` for no limit)", line)
 
     def _count_scalar(self, n: int = 1) -> None:
@@ -515,6 +537,7 @@ class Recorder:
             except ProgramError as exc:  # a bug in capture, not in the user's code
                 raise AssertionError(f"capture produced an invalid batch: {exc}") from exc
         self.inputs = {rename[k].name if k in rename else k: v for k, v in self.inputs.items()}
+        self.stop_values = {rename[k].name if k in rename else k: v for k, v in self.stop_values.items()}
         return rename
 
     def _final_names(self) -> dict[str, Base]:
@@ -553,6 +576,8 @@ class Recorder:
             self.notices.append(notice)
 
 
+#: the largest base (elements) whose contents are kept where capture stopped
+_KEPT_AT_STOP = 1 << 20
 #: what :attr:`Recorder._last_operation` holds when the budget is spent before anything is
 #: recorded: every operation is then a new one
 _NO_OPERATION = object()
