@@ -236,3 +236,23 @@ def test_fuse_config_sets_the_capture_budget(ip) -> None:
     finally:
         ip.run_line_magic("fuse_config", "--reset")
     assert ip.run_line_magic("fuse_config", "")["capture_instructions"] == 50_000
+
+
+# -- fusionlab capture ----------------------------------------------------------------------
+
+
+def test_cli_capture_takes_the_budget(capsys, tmp_path) -> None:
+    import json
+
+    from fusionlab.cli import main
+
+    path = tmp_path / "loop.py"
+    path.write_text(LOOP)
+    assert main(["capture", str(path), "--capture-instructions", "30", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["instructions"] <= 34
+    assert any(n.startswith("line 4: capture stopped after") for n in got["notices"])
+    assert main(["capture", str(path), "--format", "json"]) == 0  # no limit by default
+    assert json.loads(capsys.readouterr().out)["instructions"] > 400
+    assert main(["capture", str(path), "--capture-budget", "-1"]) == 2
+    assert "capture budget" in capsys.readouterr().err

@@ -96,7 +96,7 @@ class NoticeKind(enum.Enum):
     PLAIN = "run as plain NumPy, outside the recorded program"
     SCALAR_LOOP = "a Python loop over single elements: vectorise it"
     FAILED = "capture could not build the program (a bug in fusionlab): the cell ran as plain NumPy"
-    BUDGET = "capture stopped at its budget: the rest of the cell ran as plain NumPy, the program is the part before"
+    BUDGET = "capture stopped at its budget"
 
 
 @dataclass(frozen=True)
@@ -240,6 +240,9 @@ class Recorder:
     #: ``_KEPT_AT_STOP`` elements): what a replay of the recorded part must give
     stop_values: dict[str, np.ndarray] = field(default_factory=dict)
     _unnamed: dict[str, int] = field(default_factory=dict)
+    _dtype_names: dict[np.dtype, str] = field(default_factory=dict)
+    #: each live base's weak reference to its handle, whose death DELs the base
+    _watch: dict[str, "weakref.ref[Handle]"] = field(default_factory=dict)
     #: the operation during which the budget ran out (its outermost frame): recording goes
     #: on until it is complete, so the program never holds half an operation
     _last_operation: Any = None
@@ -251,7 +254,10 @@ class Recorder:
         """A fresh base whose real storage is ``real`` (C-contiguous, owned by the capture)."""
         name = f"{prefix}{self._counter}"
         self._counter += 1
-        base = Base(name, real.dtype.name, real.shape)
+        dtype = self._dtype_names.get(real.dtype)
+        if dtype is None:  # ``dtype.name`` is computed in Python each time it is read
+            dtype = self._dtype_names[real.dtype] = real.dtype.name
+        base = Base(name, dtype, real.shape)
         self.bases[name] = base
         self.full_views[name] = base.view()
         # the handle's own ndarray object: setting shape, strides or dtype on the user's
@@ -259,7 +265,8 @@ class Recorder:
         h = Handle(base, real.view(), self)
         self.handles[name] = h
         self._unnamed[name] = _NAME_SCANS
-        weakref.finalize(h, self._freed, name)
+        # a plain weak reference (kept until it fires) costs a fifth of ``weakref.finalize``
+        self._watch[name] = weakref.ref(h, lambda _ref, name=name: self._freed(name))
         return h
 
     def input_base(self, real: np.ndarray, label: str | None = None, lazy: bool = False) -> Handle:
@@ -283,6 +290,7 @@ class Recorder:
             self.labels.setdefault(internal, label)
 
     def _freed(self, name: str) -> None:
+        self._watch.pop(name, None)
         self._unnamed.pop(name, None)
         if self.active and name not in self.kept:
             self.emit(Instruction(Opcode.DEL, (self.full_views[name],)), checked=True)
@@ -428,9 +436,9 @@ class Recorder:
         self.plain_lines.clear()
         self.notice(NoticeKind.BUDGET, f"capture stopped after {self.recorded:,} instructions and {seconds:.1f} s "
                     f"(its budget: {self.budget.describe()}): from this line on the cell ran as plain NumPy, and "
-                    "the program explored is the part recorded before it (raise the budget with `%%fuse "
-                    "--capture-budget SECONDS --capture-instructions N`, or `%fuse_config` for the session; "
-                    "`inf` for no limit)", line)
+                    "the program explored is the part recorded before it (raise the budget with "
+                    "`--capture-budget SECONDS --capture-instructions N` of `%%fuse`, `%fuse_config` or "
+                    "`fusionlab capture`; `inf` for no limit)", line)
 
     def _count_scalar(self, n: int = 1) -> None:
         line = self._loop_line()
