@@ -22,7 +22,7 @@ import sys
 import types
 import warnings
 import weakref
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from typing import Any, Callable, Sequence
@@ -239,7 +239,11 @@ class Recorder:
     #: the bases SYNCed where capture stopped and their real contents then (those of at most
     #: ``_KEPT_AT_STOP`` elements): what a replay of the recorded part must give
     stop_values: dict[str, np.ndarray] = field(default_factory=dict)
+    #: bases not named yet -> the scan count after which they are no longer looked for
     _unnamed: dict[str, int] = field(default_factory=dict)
+    #: the same, in order of that count (new bases come last): expired ones leave from the left
+    _expiry: "deque[tuple[int, str]]" = field(default_factory=deque)
+    _scans: int = 0
     _dtype_names: dict[np.dtype, str] = field(default_factory=dict)
     #: each live base's weak reference to its handle, whose death DELs the base
     _watch: dict[str, "weakref.ref[Handle]"] = field(default_factory=dict)
@@ -264,7 +268,8 @@ class Recorder:
         # array (the same memory) must not change what the base is
         h = Handle(base, real.view(), self)
         self.handles[name] = h
-        self._unnamed[name] = _NAME_SCANS
+        self._unnamed[name] = self._scans + _NAME_SCANS
+        self._expiry.append((self._scans + _NAME_SCANS, name))
         # a plain weak reference (kept until it fires) costs a fifth of ``weakref.finalize``
         self._watch[name] = weakref.ref(h, lambda _ref, name=name: self._freed(name))
         return h
@@ -337,9 +342,12 @@ class Recorder:
             frame = frame.f_back
         for name, k in found.items():
             self.name_base(name, k)
-        for name in list(self._unnamed):
-            self._unnamed[name] -= 1
-            if self._unnamed[name] <= 0:
+        # one count for all (not one decrement per waiting base and scan: a loop making a
+        # base per operation keeps _NAME_SCANS of them waiting)
+        self._scans += 1
+        while self._expiry and self._expiry[0][0] <= self._scans:
+            last, name = self._expiry.popleft()
+            if self._unnamed.get(name) == last:
                 del self._unnamed[name]
 
     # -- instructions -------------------------------------------------------------------
