@@ -81,7 +81,11 @@ def test_a_cell_past_its_budget_leaves_plain_numpys_values(source: str, repeats:
     cap, ns = _captured(cell, CaptureBudget(instructions=cap_at))
     _assert_plain_numpys(ns, _plain(cell))
     if cap.stopped is not None:
-        assert cap.outputs == {}  # what the user holds was computed after the program
+        # what the user holds was computed after the program: the outputs are the prefix's
+        assert set(cap.stop_values) <= set(cap.outputs) <= set(_replayed(cap))
+        replay = cap.replay()
+        for name, value in cap.stop_values.items():
+            np.testing.assert_array_equal(replay[name], value, err_msg=name)
         # the program is the part recorded before the stop: replayed, it gives what the arrays
         # held then (a switch inside an operation's instructions would not)
         synced = _replayed(cap)
@@ -256,3 +260,17 @@ def test_cli_capture_takes_the_budget(capsys, tmp_path) -> None:
     assert json.loads(capsys.readouterr().out)["instructions"] > 400
     assert main(["capture", str(path), "--capture-budget", "-1"]) == 2
     assert "capture budget" in capsys.readouterr().err
+
+
+def test_a_stopped_capture_is_run_and_checked_as_its_recorded_part() -> None:
+    # the cell's plain run is not the program: run --check and Compile & time compare the
+    # fused prefix with NumPy eager replaying the prefix (the reference executor)
+    from fusionlab.execute.runner import run
+
+    cap, ns = _captured(LOOP, CaptureBudget(instructions=30))
+    r = run(cap, "greedy", "bohrium", check=True, driver="python")
+    assert r.check is not None and r.check.ok and r.check.compared >= 1, r.check
+    assert set(r.values) == set(cap.outputs) and r.values
+    for name, value in cap.stop_values.items():
+        np.testing.assert_array_equal(r.values[name], value, err_msg=name)
+    assert ns["x"].tolist() == [200.0] * 3  # the user's, computed after the program

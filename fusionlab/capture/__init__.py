@@ -84,7 +84,9 @@ class Capture:
     seconds: float
     source: str = ""
     #: what the user keeps, by label: the view and how it is handed back (``False``: an
-    #: array; ``True``: a NumPy scalar; ``float`` or ``complex``: a Python number)
+    #: array; ``True``: a NumPy scalar; ``float`` or ``complex``: a Python number); when
+    #: capture ``stopped``, the recorded part's results instead (the bases SYNCed at the
+    #: stop, by base name: what the user holds was computed after the program)
     outputs: dict[str, tuple[View, Any]] = field(default_factory=dict)
     #: the value of the source's last statement when it is an expression (what IPython
     #: shows as the cell's ``Out``), as plain NumPy's object; ``None`` otherwise
@@ -408,7 +410,8 @@ def capture(
         finishes the operation it is in and the rest of the code runs as plain NumPy: the
         namespace is plain NumPy's all the same, the batches are the part recorded before
         (its live results SYNCed), ``stopped`` is the notice saying where, and
-        ``outputs`` is empty (what the user holds was computed after the program).
+        ``outputs`` are those results by base name (what the user holds was computed
+        after the program, so nothing compares it with the program's replay).
 
     Raises
     ------
@@ -491,10 +494,13 @@ def capture(
         if isinstance(error, (KeyboardInterrupt, SystemExit)):
             raise _Interrupted  # the user stopped the cell: no program to build, only the namespace
         rec.cell_done()
-        # past the budget, what the user holds was computed after the program: no output
-        outputs = _sync_outputs(rec, run_ns) if not rec.stopped else {}
+        # past the budget, what the user holds was computed after the program: the outputs
+        # are the recorded part's results (the bases SYNCed at the stop), by base name
+        outputs = _sync_outputs(rec, run_ns) if not rec.stopped else {
+            name: (rec.full_views[name], False) for name in rec.stop_synced}
         rename = rec.finish()
-        outputs = {k: (rename_view(v, rename), s) for k, (v, s) in outputs.items()}
+        outputs = {rename[k].name if rec.stopped and k in rename else k: (rename_view(v, rename), s)
+                   for k, (v, s) in outputs.items()}
     except _Interrupted:
         rec.active, rec.batches, outputs = False, [], {}
     except Exception as exc:  # a bug in capture: the cell's values are still NumPy's own

@@ -239,6 +239,8 @@ class Recorder:
     #: the bases SYNCed where capture stopped and their real contents then (those of at most
     #: ``_KEPT_AT_STOP`` elements): what a replay of the recorded part must give
     stop_values: dict[str, np.ndarray] = field(default_factory=dict)
+    #: every base SYNCed where capture stopped (internal names)
+    stop_synced: list[str] = field(default_factory=list)
     #: bases not named yet -> the scan count after which they are no longer looked for
     _unnamed: dict[str, int] = field(default_factory=dict)
     #: the same, in order of that count (new bases come last): expired ones leave from the left
@@ -437,6 +439,7 @@ class Recorder:
             h = self.handles.get(name)
             if h is not None and h.real is not None:
                 self.current.append(Instruction(Opcode.SYNC, (), (self.full_views[name],)))
+                self.stop_synced.append(name)
                 if h.real.size <= _KEPT_AT_STOP:
                     self.stop_values[name] = np.array(h.real, copy=True)
         self.flush()
