@@ -35,7 +35,7 @@ from .wsp import WSPGraph, partition_problems
 
 
 if TYPE_CHECKING:
-    from .capture import Capture
+    from .capture import Capture, CaptureBudget
 
 #: Keep in step with fusionlab.execute.numba_backend.DEFAULT_MIN_SIZE (not imported here:
 #: that module loads Numba, which the other commands do not need).
@@ -81,16 +81,17 @@ def _target_source(target: str, preset: str) -> tuple[str, str]:
         raise _InputError(f"cannot read {target}: {exc.strerror}") from None
 
 
-def _capture(target: str, preset: str) -> "Capture":
-    """Capture a workload or Python file; the program's own output goes to stderr."""
+def _capture(target: str, preset: str, budget: "CaptureBudget | None" = None) -> "Capture":
+    """Capture a workload or Python file (all of it unless a ``budget`` stops the recording);
+    the program's own output goes to stderr."""
     import contextlib
 
-    from .capture import CaptureError, capture
+    from .capture import UNLIMITED, CaptureError, capture
 
     source, label = _target_source(target, preset)
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            return capture(source, {"__name__": "__main__"})
+            return capture(source, {"__name__": "__main__"}, budget=budget or UNLIMITED)
         except CaptureError as exc:
             raise _InputError(f"{label} raised {exc}:\n{_user_frames(exc.original, source, label)}") from None
         except SyntaxError as exc:
@@ -173,7 +174,13 @@ def _cmd_partition(args: argparse.Namespace) -> int:
 
 
 def _cmd_capture(args: argparse.Namespace) -> int:
-    cap = _capture(args.program, args.preset)
+    from .capture import CaptureBudget
+
+    try:
+        budget = CaptureBudget(seconds=args.capture_budget, instructions=args.capture_instructions)
+    except ValueError as exc:
+        raise _InputError(f"--capture-budget/--capture-instructions: {exc}") from None
+    cap = _capture(args.program, args.preset, budget)
     if args.format == "json":
         print(json.dumps({
             "instructions": cap.instructions,
@@ -470,6 +477,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "fastest, compiles for seconds once), or block by block from Python (blocks); docs/backend.md")
     cp = python_command("capture", "print the bytecode a Python file or workload records", _cmd_capture)
     cp.add_argument("--format", "-f", choices=["text", "json"], default="text")
+    cp.add_argument("--capture-budget", type=float, default=float("inf"), metavar="SECONDS",
+                    help="stop recording after this many seconds; the rest runs as plain NumPy and the "
+                         "program printed is the part recorded before (default: no limit)")
+    cp.add_argument("--capture-instructions", type=float, default=float("inf"), metavar="N",
+                    help="stop recording after this many instructions (default: no limit)")
     v = python_command("verify", "run plainly and captured (replayed under a partition); compare", _cmd_verify)
     partition_choice(v)
     v.add_argument("--format", "-f", choices=["text", "json"], default="text")

@@ -52,6 +52,7 @@ import numpy as np
 
 from ..bytecode import Instruction, Opcode, Program, View
 from ..execute.reference import Externals, Storage, run_reference
+from .budget import DEFAULT_BUDGET, UNLIMITED, CaptureBudget
 from .array import NUMERIC, Traced, TracedFlat, hand_out, unwrap, view_of
 from .functions import GeneratorProxy, Proxy, Recording, make_numpy
 from .plain import Plainer
@@ -59,7 +60,8 @@ from .recorder import (
     CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines, loop_parents, rename_view,
 )
 
-__all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD", "real_object"]
+__all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD", "real_object",
+           "CaptureBudget", "DEFAULT_BUDGET", "UNLIMITED"]
 
 
 class CaptureError(Exception):
@@ -82,11 +84,20 @@ class Capture:
     seconds: float
     source: str = ""
     #: what the user keeps, by label: the view and how it is handed back (``False``: an
-    #: array; ``True``: a NumPy scalar; ``float`` or ``complex``: a Python number)
+    #: array; ``True``: a NumPy scalar; ``float`` or ``complex``: a Python number); when
+    #: capture ``stopped``, the recorded part's results instead (the bases SYNCed at the
+    #: stop, by base name: what the user holds was computed after the program)
     outputs: dict[str, tuple[View, Any]] = field(default_factory=dict)
     #: the value of the source's last statement when it is an expression (what IPython
     #: shows as the cell's ``Out``), as plain NumPy's object; ``None`` otherwise
     value: Any = None
+    #: the notice saying where capture stopped at its budget (the batches are the part
+    #: recorded before it, and the rest of the code ran as plain NumPy); ``None`` when
+    #: everything was recorded
+    stopped: Notice | None = None
+    #: where capture stopped, the real contents of the bases it SYNCed then (by base name;
+    #: those of up to a million elements): what a replay of the batches must give
+    stop_values: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def program(self) -> Program:
@@ -382,6 +393,7 @@ def capture(
     *,
     args: tuple[Any, ...] = (),
     kwargs: Mapping[str, Any] | None = None,
+    budget: CaptureBudget = UNLIMITED,
 ) -> Capture:
     """Run NumPy code and record it as bytecode.
 
@@ -393,6 +405,13 @@ def capture(
     namespace
         The globals to run in; updated in place with plain NumPy values, as plain
         execution would leave it. A fresh one when omitted.
+    budget
+        How much to record (:class:`CaptureBudget`; no limit by default). Past it, capture
+        finishes the operation it is in and the rest of the code runs as plain NumPy: the
+        namespace is plain NumPy's all the same, the batches are the part recorded before
+        (its live results SYNCed), ``stopped`` is the notice saying where, and
+        ``outputs`` are those results by base name (what the user holds was computed
+        after the program, so nothing compares it with the program's replay).
 
     Raises
     ------
@@ -416,10 +435,20 @@ def capture(
     ([('SCALAR_LOOP', 3)], True)
     >>> type(cap.namespace["y"][-1]).__name__
     'float64'
+
+    A loop past the budget runs on as plain NumPy; the program is what came before:
+
+    >>> src = "import numpy as np\\nx = np.zeros(3)\\nfor i in range(1000):\\n    x = x + 1.0\\n"
+    >>> cap = capture(src, budget=CaptureBudget(instructions=20))
+    >>> cap.namespace["x"].tolist(), type(cap.namespace["x"]).__name__, cap.stopped.line
+    ([1000.0, 1000.0, 1000.0], 'ndarray', 4)
+    >>> cap.instructions < 30
+    True
     """
     started = time.perf_counter()
     rec = Recorder()
     rec.stop_frame = sys._getframe()
+    rec.start(budget)
     np_proxy = make_numpy(rec)
     # The code runs in the user's own dict, not a copy: functions it defines keep it as
     # their globals, so later cells (captured or plain) call them with what that dict holds
@@ -464,9 +493,14 @@ def capture(
     try:
         if isinstance(error, (KeyboardInterrupt, SystemExit)):
             raise _Interrupted  # the user stopped the cell: no program to build, only the namespace
-        outputs = _sync_outputs(rec, run_ns)
+        rec.cell_done()
+        # past the budget, what the user holds was computed after the program: the outputs
+        # are the recorded part's results (the bases SYNCed at the stop), by base name
+        outputs = _sync_outputs(rec, run_ns) if not rec.stopped else {
+            name: (rec.full_views[name], False) for name in rec.stop_synced}
         rename = rec.finish()
-        outputs = {k: (rename_view(v, rename), s) for k, (v, s) in outputs.items()}
+        outputs = {rename[k].name if rec.stopped and k in rename else k: (rename_view(v, rename), s)
+                   for k, (v, s) in outputs.items()}
     except _Interrupted:
         rec.active, rec.batches, outputs = False, [], {}
     except Exception as exc:  # a bug in capture: the cell's values are still NumPy's own
@@ -494,6 +528,8 @@ def capture(
         source=source,
         outputs=outputs,
         value=value,
+        stopped=next((n for n in rec.notices if n.kind is NoticeKind.BUDGET), None),
+        stop_values=rec.stop_values,
     )
     if isinstance(error, (KeyboardInterrupt, SystemExit)):
         raise error

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..bytecode import Instruction, Literal, Opcode, ProgramError, View, check_instruction
+from ..bytecode import Instruction, Literal, Opcode, OpFamily, ProgramError, View, check_instruction
 from ..opcodes import OPCODES, opcode_of_ufunc
 from .masked import Expansion, expand_selection
 from .scatter import ListedKey, listed_key
@@ -122,6 +122,8 @@ class Traced:
     def _derive(self, fn: Callable[[np.ndarray], np.ndarray]) -> "Traced":
         """Apply a NumPy view operation (slicing, reshape, transpose) to both the real data
         and the IR geometry; when NumPy copies, so does the program."""
+        if self._rec.halting and self._rec.plain():
+            return fn(unwrap(self))
         real = fn(self._real)
         view = self._geometry(fn)
         real_view = real.size == 0 or np.may_share_memory(real, self._r)
@@ -178,6 +180,8 @@ class Traced:
     def _rebind(self, view: View | None, why: str) -> None:
         """This array now means ``self._r`` (changed in place): a view of the same base
         when the IR can say so, else a base of its own sharing the memory (escaped)."""
+        if self._rec.halting and self._rec.plain():
+            return
         if view is not None:
             self._v = view
             return
@@ -189,8 +193,8 @@ class Traced:
             self._h.escape()
 
     @property
-    def flat(self) -> "TracedFlat":
-        return TracedFlat(self)
+    def flat(self) -> Any:
+        return self._real.flat if self._rec.halting and self._rec.plain() else TracedFlat(self)
 
     @flat.setter
     def flat(self, value: Any) -> None:
@@ -282,15 +286,17 @@ class Traced:
         real = self._real
         if copy or (dtype is not None and np.dtype(dtype) != real.dtype):
             return np.array(real, dtype=dtype, copy=True)
-        self._h.escape()
+        if not self._rec.stopped:
+            self._h.escape()
         return real
 
     @property
     def __array_interface__(self) -> dict[str, Any]:
         # the real memory, as __array__ gives it (NumPy itself takes this road to it first)
-        self._rec.notice(NoticeKind.PLAIN, "ndarray.__array_interface__ hands the array's memory to plain NumPy")
         real = self._real
-        self._h.escape()
+        if not self._rec.stopped:
+            self._rec.notice(NoticeKind.PLAIN, "ndarray.__array_interface__ hands the array's memory to plain NumPy")
+            self._h.escape()
         return real.__array_interface__
 
     def __copy__(self) -> "Traced":
@@ -310,15 +316,21 @@ class Traced:
 
     # -- protocols ---------------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if self._rec.halting and self._rec.plain():
+            return getattr(ufunc, method)(*unwrap(inputs), **unwrap(kwargs))
         return _ufunc(self._rec, ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Callable[..., Any], types: Any, args: Any, kwargs: Any) -> Any:
         from .functions import dispatch
 
+        if self._rec.halting and self._rec.plain():
+            return func(*unwrap(args), **unwrap(kwargs))
         return dispatch(self._rec, func, types, args, kwargs)
 
     # -- operators ---------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
+        if self._rec.halting and self._rec.plain():
+            return unwrap(self)[unwrap(key)]
         if _is_basic(key):
             full_int = isinstance(key, (int, np.integer)) and self.ndim == 1 or (
                 isinstance(key, tuple) and len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key)
@@ -340,6 +352,9 @@ class Traced:
         if self._scalar:
             raise TypeError(f"{type(unwrap(self)).__name__!r} object does not support item assignment")
         rec = self._rec
+        if rec.halting and rec.plain():
+            self._real[unwrap(key)] = unwrap(value)
+            return
         try:
             value = operand_value(rec, value)
         except Foreign:
@@ -395,6 +410,8 @@ class Traced:
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True,
                copy: bool = True) -> Any:
         new = np.dtype(dtype)
+        if self._rec.halting and self._rec.plain():
+            return unwrap(self).astype(dtype, order, casting, subok, copy)
         if (order, casting) != ("K", "unsafe") or new.kind not in NUMERIC:
             return opaque(self._rec, "astype", lambda a: a.astype(dtype, order, casting, subok, copy), (self,), {})
         if not copy and new == self.dtype:
@@ -427,11 +444,16 @@ class Traced:
         def sort(a: np.ndarray) -> np.ndarray:
             return np.sort(a, axis=axis, kind=kind, order=order, **kw)
 
+        if self._rec.halting and self._rec.plain():
+            self._real.sort(axis=axis, kind=kind, order=order, **kw)
+            return
         result = sort(self._real)
         opaque(self._rec, "ndarray.sort", sort, (self,), {}, out_view=self, precomputed=result)
 
     def view(self, *args: Any, **kwargs: Any) -> Any:
         real = self._real.view(*args, **kwargs)
+        if self._rec.halting and self._rec.plain():
+            return real
         if type(real) is not np.ndarray:  # a subclass: plain NumPy's object, sharing memory
             self._rec.notice(NoticeKind.PLAIN, f"ndarray.view as {type(real).__name__}")
             self._h.escape()
@@ -447,6 +469,9 @@ class Traced:
         for NumPy's reference check, so it fails exactly when plain NumPy would."""
         if self._h.watched:
             self._h.touch()
+        if self._rec.halting and self._rec.plain():
+            self._r.resize(*new_shape, refcheck=False)  # capture's own references hold it too
+            return
         real, h = self._r, self._h
         held, h.real = h.real, None
         self._r = None  # type: ignore[assignment]
@@ -476,6 +501,8 @@ class Traced:
             self._rec.notice(NoticeKind.PLAIN, f"ndarray.{name} hands the array's memory to plain NumPy")
             self._h.escape()
             return getattr(self._r, name)
+        if self._rec.halting and self._rec.plain():
+            return getattr(unwrap(self), name)
         if not callable(real_attr):
             return getattr(self._leave(f"ndarray.{name}"), name)
 
@@ -583,6 +610,8 @@ def _binary(ufunc: np.ufunc, op: Callable[[Any, Any], Any], reflected: bool = Fa
     multiplies matrices)."""
 
     def f(self: Traced, o: Any) -> Any:
+        if self._rec.halting and self._rec.plain():  # past the budget: NumPy's own operator
+            return op(unwrap(o), unwrap(self)) if reflected else op(unwrap(self), unwrap(o))
         if _subclass(o):
             return plain_call(self._rec, f"{op.__name__} with {type(o).__name__}",
                                lambda a, b: op(b, a) if reflected else op(a, b), (self, o), {})
@@ -623,6 +652,9 @@ def _scalar_power(a: Traced, exponent: Any) -> Callable[..., Any]:
 
 def _inplace(ufunc: np.ufunc, op: Callable[[Any, Any], Any]) -> Callable[..., Any]:
     def f(self: Traced, o: Any) -> Any:
+        if self._rec.halting and self._rec.plain():  # past the budget: NumPy's own operator, in place
+            result = op(unwrap(self), unwrap(o))
+            return result if self._scalar or result is not self._r else self
         if self._scalar:  # a NumPy scalar is immutable: ``s += v`` binds a new one
             return ufunc(self, o)
         if _subclass(o):
@@ -717,6 +749,9 @@ def operand(x: Any) -> View | Literal:
 def emit_split(rec: Recorder, ins: Instruction) -> None:
     """Emit ``ins``; inputs overlapping its output without being identical are first
     copied (NumPy buffers such overlaps itself; the bytecode spells the copy out, Def. 11)."""
+    if _plainly_valid(ins):
+        rec.emit(ins, checked=True)
+        return
     try:
         check_instruction(ins)
     except ProgramError:
@@ -739,6 +774,23 @@ def emit_split(rec: Recorder, ins: Instruction) -> None:
     ins = Instruction(ins.opcode, ins.outputs, tuple(fixed), ins.attrs)
     rec.emit(ins)
     del keep
+
+
+def _plainly_valid(ins: Instruction) -> bool:
+    """Whether ``ins`` is, at a glance, an instruction :func:`check_instruction` accepts: an
+    element-wise one with its arity, no attributes, and every input view of the output's
+    shape on another base or the output itself (no overlap to split). A sufficient
+    condition only (``False`` sends the instruction to the full check): most recorded
+    instructions pass it for a fraction of the full check's cost, which the program's own
+    validation repeats at the end of capture anyway."""
+    if ins.attrs or len(ins.outputs) != 1 or ins.opcode not in OpFamily.ELEMENTWISE:
+        return False
+    arity = OPCODES[ins.opcode].arity
+    if arity is not None and len(ins.inputs) != arity:
+        return False
+    out = ins.outputs[0]
+    return all(not isinstance(x, View) or x.shape == out.shape and (x.base.name != out.base.name or x == out)
+               for x in ins.inputs)
 
 
 def compress(rec: Recorder, data: Traced, mask: Any) -> Traced | None:
@@ -965,8 +1017,10 @@ def _assign_listed(target: Traced, listed: ListedKey, value: Any) -> bool:
     return True
 
 
-def _copy_of(x: Traced, dtype: Any = None, scalar: bool = False) -> Traced:
+def _copy_of(x: Traced, dtype: Any = None, scalar: bool = False) -> Any:
     real = np.array(x._real, dtype=dtype, copy=True)
+    if x._rec.halting and x._rec.plain():
+        return real[()] if scalar else real
     out = Traced.fresh(x._rec, real, scalar=scalar)
     x._rec.emit(Instruction(Opcode.COPY, (out._v,), (x._v,)))
     return out
@@ -1017,6 +1071,8 @@ def as_view(rec: Recorder, real: Any, sources: tuple[Any, ...], why: str) -> Any
     """``real``, a NumPy result that may share memory with traced ``sources``: a traced
     view of a source's base when the IR can describe it, else an escaped alias (see
     :func:`_alias`); a fresh traced array when it shares nothing (its values recorded)."""
+    if rec.stopped:
+        return real
     for t in sources:
         if isinstance(t, Traced) and isinstance(real, np.ndarray) and t._h.real is not None and \
                 np.may_share_memory(real, t._h.real):
@@ -1045,6 +1101,8 @@ def _alias(rec: Recorder, real: np.ndarray, sources: tuple[Traced, ...], why: st
 def plain_call(rec: Recorder, why: str, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run ``fn`` as plain NumPy on the real data, outside the program: the traced
     arguments are escaped first, so whatever ``fn`` writes is reloaded at their next use."""
+    if rec.halting and rec.plain():
+        return fn(*unwrap(args), **unwrap(kwargs))
     traced = [a for a in _flatten((args, kwargs)) if isinstance(a, Traced)]
     for t in traced:
         t._h.escape()
@@ -1173,6 +1231,8 @@ def opaque(
     recorded as that view (or an escaped alias); results that are not one array leave the
     captured world (their inputs are synced), and traced arguments a call may have written
     in place (it returned ``None``, or they were its ``out=``) are reloaded."""
+    if rec.halting and rec.plain():
+        return fn(*unwrap(args), **unwrap(kwargs))
     args, kwargs = _lift_deep(rec, args), _lift_deep(rec, kwargs)
     traced = [a for a in _flatten((args, kwargs)) if isinstance(a, Traced)]
     took = None

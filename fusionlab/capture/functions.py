@@ -351,11 +351,14 @@ class Recording:
     """A NumPy callable as captured code sees it (``np.zeros``, ``rng.random``): calls are
     recorded; ``real`` is the callable itself, which the user gets back after the capture."""
 
-    def __init__(self, real: Callable[..., Any], call: Callable[..., Any]) -> None:
-        self.real, self._call = real, call
+    def __init__(self, real: Callable[..., Any], call: Callable[..., Any], rec: Recorder | None = None) -> None:
+        self.real, self._call, self._rec = real, call, rec
         functools.update_wrapper(self, real)  # type: ignore[arg-type]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # past the capture's budget: NumPy's own call
+        if self._rec is not None and self._rec.halting and self._rec.plain():
+            return self.real(*unwrap(args), **unwrap(kwargs))
         return self._call(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -401,7 +404,7 @@ def make_numpy(rec: Recorder) -> Proxy:
                 return _lift_result(rec, real_fn(unwrap(shape), dtype, order, **kw))
             return _filled(rec, real_fn(unwrap(shape), dtype=dtype), fill)
 
-        return Recording(real_fn, f)
+        return Recording(real_fn, f, rec)
 
     def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", **kw: Any) -> Any:
         if kw or isinstance(fill_value, (Traced, np.ndarray)) or order != "C":
@@ -460,9 +463,9 @@ def make_numpy(rec: Recorder) -> Proxy:
 
     overrides: dict[str, Any] = {
         "zeros": creator(0), "ones": creator(1), "empty": creator(None),
-        "full": Recording(np.full, full), "arange": Recording(np.arange, arange),
-        "linspace": Recording(np.linspace, linspace), "array": Recording(np.array, array),
-        "asarray": Recording(np.asarray, asarray),
+        "full": Recording(np.full, full, rec), "arange": Recording(np.arange, arange, rec),
+        "linspace": Recording(np.linspace, linspace, rec), "array": Recording(np.array, array, rec),
+        "asarray": Recording(np.asarray, asarray, rec),
         "random": make_random(rec), "lib": make_lib(rec),
     }
     return Proxy("numpy", np, overrides, wrap=lambda fn: _lifting(rec, fn))
@@ -491,7 +494,7 @@ def _lifting(rec: Recorder, fn: Any) -> Any:
             return type(result)(_lift_fresh(rec, r) for r in result)
         return _lift_fresh(rec, result)
 
-    return Recording(fn, call)
+    return Recording(fn, call, rec)
 
 
 def _holds_traced(values: Any) -> bool:
@@ -513,7 +516,7 @@ def make_lib(rec: Recorder) -> Proxy:
         got = as_view(rec, out, (x,), "np.lib.stride_tricks.as_strided")
         return got if got is not None else out
 
-    tricks = Proxy("numpy.lib.stride_tricks", real, {"as_strided": Recording(real.as_strided, as_strided)})
+    tricks = Proxy("numpy.lib.stride_tricks", real, {"as_strided": Recording(real.as_strided, as_strided, rec)})
     return Proxy("numpy.lib", np.lib, {"stride_tricks": tricks})
 
 
@@ -558,7 +561,7 @@ class GeneratorProxy:
         def call(*args: Any, **kwargs: Any) -> Any:
             return _random_call(self._rec, f"{self._label}.{name}", attr, args, kwargs)
 
-        return Recording(attr, call)
+        return Recording(attr, call, self._rec)
 
     def __repr__(self) -> str:
         return repr(self.real)
@@ -571,7 +574,7 @@ def make_random(rec: Recorder) -> Proxy:
     def default_rng(seed: Any = None) -> GeneratorProxy:
         return GeneratorProxy(rec, real.default_rng(unwrap(seed)), f"default_rng({seed!r})")
 
-    overrides: dict[str, Any] = {"default_rng": Recording(real.default_rng, default_rng)}
+    overrides: dict[str, Any] = {"default_rng": Recording(real.default_rng, default_rng, rec)}
     for name in ("random", "rand", "randn", "uniform", "normal", "random_sample", "randint", "standard_normal",
                  "exponential", "poisson", "integers", "choice", "permutation", "shuffle"):
         fn = getattr(real, name, None)
@@ -584,5 +587,5 @@ def make_random(rec: Recorder) -> Proxy:
 
             return call
 
-        overrides[name] = Recording(fn, make(fn, name))
+        overrides[name] = Recording(fn, make(fn, name), rec)
     return Proxy("numpy.random", real, overrides)

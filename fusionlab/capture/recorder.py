@@ -22,7 +22,7 @@ import sys
 import types
 import warnings
 import weakref
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from typing import Any, Callable, Sequence
@@ -31,6 +31,7 @@ import numpy as np
 
 from ..bytecode import Base, Instruction, Opcode, OpFamily, Program, ProgramError, View, check_instruction
 from ..execute.reference import Externals
+from .budget import UNLIMITED, CaptureBudget
 from .masked import drop_superseded
 
 CELL_FILENAME = "<fusionlab-capture>"
@@ -95,6 +96,7 @@ class NoticeKind(enum.Enum):
     PLAIN = "run as plain NumPy, outside the recorded program"
     SCALAR_LOOP = "a Python loop over single elements: vectorise it"
     FAILED = "capture could not build the program (a bug in fusionlab): the cell ran as plain NumPy"
+    BUDGET = "capture stopped at its budget"
 
 
 @dataclass(frozen=True)
@@ -225,7 +227,31 @@ class Recorder:
     loop_lines: dict[int, int] = field(default_factory=dict)
     #: each loop's first line -> the first line of the loop around it (see :func:`loop_parents`)
     loop_parents: dict[int, int] = field(default_factory=dict)
+    #: how much to record before the rest of the cell runs as plain NumPy
+    budget: CaptureBudget = UNLIMITED
+    #: whether capture stopped at its budget (the rest of the code runs as plain NumPy)
+    stopped: bool = False
+    #: whether the budget is spent: capture stops at the next operation (see :meth:`plain`)
+    halting: bool = False
+    #: instructions recorded so far, and the clock reading when recording started
+    recorded: int = 0
+    started: float = 0.0
+    #: the bases SYNCed where capture stopped and their real contents then (those of at most
+    #: ``_KEPT_AT_STOP`` elements): what a replay of the recorded part must give
+    stop_values: dict[str, np.ndarray] = field(default_factory=dict)
+    #: every base SYNCed where capture stopped (internal names)
+    stop_synced: list[str] = field(default_factory=list)
+    #: bases not named yet -> the scan count after which they are no longer looked for
     _unnamed: dict[str, int] = field(default_factory=dict)
+    #: the same, in order of that count (new bases come last): expired ones leave from the left
+    _expiry: "deque[tuple[int, str]]" = field(default_factory=deque)
+    _scans: int = 0
+    _dtype_names: dict[np.dtype, str] = field(default_factory=dict)
+    #: each live base's weak reference to its handle, whose death DELs the base
+    _watch: dict[str, "weakref.ref[Handle]"] = field(default_factory=dict)
+    #: the operation during which the budget ran out (its outermost frame): recording goes
+    #: on until it is complete, so the program never holds half an operation
+    _last_operation: Any = None
     _counter: int = 0
     _key: int = 0
 
@@ -234,15 +260,20 @@ class Recorder:
         """A fresh base whose real storage is ``real`` (C-contiguous, owned by the capture)."""
         name = f"{prefix}{self._counter}"
         self._counter += 1
-        base = Base(name, real.dtype.name, real.shape)
+        dtype = self._dtype_names.get(real.dtype)
+        if dtype is None:  # ``dtype.name`` is computed in Python each time it is read
+            dtype = self._dtype_names[real.dtype] = real.dtype.name
+        base = Base(name, dtype, real.shape)
         self.bases[name] = base
         self.full_views[name] = base.view()
         # the handle's own ndarray object: setting shape, strides or dtype on the user's
         # array (the same memory) must not change what the base is
         h = Handle(base, real.view(), self)
         self.handles[name] = h
-        self._unnamed[name] = _NAME_SCANS
-        weakref.finalize(h, self._freed, name)
+        self._unnamed[name] = self._scans + _NAME_SCANS
+        self._expiry.append((self._scans + _NAME_SCANS, name))
+        # a plain weak reference (kept until it fires) costs a fifth of ``weakref.finalize``
+        self._watch[name] = weakref.ref(h, lambda _ref, name=name: self._freed(name))
         return h
 
     def input_base(self, real: np.ndarray, label: str | None = None, lazy: bool = False) -> Handle:
@@ -266,6 +297,7 @@ class Recorder:
             self.labels.setdefault(internal, label)
 
     def _freed(self, name: str) -> None:
+        self._watch.pop(name, None)
         self._unnamed.pop(name, None)
         if self.active and name not in self.kept:
             self.emit(Instruction(Opcode.DEL, (self.full_views[name],)), checked=True)
@@ -312,9 +344,12 @@ class Recorder:
             frame = frame.f_back
         for name, k in found.items():
             self.name_base(name, k)
-        for name in list(self._unnamed):
-            self._unnamed[name] -= 1
-            if self._unnamed[name] <= 0:
+        # one count for all (not one decrement per waiting base and scan: a loop making a
+        # base per operation keeps _NAME_SCANS of them waiting)
+        self._scans += 1
+        while self._expiry and self._expiry[0][0] <= self._scans:
+            last, name = self._expiry.popleft()
+            if self._unnamed.get(name) == last:
                 del self._unnamed[name]
 
     # -- instructions -------------------------------------------------------------------
@@ -326,6 +361,8 @@ class Recorder:
         already (capture is eager), so its output base is treated as changed outside the
         program and reloaded at its next use."""
         if not self.active or _no_op(ins):
+            return
+        if self.halting and ins.opcode is not Opcode.DEL and self.plain():  # a DEL may come from the GC
             return
         try:
             if not checked:
@@ -339,6 +376,10 @@ class Recorder:
             return
         self.scan_names()
         self.current.append(ins)
+        self.recorded += 1
+        if self._last_operation is None and not self.budget.unlimited and (
+                self.recorded >= self.budget.instructions or self.recorded % self.budget.every == 0):
+            self._check_budget()
         if ins.opcode in OpFamily.SYSTEM:
             return
         if self.loop_lines and any(v.size > 1 for v in ins.outputs):
@@ -355,6 +396,60 @@ class Recorder:
                 h.belief = np.array(h.real, copy=True) if contiguous else None
             if v.size <= 1 and ins.domain is not None and np.prod(ins.domain) <= 1:
                 self._count_scalar()
+
+    # -- the budget ---------------------------------------------------------------------
+    def start(self, budget: CaptureBudget) -> None:
+        """Start recording under ``budget`` (a budget already spent stops at the first
+        instruction: the whole code runs as plain NumPy)."""
+        self.budget, self.started = budget, budget.clock()
+        if budget.passed(0, 0.0):
+            self._last_operation, self.halting = _NO_OPERATION, True
+
+    def _check_budget(self) -> None:
+        if self.budget.passed(self.recorded, self.budget.clock() - self.started):
+            # the switch waits for the end of this operation (see :meth:`plain`)
+            self._last_operation, self.halting = _operation_frame(), True
+
+    def plain(self) -> bool:
+        """Whether the operation starting now runs as plain NumPy: capture has stopped, or
+        its budget is spent and this is not the operation that spent it (capture stops
+        now, before the operation does anything). Every operation asks first when
+        ``halting``, so the recorded program never holds part of one."""
+        if self.stopped:
+            return True
+        if _operation_frame() is self._last_operation:
+            return False
+        self.stop()
+        return True
+
+    def cell_done(self) -> None:
+        """The user's code ran to its end within the budget's last operation: nothing
+        more to stop."""
+        self._last_operation, self.halting = None, self.stopped
+
+    def stop(self) -> None:
+        """Stop recording between two operations: SYNC every live base the program wrote
+        (the recorded part's results), close the batch and say so; from now on traced
+        arrays do plain NumPy's operations on their real values (``stopped``)."""
+        seconds = self.budget.clock() - self.started
+        line = user_line()
+        # the last operation's frame kept its operands alive: freed now, their DELs are recorded
+        self._last_operation = _NO_OPERATION
+        for name in sorted(self.written):
+            h = self.handles.get(name)
+            if h is not None and h.real is not None:
+                self.current.append(Instruction(Opcode.SYNC, (), (self.full_views[name],)))
+                self.stop_synced.append(name)
+                if h.real.size <= _KEPT_AT_STOP:
+                    self.stop_values[name] = np.array(h.real, copy=True)
+        self.flush()
+        self.active, self.stopped, self._last_operation = False, True, None
+        self.plain_lines.clear()
+        self.notice(NoticeKind.BUDGET, f"capture stopped after {self.recorded:,} instructions and {seconds:.1f} s "
+                    f"(its budget: {self.budget.describe()}): from this line on the cell ran as plain NumPy, and "
+                    "the program explored is the part recorded before it (raise the budget with "
+                    "`--capture-budget SECONDS --capture-instructions N` of `%%fuse`, `%fuse_config` or "
+                    "`fusionlab capture`; `inf` for no limit)", line)
 
     def _count_scalar(self, n: int = 1) -> None:
         line = self._loop_line()
@@ -461,6 +556,7 @@ class Recorder:
             except ProgramError as exc:  # a bug in capture, not in the user's code
                 raise AssertionError(f"capture produced an invalid batch: {exc}") from exc
         self.inputs = {rename[k].name if k in rename else k: v for k, v in self.inputs.items()}
+        self.stop_values = {rename[k].name if k in rename else k: v for k, v in self.stop_values.items()}
         return rename
 
     def _final_names(self) -> dict[str, Base]:
@@ -497,6 +593,25 @@ class Recorder:
         notice = Notice(kind, message, line if line is not None else user_line())
         if notice not in self.notices:  # a loop repeats its notices: say each once
             self.notices.append(notice)
+
+
+#: the largest base (elements) whose contents are kept where capture stopped
+_KEPT_AT_STOP = 1 << 20
+#: what :attr:`Recorder._last_operation` holds when the budget is spent before anything is
+#: recorded: every operation is then a new one
+_NO_OPERATION = object()
+
+
+def _operation_frame() -> types.FrameType | None:
+    """The outermost frame of capture's (or NumPy's) below the user's code: the operation
+    of the user's being recorded (``x + y``, ``np.mean(x)``). Every call of the user's
+    makes a new frame object, so it tells one operation from the next, even when a loop
+    repeats the same line."""
+    frame = sys._getframe(1)
+    top = None
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith(_INTERNAL_MODULES):
+        top, frame = frame, frame.f_back
+    return top
 
 
 #: loops nested deeper than this are not walked when counting whole-array instructions

@@ -193,7 +193,8 @@ def check_against_numpy(target: Any, values: Mapping[str, Any], replayed: Mappin
 
     batches, _, _ = _parts(target)
     terms = reduction_terms(batches)
-    if isinstance(target, Capture) and target.source:
+    # a capture stopped at its budget: the program is the recorded part, not the source
+    if isinstance(target, Capture) and target.source and target.stopped is None:
         try:
             plain = plain_namespace(target.source)
         except Exception as exc:  # the user's program: any exception
@@ -344,7 +345,7 @@ def _numpy_record(target: Any, baseline: Callable[[], Any] | None, batches: Sequ
     """NumPy eager's row: the baseline run once to warm up, then ``repeat`` times."""
     from ..capture import Capture
 
-    if baseline is None and isinstance(target, Capture) and target.source:
+    if baseline is None and isinstance(target, Capture) and target.source and target.stopped is None:
         source = target.source
 
         def baseline() -> None:

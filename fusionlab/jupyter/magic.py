@@ -33,7 +33,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from ..budget import Budget, Interrupt
-from ..capture import CaptureError, capture, real_object
+from ..capture import DEFAULT_BUDGET as DEFAULT_CAPTURE, CaptureBudget, CaptureError, capture, real_object
 from ..capture.recorder import CELL_FILENAME, user_traceback
 from ..costs import MODEL_NAMES, NonMonotonicCostModel
 from ..partition import ALGORITHMS
@@ -59,6 +59,8 @@ _DEFAULTS: dict[str, Any] = {
     "budget": 15.0,
     "compile_budget": DEFAULT_COMPILE_SECONDS,
     "trace_limit": DEFAULT_TRACE_LIMIT,
+    "capture_budget": DEFAULT_CAPTURE.seconds,
+    "capture_instructions": DEFAULT_CAPTURE.instructions,
 }
 # Seconds of the whole exploration of a cell by default (capture is not cut).
 DEFAULT_BUDGET = _DEFAULTS["budget"]
@@ -147,6 +149,13 @@ class FuseMagics(Magics):
     @argument("--trace-limit", type=int, default=None,
               help="search-tree nodes kept in the saved report (the whole tree is fetched from the kernel); "
                    f"default {DEFAULT_TRACE_LIMIT}")
+    @argument("--capture-budget", type=float, default=None,
+              help="seconds capture may record the cell; past them (or --capture-instructions) the rest of the "
+                   "cell runs as plain NumPy and the explorer shows the part recorded before (inf: no limit); "
+                   f"default {DEFAULT_CAPTURE.seconds:g}")
+    @argument("--capture-instructions", type=float, default=None,
+              help="instructions capture may record (inf: no limit; 0: run the cell as plain NumPy); "
+                   f"default {int(DEFAULT_CAPTURE.instructions)}")
     @argument("--widgets", action="store_true", default=False,
               help="also show the ipywidgets explorer (for front ends without the JupyterLab extension)")
     @argument("--no-explorer", action="store_true", default=False,
@@ -173,7 +182,7 @@ class FuseMagics(Magics):
         linecache.cache[CELL_FILENAME] = (len(cell), None, cell.splitlines(True), CELL_FILENAME)
         try:
             with _inspecting_numpy(self.shell):
-                cap = capture(cell, ns)
+                cap = capture(cell, ns, budget=opts["capture"])
         except CaptureError as exc:  # the user's error, syntax errors included
             # raised, as plain IPython would: the cell fails (Run All stops, the kernel
             # replies 'error' with the user's ename), with the user's frames only
@@ -187,7 +196,11 @@ class FuseMagics(Magics):
             return None
         # the cell's last expression is its output, as in a plain cell (``;`` silences it)
         shown = None if quiet else cap.value
+        if cap.stopped is not None:  # said before anything else: the program is not the whole cell
+            print(f"fusionlab: {cap.stopped}", file=sys.stderr)
         if not cap.batches or not any(len(b) for b in cap.batches):
+            if cap.stopped is not None:
+                return shown  # said above: the budget left nothing recorded
             print("fusionlab: warning: the cell recorded no array instruction (an empty program); nothing to "
                   "explore. fusionlab records NumPy array operations: use them in the cell.", file=sys.stderr)
             return shown
@@ -298,6 +311,7 @@ class FuseMagics(Magics):
             "budget": args.budget if args.budget is not None else c["budget"],
             "compile_budget": args.compile_budget if args.compile_budget is not None else c["compile_budget"],
             "trace_limit": args.trace_limit if args.trace_limit is not None else c["trace_limit"],
+            "capture": _capture_budget(args, c),
             "name": args.name,
             "no_explorer": args.no_explorer,
             "widgets": args.widgets,
@@ -356,6 +370,10 @@ class FuseMagics(Magics):
               help=f"default seconds of Compile & time's partitioning and compiling (fusionlab's default: "
                    f"{DEFAULT_COMPILE_SECONDS:g})")
     @argument("--trace-limit", type=int, default=None, help="default search-tree nodes kept in the report")
+    @argument("--capture-budget", type=float, default=None,
+              help=f"default seconds capture records a cell (fusionlab's default: {DEFAULT_CAPTURE.seconds:g})")
+    @argument("--capture-instructions", type=float, default=None,
+              help=f"default instructions capture records (fusionlab's default: {int(DEFAULT_CAPTURE.instructions)})")
     @argument("--reset", action="store_true", default=False, help="back to fusionlab's defaults")
     @line_magic
     def fuse_config(self, line: str) -> dict[str, Any]:
@@ -388,6 +406,10 @@ class FuseMagics(Magics):
             new["trace_limit"] = args.trace_limit
         if args.compile_budget is not None:
             new["compile_budget"] = args.compile_budget
+        if args.capture_budget is not None:
+            new["capture_budget"] = args.capture_budget
+        if args.capture_instructions is not None:
+            new["capture_instructions"] = args.capture_instructions
         saved, self.config_values = self.config_values, new
         try:
             self._options("")  # validate the whole set before keeping it
@@ -395,6 +417,15 @@ class FuseMagics(Magics):
             self.config_values = saved
             raise
         return dict(self.config_values)
+
+
+def _capture_budget(args: Any, config: dict[str, Any]) -> CaptureBudget:
+    """The capture budget of a cell: its options, else the session's defaults."""
+    seconds = args.capture_budget if args.capture_budget is not None else config["capture_budget"]
+    count = args.capture_instructions if args.capture_instructions is not None else config["capture_instructions"]
+    if not seconds >= 0 or not count >= 0:
+        raise UsageError("--capture-budget (seconds) and --capture-instructions must be 0 or more (inf: no limit)")
+    return CaptureBudget(seconds=seconds, instructions=count)
 
 
 def _referenced(cell: str, ns: dict[str, Any]) -> dict[str, Any]:

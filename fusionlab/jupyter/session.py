@@ -611,7 +611,10 @@ class FuseResult:
         target = self.capture if self.capture is not None else self.program
         algorithm = self.selected[0] if self.selected[0] != "manual" else "greedy"
         models = [_cost_model(m, self.capture) for m in cost_models] if cost_models else list(self.models)
-        baseline = plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
+        # a capture stopped at its budget is timed against its recorded part (NumPy eager
+        # replaying it), not against the whole cell
+        stopped = getattr(self.capture, "stopped", None) is not None
+        baseline = None if stopped else plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
         seconds = self.compile_seconds if compile_seconds is None else compile_seconds
         records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
                                              merge_cache=self.cache, kernel_cache=self._kernels())
