@@ -104,7 +104,7 @@ class Base:
         """Bytes of storage."""
         return self.size * self.itemsize
 
-    @property
+    @cached_property
     def strides(self) -> tuple[int, ...]:
         """C-order strides in elements."""
         out, acc = [], 1
@@ -205,12 +205,15 @@ class View:
 
     def is_full(self) -> bool:
         """True when the view is the whole base in C order."""
-        # ``self == self.base.view()`` without building (and checking) that view
-        base = self.base
-        if self.offset != 0 or self.shape != base.shape:
-            return False
-        return 0 in self.shape or self.strides == tuple(
-            0 if n == 1 else s for n, s in zip(self.shape, base.strides))
+        # ``self == self.base.view()`` without building (and checking) that view; kept,
+        # as the hash is: printing a 50,000-instruction program asks it 400,000 times
+        full = self.__dict__.get("_full")
+        if full is None:
+            base = self.base
+            full = self.offset == 0 and self.shape == base.shape and (0 in self.shape or self.strides == tuple(
+                0 if n == 1 else s for n, s in zip(self.shape, base.strides)))
+            object.__setattr__(self, "_full", full)
+        return full
 
     @cached_property
     def covers_base(self) -> bool:
