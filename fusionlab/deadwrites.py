@@ -73,8 +73,8 @@ class DeadRefusal(enum.Enum):
     """Why an element-wise instruction keeps its whole output."""
 
     NOT_BOX = "its output view is not a box of its base (a reshape, a diagonal, a broadcast)"
-    NOT_OVERWRITTEN = "no later element-wise instruction overwrites part of its output before the walk ends"
-    READ_FIRST = "each part a later instruction overwrites is read before that"
+    NOT_OVERWRITTEN = "nothing overwrites part of its output before the walk ends (a DEL, the batch's end, WALK)"
+    READ_FIRST = "what it writes is read (a SYNC reads it all) before a later instruction overwrites it"
     PART_NOT_BOX = "the part overwritten is not a box of its output (a strided or scattered part): no slabs"
     TOO_MANY_PIECES = "the rest of its output would take more than 2 * rank slab views"
     OPAQUE = "an opaque instruction follows before any overwrite (it may read anything)"
@@ -293,7 +293,9 @@ def _decide(program: Program, i: int, index: _Index) -> tuple[DeadDecision, list
         if other.opcode in OpFamily.OPAQUE:
             parts.fail(DeadRefusal.OPAQUE, j)
             break
-        if other.opcode in OpFamily.SYSTEM:   # SYNC reads the whole base, DEL ends it
+        if other.opcode is Opcode.SYNC:   # it reads the whole base
+            parts.fail(DeadRefusal.READ_FIRST, j)
+        if other.opcode in OpFamily.SYSTEM:   # a DEL ends the base
             break
         reads = [r for r in other.views_in if r.base.name == name]
         writes = [o for o in other.outputs if o.base.name == name]
@@ -302,6 +304,8 @@ def _decide(program: Program, i: int, index: _Index) -> tuple[DeadDecision, list
         _read(w, parts, reads)
         for v in writes:
             _overwrite(w, wax, parts, v, j)
+        if not parts.open:
+            parts.fail(DeadRefusal.READ_FIRST, j)
         if not parts.pieces or not parts.open:
             break
     if not parts.killers:
