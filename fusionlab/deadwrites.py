@@ -48,6 +48,7 @@ SYNC new
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -123,13 +124,36 @@ def _box_axes(v: View) -> tuple[tuple[tuple[int, int, int], ...], tuple[int, ...
     return got
 
 
-def _in_progression(x: np.ndarray, prog: tuple[int, int, int]) -> np.ndarray:
-    """Which coordinates ``x`` lie on the progression ``(start, step, count)``."""
+def _ceil_div(a: int, b: int) -> int:
+    return -((-a) // b)
+
+
+def _hits(s: int, c: int, n: int, prog: tuple[int, int, int]) -> tuple[int, int] | None | bool:
+    """The ``i`` in ``[0, n)`` whose ``s + c*i`` lies on the progression ``prog``: ``(lo, hi)``
+    when they are a range, ``None`` when there is none, ``False`` when they are spaced out."""
     t, e, m = prog
     if e == 0 or m <= 1:
-        return x == t
-    q, r = np.divmod(x - t, e)
-    return (r == 0) & (q >= 0) & (q < m)
+        if c == 0 or (t - s) % c:
+            return (0, n) if c == 0 and t == s else None
+        i = (t - s) // c
+        return (i, i + 1) if 0 <= i < n else None
+    if e < 0:
+        t, e = t + e * (m - 1), -e
+    top = t + e * (m - 1)
+    if c > 0:
+        ilo, ihi = _ceil_div(t - s, c), (top - s) // c
+    else:
+        ilo, ihi = _ceil_div(top - s, c), (t - s) // c
+    ilo, ihi = max(ilo, 0), min(ihi, n - 1)
+    g = math.gcd(abs(c), e)
+    if ilo > ihi or (t - s) % g:
+        return None
+    period = e // g
+    i0 = ((t - s) // g * pow(c // g, -1, period)) % period if period > 1 else 0
+    first, last = ilo + (i0 - ilo) % period, ihi - (ihi - i0) % period
+    if first > last:
+        return None
+    return (first, last + 1) if period == 1 or first == last else False
 
 
 def _dead_box(w: View, wax: tuple, v: View) -> tuple[Box | None, bool]:
@@ -141,20 +165,20 @@ def _dead_box(w: View, wax: tuple, v: View) -> tuple[Box | None, bool]:
     (wprog, wdims), vprog = wax, vax[0]
     mapped = set(wdims)
     for k, (s, _, _) in enumerate(wprog):   # the base axes w does not run along: one coordinate
-        if k not in mapped and not _in_progression(np.array([s]), vprog[k])[0]:
+        if k not in mapped and _hits(s, 1, 1, vprog[k]) is None:
             return None, True
     box = []
-    for d, k in enumerate(wdims):
+    for k in wdims:
         if k < 0:
             box.append((0, 1))
             continue
         s, c, n = wprog[k]
-        hit = np.flatnonzero(_in_progression(s + c * np.arange(n), vprog[k]))
-        if hit.size == 0:
+        hit = _hits(s, c, n, vprog[k])
+        if hit is None:
             return None, True
-        if hit[-1] - hit[0] + 1 != hit.size:
+        if hit is False:
             return None, False
-        box.append((int(hit[0]), int(hit[-1]) + 1))
+        box.append(hit)
     return tuple(box), True
 
 
@@ -240,10 +264,42 @@ class _Parts:
         return not all(self.pinned)
 
 
-def _read(w: View, parts: _Parts, reads: Sequence[View]) -> None:
-    """Pin every part a read meets (the IR's exact overlap test)."""
+#: elements of a read that is no box, enumerated to test it against a part; above, any read
+#: whose interval meets the part keeps it (conservative)
+ENUMERATE = 1 << 20
+
+
+def _meets(w: View, wax: tuple, box: Box, r: View) -> bool:
+    """Whether ``r`` reads an element of the part ``box`` of ``w``: the IR's exact overlap
+    test for a box; for another view (a diagonal) its elements, each checked against the
+    part's per-axis progressions (linear in the read, where ``View.overlaps`` sorts both)."""
+    if r.base != w.base or r.size == 0:
+        return False
+    part = _view(w, box)
+    if r._progressions is not None or part.size <= 64:   # noqa: SLF001 -- the IR's decomposition
+        return part.overlaps(r)
+    (plo, phi), (rlo, rhi) = part.interval(), r.interval()
+    if phi < rlo or rhi < plo:
+        return False
+    if r.size > ENUMERATE:
+        return True
+    coords = np.unravel_index(r.indices().ravel(), w.base.shape)
+    inside = np.ones(r.size, dtype=bool)
+    (wprog, wdims) = wax
+    runs = {k: box[d] for d, k in enumerate(wdims) if k >= 0}
+    for k, (s, c, _) in enumerate(wprog):
+        if k not in runs:
+            inside &= coords[k] == s
+            continue
+        q, rem = np.divmod(coords[k] - s, c)
+        inside &= (rem == 0) & (q >= runs[k][0]) & (q < runs[k][1])
+    return bool(inside.any())
+
+
+def _read(w: View, wax: tuple, parts: _Parts, reads: Sequence[View]) -> None:
+    """Pin every part a read meets."""
     for k, p in enumerate(parts.pieces):
-        if not parts.pinned[k] and any(_view(w, p).overlaps(r) for r in reads):
+        if not parts.pinned[k] and any(_meets(w, wax, p, r) for r in reads):
             parts.pinned[k] = True
 
 
@@ -255,7 +311,7 @@ def _overwrite(w: View, wax: tuple, parts: _Parts, v: View, j: int) -> None:
     pieces, pinned, killed = [], [], False
     for p, pin in zip(parts.pieces, parts.pinned):
         part = None if dead is None else _within(p, dead)
-        meets = _view(w, p).overlaps(v) if part is None else all(lo < hi for lo, hi in part)
+        meets = _meets(w, wax, p, v) if part is None else all(lo < hi for lo, hi in part)
         if not meets or pin:
             if meets:
                 parts.fail(DeadRefusal.READ_FIRST, j)
@@ -301,7 +357,7 @@ def _decide(program: Program, i: int, index: _Index) -> tuple[DeadDecision, list
         writes = [o for o in other.outputs if o.base.name == name]
         if other.opcode not in OVERWRITERS:   # it may read what it writes (a histogram adds into its bins)
             reads, writes = reads + writes, []
-        _read(w, parts, reads)
+        _read(w, wax, parts, reads)
         for v in writes:
             _overwrite(w, wax, parts, v, j)
         if not parts.open:

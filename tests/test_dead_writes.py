@@ -142,7 +142,7 @@ _SHAPE = (6, 7)
 
 @st.composite
 def _box(draw: st.DrawFn) -> str:
-    """A basic-slicing index of A: per axis a slice (steps 1, 2 or -1) or an integer."""
+    """A basic-slicing index of A: per axis a slice (steps 1, 2, 3, -1, -2) or an integer."""
     parts = []
     for n in _SHAPE:
         kind = draw(st.sampled_from(["slice", "slice", "slice", "int", "all"]))
@@ -153,8 +153,9 @@ def _box(draw: st.DrawFn) -> str:
         else:
             lo = draw(st.integers(0, n - 1))
             hi = draw(st.integers(lo + 1, n))
-            step = draw(st.sampled_from([1, 1, 2, -1]))
-            parts.append(f"{lo}:{hi}" if step == 1 else f"{lo}:{hi}:2" if step == 2 else f"{hi - 1}:{lo - 1 if lo else ''}:-1")
+            step = draw(st.sampled_from([1, 1, 2, 3, -1, -2]))
+            parts.append(f"{lo}:{hi}" if step == 1 else f"{lo}:{hi}:{step}" if step > 0
+                         else f"{hi - 1}:{lo - 1 if lo else ''}:{step}")
     return ", ".join(parts)
 
 
