@@ -47,9 +47,10 @@ SYNC new
 
 from __future__ import annotations
 
+import bisect
 import enum
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -60,7 +61,7 @@ __all__ = ["DeadRefusal", "DeadDecision", "DeadWrites", "drop_dead_writes", "WAL
 
 #: instructions touching a base walked after each candidate (a batch of thousands of
 #: instructions over one array stays linear in its length)
-WALK = 256
+WALK = 64
 
 #: the families whose instructions write every element of their output view and read
 #: nothing but their inputs: they may kill an earlier write (any other writer of the base
@@ -216,15 +217,18 @@ def _restrict(ins: Instruction, box: Box) -> Instruction:
 
 @dataclass(frozen=True)
 class _Index:
-    """Per base, the positions of the non-opaque instructions that read or write it; and
-    the positions of the opaque ones (they may touch any base)."""
+    """Per base, the positions of the non-opaque instructions that read or write it, and the
+    element-wise writes of it (position, first and last element); the positions of the
+    opaque instructions (they may touch any base)."""
 
     touching: dict[str, tuple[int, ...]]
+    writes: dict[str, tuple[tuple[int, int, int], ...]]
     opaque: tuple[int, ...]
 
 
 def _index(program: Program) -> _Index:
     touching: dict[str, list[int]] = {}
+    writes: dict[str, list[tuple[int, int, int]]] = {}
     opaque = []
     for j, ins in enumerate(program):
         if ins.opcode in OpFamily.OPAQUE:
@@ -232,14 +236,31 @@ def _index(program: Program) -> _Index:
             continue
         for name in {v.base.name for v in ins.outputs + ins.views_in}:
             touching.setdefault(name, []).append(j)
-    return _Index({k: tuple(v) for k, v in touching.items()}, tuple(opaque))
+        if ins.opcode in OVERWRITERS and ins.outputs[0].size:
+            writes.setdefault(ins.outputs[0].base.name, []).append((j, *ins.outputs[0].interval()))
+    return _Index({k: tuple(v) for k, v in touching.items()}, {k: tuple(v) for k, v in writes.items()},
+                  tuple(opaque))
 
 
-def _after(index: _Index, name: str, i: int) -> list[int]:
-    """The instructions after ``i`` that may touch base ``name``, in order, at most :data:`WALK`."""
-    later = [j for j in index.touching.get(name, ()) if j > i][:WALK]
+def _after(index: _Index, w: View, i: int) -> list[int]:
+    """The instructions after ``i`` that may touch ``w``'s base, in order, at most
+    :data:`WALK`; none when no element-wise write among them meets ``w``'s interval (no walk
+    can kill anything: a batch of thousands of row updates stays linear)."""
+    touch = index.touching.get(w.base.name, ())
+    later = list(touch[bisect.bisect_right(touch, i):][:WALK])
+    writes = index.writes.get(w.base.name, ())
+    lo, hi = w.interval()
+    end = later[-1] if later else i
+    for k in range(bisect.bisect_right(writes, (i, math.inf, math.inf)), len(writes)):
+        j, a, b = writes[k]
+        if j > end:
+            return []
+        if a <= hi and lo <= b:
+            break
+    else:
+        return []
     first_opaque = next((j for j in index.opaque if j > i), None)
-    if first_opaque is not None:   # the walk stops there: nothing after it is needed
+    if first_opaque is not None and first_opaque < end:   # the walk stops there: nothing after it is needed
         later = [j for j in later if j < first_opaque] + [first_opaque]
     return later
 
@@ -254,6 +275,14 @@ class _Parts:
     killers: list[int]
     why: DeadRefusal | None = None
     detail: str = ""
+    views: dict[Box, View] = field(default_factory=dict)
+
+    def view(self, w: View, box: Box) -> View:
+        """The view of part ``box`` of ``w`` (made once: a walk tests each part many times)."""
+        got = self.views.get(box)
+        if got is None:
+            got = self.views[box] = _view(w, box)
+        return got
 
     def fail(self, why: DeadRefusal, j: int) -> None:
         if self.why is None:
@@ -269,13 +298,12 @@ class _Parts:
 ENUMERATE = 1 << 20
 
 
-def _meets(w: View, wax: tuple, box: Box, r: View) -> bool:
+def _meets(w: View, wax: tuple, box: Box, part: View, r: View) -> bool:
     """Whether ``r`` reads an element of the part ``box`` of ``w``: the IR's exact overlap
     test for a box; for another view (a diagonal) its elements, each checked against the
     part's per-axis progressions (linear in the read, where ``View.overlaps`` sorts both)."""
     if r.base != w.base or r.size == 0:
         return False
-    part = _view(w, box)
     if r._progressions is not None or part.size <= 64:   # noqa: SLF001 -- the IR's decomposition
         return part.overlaps(r)
     (plo, phi), (rlo, rhi) = part.interval(), r.interval()
@@ -298,8 +326,10 @@ def _meets(w: View, wax: tuple, box: Box, r: View) -> bool:
 
 def _read(w: View, wax: tuple, parts: _Parts, reads: Sequence[View]) -> None:
     """Pin every part a read meets."""
-    for k, p in enumerate(parts.pieces):
-        if not parts.pinned[k] and any(_meets(w, wax, p, r) for r in reads):
+    lo, hi = w.interval()
+    reads = [r for r in reads if r.size and not (r.interval()[1] < lo or hi < r.interval()[0])]
+    for k, p in enumerate(parts.pieces if reads else ()):
+        if not parts.pinned[k] and any(_meets(w, wax, p, parts.view(w, p), r) for r in reads):
             parts.pinned[k] = True
 
 
@@ -311,7 +341,7 @@ def _overwrite(w: View, wax: tuple, parts: _Parts, v: View, j: int) -> None:
     pieces, pinned, killed = [], [], False
     for p, pin in zip(parts.pieces, parts.pinned):
         part = None if dead is None else _within(p, dead)
-        meets = _meets(w, wax, p, v) if part is None else all(lo < hi for lo, hi in part)
+        meets = _meets(w, wax, p, parts.view(w, p), v) if part is None else all(lo < hi for lo, hi in part)
         if not meets or pin:
             if meets:
                 parts.fail(DeadRefusal.READ_FIRST, j)
@@ -344,7 +374,7 @@ def _decide(program: Program, i: int, index: _Index) -> tuple[DeadDecision, list
     if wax is None:
         return DeadDecision(i, name, (w,), refusal=DeadRefusal.NOT_BOX), None
     parts = _Parts([tuple((0, n) for n in w.shape)], [False], [])
-    for j in _after(index, name, i):
+    for j in _after(index, w, i):
         other = program[j]
         if other.opcode in OpFamily.OPAQUE:
             parts.fail(DeadRefusal.OPAQUE, j)

@@ -76,7 +76,7 @@ def test_in_place_overwrite_reads_first() -> None:
 
 def test_refusals() -> None:
     p = parse("ARRAY a float64[8]\nARRAY b float64[8]\nCOPY a, 1.0\nCOPY b, a\nSYNC b")
-    assert _decision(p, 0).refusal is DeadRefusal.READ_FIRST
+    assert _decision(p, 0).refusal is DeadRefusal.NOT_OVERWRITTEN   # read, but nothing overwrites it
     p = parse("ARRAY a float64[8]\nARRAY b float64[8]\nCOPY a, 1.0\nCOPY b, 2.0\nDEL a\nSYNC b")
     assert _decision(p, 0).refusal is DeadRefusal.NOT_OVERWRITTEN
     # a strided overwrite leaves a part that is not a box of the output
@@ -93,7 +93,7 @@ def test_refusals() -> None:
     p = parse("ARRAY a float64[8]\nCOPY a, 1.0\nSYNC a\nCOPY a, 2.0\nSYNC a")
     assert _decision(p, 0).refusal is DeadRefusal.READ_FIRST
     # a writer outside the element-wise families is taken to read what it writes
-    p = parse("ARRAY x int64[6]\nARRAY h int64[4]\nCOPY h, 7\nBINCOUNT h, x\nSYNC h")
+    p = parse("ARRAY x int64[6]\nARRAY h int64[4]\nCOPY h, 7\nBINCOUNT h, x\nCOPY h, 1\nSYNC h")
     assert _decision(p, 0).refusal is DeadRefusal.READ_FIRST
     # a diagonal is no box
     a = Base("a", "float64", (4, 4))
@@ -270,3 +270,18 @@ def test_jacobi_run_matches_plain_numpy() -> None:
     assert given.values.keys() == r.values.keys() and "result[0]" in r.values   # u, the returned grid
     for k, v in r.values.items():
         np.testing.assert_allclose(given.values[k], v, rtol=1e-12)
+
+
+def test_explorer_shows_the_captured_program_and_says_what_a_run_rewrites() -> None:
+    from fusionlab.report import get_report
+
+    batch = _jacobi().batches[0]
+    report = get_report(batch, algorithms=["greedy"], cost_models=["bohrium"])
+    shown = report["program"]["instructions"]
+    assert len(shown) == len(batch) == 112   # the program as captured, its copies included
+    rewrites = [n["message"] for n in report["notices"] if n["kind"] == "rewrite"]
+    assert len(rewrites) == 15 and rewrites[3] == (
+        "a run rewrites this batch before partitioning it: instruction 16 (COPY new, u) removed: all of it is "
+        "overwritten by instructions 28, 30, 31, 32, 33 before anything reads it")
+    assert not [n for n in get_report(parse("ARRAY a float64[4]\nCOPY a, 1.0\nSYNC a"))["notices"]
+                if n["kind"] == "rewrite"]
