@@ -119,6 +119,14 @@ def test_at_most_two_slabs_per_dimension() -> None:
     assert _pieces(p, 0) == ["a[:-8]"]
 
 
+def test_scalars_and_extent_one_dimensions() -> None:
+    p = parse("ARRAY s float64[]\nARRAY a float64[3,1]\nCOPY s, 1.0\nCOPY s, 2.0\nCOPY a, 1.0\nCOPY a[1:], 2.0\n"
+              "SYNC s\nSYNC a")
+    got = drop_dead_writes(p)
+    assert got.decisions[0].pieces == () and _pieces(p, 2) == ["a[:-2]"]
+    assert run_reference(got.program)["a"].ravel().tolist() == [1.0, 2.0, 2.0]
+
+
 def test_walk_budget() -> None:
     head = ["ARRAY a float64[8]", "ARRAY s float64[]", "COPY a, 1.0"]
     # the overwrite of a[1:] lies beyond WALK instructions touching a: not seen
