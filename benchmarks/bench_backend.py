@@ -507,8 +507,7 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
     times = _rounds(fns, rounds)
     med = {k: statistics.median(v) for k, v in times.items()}
     # fusionlab's result is checked against the reference executor; the others against NumPy
-    checked = run(cap, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
-                  check=True, cache=cache, driver="numba")
+    checked = run(cap, plans=plans, check=True, cache=cache, driver="numba")   # the plans' programs: rewritten
     if checked.driver != "compiled driver":
         notes.append(f"{w.title}: fusionlab ran {checked.driver}")
     plain_check = getattr(checked, "check", None)   # against plain NumPy, where run() offers it

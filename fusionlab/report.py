@@ -40,6 +40,7 @@ from typing import Any, Mapping, Sequence
 from .budget import UNLIMITED, Budget, BudgetExceeded
 from .bytecode import OpFamily, Program
 from .costs import Evaluator, access_info, block_info, get_cost_model
+from .deadwrites import describe, drop_dead_writes
 from .hof.view import get_program_contractions
 from .partition import MergeCache, PartitionResult, partition
 from .text import format_instruction, format_program
@@ -388,6 +389,20 @@ def is_first_display_ready(done: Sequence[tuple[str, str]], algorithms: Sequence
     return all((a, selected_model) in done for a in algorithms if a in CHEAP_ALGORITHMS)
 
 
+def rewrite_notices(program: Program) -> list[dict[str, Any]]:
+    """Notices saying what a run rewrites of ``program`` before partitioning it (dead parts
+    of writes, :mod:`fusionlab.deadwrites`): the explorer shows and partitions the program as
+    captured, ``run`` and "Compile & time" the rewritten one.
+
+    >>> from fusionlab import parse
+    >>> rewrite_notices(parse("ARRAY a float64[4]\\nCOPY a, 0\\nCOPY a, 1.0\\nSYNC a"))[0]["message"][:60]
+    'a run rewrites this batch before partitioning it: instructio'
+    """
+    lines = describe(program, drop_dead_writes(program))
+    return [{"kind": "rewrite", "line": None, "message": f"a run rewrites this batch before partitioning it: {line}"}
+            for line in lines]
+
+
 @dataclass
 class ReportParts:
     """The pieces of a report of one batch, filled as the work goes.
@@ -438,7 +453,7 @@ class ReportParts:
                 return cls(program, None, get_program_data(program), empty, accesses=access_info(program),
                            notices=[{"kind": "budget", "message": why, "line": None}])
         return cls(program, graph, get_program_data(program), get_graph_data(graph), accesses=access_info(program),
-                   graph_seconds=time.perf_counter() - started)
+                   graph_seconds=time.perf_counter() - started, notices=rewrite_notices(program))
 
     def code_fits(self, budget: Budget) -> bool:
         """Whether code generation is likely to end within ``budget``: it builds the WSP

@@ -17,6 +17,7 @@ from ..budget import Budget, BudgetExceeded, Interrupt
 from ..bytecode import Program
 from ..codegen import KernelSource
 from ..codegen_contract import LIBRARY_KERNEL
+from ..deadwrites import describe, drop_dead_writes
 from ..partition import MergeCache, partition
 from ..remat import rematerialise
 from ..timemodel import load_figures, predict_seconds
@@ -49,6 +50,9 @@ class RunResult:
     #: ``check=True``: the values against plain NumPy (the captured source run plainly;
     #: for a bytecode program, the reference executor) — see :mod:`fusionlab.execute.check`
     check: CheckReport | None = None
+    #: what was rewritten before partitioning, one line per instruction ("batch 1: instruction
+    #: 16 (COPY new, u) removed: ...", :mod:`fusionlab.deadwrites`)
+    rewrites: list[str] = field(default_factory=list)
 
     def _kernel(self, b: BlockPlan) -> KernelSource | None:
         # a driver calls the serial kernel of a block that block by block runs with NumPy
@@ -109,13 +113,22 @@ def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size
     # are per batch: a kernel's arguments are views of that batch's own arrays.
     plans = []
     for k, batch in enumerate(batches):
+        if partitions is None:   # given partitions are run as given, on the batch as captured
+            # dead parts of writes dropped first, so the cost models partition what will run
+            batch = drop_dead_writes(batch).program
         blocks = partitions[k] if partitions is not None else partition(
             batch, algorithm, cost_model, cache=merge_cache,
             **({"max_nodes": 20_000} if algorithm == "optimal" else {})).blocks
-        if partitions is None:   # given partitions are run as given
+        if partitions is None:
             blocks = rematerialise(batch, blocks).blocks   # maps recomputed in their readers' blocks
         plans.append(plan(batch, blocks, min_size))
     return plans
+
+
+def _rewrites(batches: Sequence[Program], plans: Sequence[Plan]) -> list[str]:
+    """What the plans' programs rewrote of the batches (dead parts of writes), per batch."""
+    return [f"batch {k + 1}: {line}" for k, (b, p) in enumerate(zip(batches, plans)) if p.program is not b
+            for line in describe(b, drop_dead_writes(b))]
 
 
 def run(
@@ -130,6 +143,7 @@ def run(
     inputs: Mapping[str, np.ndarray] | None = None,
     driver: str = "python",
     repeat: int = 0,
+    plans: Sequence[Plan] | None = None,
 ) -> RunResult:
     """Execute a :class:`~fusionlab.capture.Capture` (every batch) or a program, with the
     partition of ``algorithm`` under ``cost_model`` (or ``partitions``: batch index to
@@ -141,7 +155,10 @@ def run(
     could be built), ``RunResult.threads`` how many Numba threads the last run used and why. ``check=True`` also runs the reference executor (``max_abs_error``: the
     largest difference from it) and compares the values with plain NumPy, the captured
     source run plainly (``RunResult.check``, :mod:`fusionlab.execute.check`). ``repeat=N`` runs N more times after the first (which compiles) and
-    keeps their seconds in ``RunResult.times``.
+    keeps their seconds in ``RunResult.times``. Without ``partitions``, each batch's dead
+    parts of writes are dropped before it is partitioned (:mod:`fusionlab.deadwrites`;
+    ``RunResult.rewrites`` says what changed); ``plans``: plans made before (by
+    ``compare``'s rows: their programs may be rewritten batches), run as they are.
 
     Examples
     --------
@@ -155,7 +172,8 @@ def run(
     """
     batches, base_inputs, externals = _parts(target)
     cache = cache or KernelCache()
-    plans = _plans(batches, algorithm, cost_model, min_size, partitions, MergeCache())
+    if plans is None:
+        plans = _plans(batches, algorithm, cost_model, min_size, partitions, MergeCache())
     runner = Driver(plans, externals, cache, {**base_inputs, **(inputs or {})}, mode=driver)
     t = time.perf_counter()
     synced = runner()
@@ -169,7 +187,8 @@ def run(
     choice = runner.choice
     result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""),
                        times=times, threads="" if choice is None else
-                       f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}")
+                       f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}",
+                       rewrites=_rewrites(batches, plans))
     if check:
         # the check's own replay, with the error model's bounds beside it (execute/errors.py);
         # the user's floating-point warnings (or their silence under np.errstate) are the
@@ -444,8 +463,8 @@ class _Row:
                 first = time.perf_counter() - t
                 self.spent[0] += time.perf_counter() - t0
                 times, busy = _timed(fused, repeat)
-                res = run(self.target, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
-                          check=True, cache=self.cache, min_size=self.min_size, driver=self.driver)
+                res = run(self.target, plans=plans, check=True, cache=self.cache, min_size=self.min_size,
+                          driver=self.driver)
         except CompileBudgetSpent as exc:
             self.spent[0] += time.perf_counter() - t0
             why = f"not timed: compile budget{self._of()} spent after {self._ready(specs)} of {len(specs)} kernels"
@@ -460,7 +479,7 @@ class _Row:
         extra = _spread(times, busy)
         extra["threads"] = fused.choice.threads if fused.choice is not None else 0
         extra["predicted_seconds"] = predict_seconds(
-            batches, [[bp.instructions for bp in p.blocks] for p in plans], figures, self.min_size,
+            [p.program for p in plans], [[bp.instructions for bp in p.blocks] for p in plans], figures, self.min_size,
             opaque_seconds=externals.seconds)
         extra["warnings"] += [str(w.message) for w in caught]
         if res.check is not None and not res.check.ok:
@@ -473,6 +492,7 @@ class _Row:
         is its best so far; the kernels then do not fit either)."""
         results, plans = [], []
         for b in batches:  # partition() checks the budget itself (a cached one needs none)
+            b = drop_dead_writes(b).program   # as run() does: the cost model partitions what will run
             results.append(partition(b, self.algorithm, self.model, cache=self.merge_cache, budget=self.budget,
                                      **({"max_nodes": 20_000} if self.algorithm == "optimal" else {})))
             self.budget.check("planning kernels")
