@@ -556,14 +556,64 @@ def _callee(fn: Any) -> Any:
     """``fn`` itself, or for an installed library's callable (``ax.hist``, ``scipy``'s,
     ``numba``'s) one that hands it plain NumPy objects: a traced array is not an ndarray
     to code capture does not record (matplotlib took 50 traced values for 50 data sets).
-    The call itself stays in the user's frame (``super()``, ``locals()``)."""
+    The call itself stays in the user's frame (``super()``, ``locals()``). A function of the
+    user's session defined outside the cell (an earlier plain cell) runs rewritten as the
+    cell is (:func:`_session_function`), so that its own calls are looked up the same way."""
     if not _library_callable(fn):
-        return fn
+        if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+            f = _session_function(fn.__func__)
+            return fn if f is fn.__func__ else types.MethodType(f, fn.__self__)
+        return _session_function(fn) if isinstance(fn, types.FunctionType) else fn
 
     @functools.wraps(fn)
     def handing(*args: Any, **kwargs: Any) -> Any:
         return fn(*(_handed(a) for a in args), **{k: _handed(v) for k, v in kwargs.items()})
     return handing
+
+
+def _session_function(fn: types.FunctionType) -> types.FunctionType:
+    """``fn`` with its code rewritten as a cell's (:class:`_CellRewrite`) when it belongs to
+    the captured namespace but was compiled outside capture (an earlier plain cell's helper
+    handing a traced array to scipy handed the stand-in); ``fn`` itself otherwise."""
+    builtins_of = fn.__globals__.get("__builtins__")
+    if (fn.__code__.co_filename == CELL_FILENAME or CALLEE in fn.__code__.co_names
+            or not isinstance(builtins_of, dict) or builtins_of.get(CALLEE) is not _callee):
+        return fn
+    code = _rewritten_code(fn.__code__)
+    if code is None:
+        return fn
+    new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    new.__kwdefaults__, new.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+    new.__dict__.update(fn.__dict__)
+    return new
+
+
+@functools.lru_cache(maxsize=512)
+def _rewritten_code(code: types.CodeType) -> types.CodeType | None:
+    """The code of a ``def`` recompiled from its source with :class:`_CellRewrite` (same file
+    and lines: tracebacks and warnings name the user's cell); ``None`` when its source is not
+    found or the recompiled code would not be the same function (a lambda, a method using
+    ``super()`` or private names, a changed source)."""
+    try:
+        lines, start = inspect.getsourcelines(code)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != code.co_name:
+        return None
+    node.decorator_list = []   # the decorated object is what the user holds: only the body is recompiled
+    ast.increment_lineno(tree, max(start, 1) - 1)
+    tree = ast.fix_missing_locations(_CellRewrite().visit(tree))
+    try:
+        module = compile(tree, code.co_filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    new = next((c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == code.co_name), None)
+    if new is None or new.co_freevars != code.co_freevars or new.co_argcount != code.co_argcount \
+            or not set(code.co_names) - {"__class__"} <= set(new.co_names):
+        return None
+    return new
 
 
 def _handed(x: Any) -> Any:

@@ -174,6 +174,8 @@ class FuseMagics(Magics):
         try:
             with _inspecting_numpy(self.shell):
                 cap = capture(cell, ns)
+        except KeyboardInterrupt as exc:   # shown as a plain cell's: its frames, not capture's
+            raise self._user_error(exc) from None
         except CaptureError as exc:  # the user's error, syntax errors included
             # raised, as plain IPython would: the cell fails (Run All stops, the kernel
             # replies 'error' with the user's ename), with the user's frames only
