@@ -382,6 +382,7 @@ def capture(
     *,
     args: tuple[Any, ...] = (),
     kwargs: Mapping[str, Any] | None = None,
+    filename: str = CELL_FILENAME,
 ) -> Capture:
     """Run NumPy code and record it as bytecode.
 
@@ -393,6 +394,10 @@ def capture(
     namespace
         The globals to run in; updated in place with plain NumPy values, as plain
         execution would leave it. A fresh one when omitted.
+    filename
+        The name the source is compiled under: what its warnings, tracebacks and the
+        code objects it defines name as their file (plain Python's name for the same source:
+        a script's path, IPython's cell name).
 
     Raises
     ------
@@ -418,7 +423,7 @@ def capture(
     'float64'
     """
     started = time.perf_counter()
-    rec = Recorder()
+    rec = Recorder(filename=filename)
     rec.stop_frame = sys._getframe()
     np_proxy = make_numpy(rec)
     # The code runs in the user's own dict, not a copy: functions it defines keep it as
@@ -454,10 +459,10 @@ def capture(
             source = source_or_function
             rec.loop_lines = loop_lines(textwrap.dedent(source))
             rec.loop_parents = loop_parents(textwrap.dedent(source))
-            body, last = _split_last_expression(textwrap.dedent(source))
-            exec(compile(body, CELL_FILENAME, "exec"), run_ns)
+            body, last = _split_last_expression(textwrap.dedent(source), filename)
+            exec(compile(body, filename, "exec"), run_ns)
             if last is not None:
-                value = eval(compile(last, CELL_FILENAME, "eval"), run_ns)
+                value = eval(compile(last, filename, "eval"), run_ns)
     except BaseException as exc:  # the user's error (or an interrupt): the namespace is restored first
         error = exc
     # arrays bound to names are what the user keeps: SYNC them, then stop recording
@@ -645,11 +650,11 @@ class _CellRewrite(ast.NodeTransformer):
         return node
 
 
-def _split_last_expression(source: str) -> tuple[ast.Module, ast.Expression | None]:
+def _split_last_expression(source: str, filename: str = CELL_FILENAME) -> tuple[ast.Module, ast.Expression | None]:
     """The source as a module without its last statement when that is an expression, and
     that expression (IPython shows its value as the cell's output). A ``SyntaxError`` is
     raised here, as ``compile`` would."""
-    tree = ast.fix_missing_locations(_CellRewrite().visit(ast.parse(source, CELL_FILENAME)))
+    tree = ast.fix_missing_locations(_CellRewrite().visit(ast.parse(source, filename)))
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
         return tree, last
