@@ -108,6 +108,12 @@ def same(got: Any, want: Any, path: str) -> list[str]:
     return [] if got == want else [f"{path}: {got!r} != {want!r}"]
 
 
+def _walkable(v: Any) -> bool:
+    """Whether the leak walk may look inside ``v``: not an installed library's object (a
+    Numba dispatcher's ``__dict__`` is not a mapping)."""
+    return (type(v).__module__ or "").partition(".")[0] not in ("numba", "scipy", "matplotlib")
+
+
 def play(name: str, fused: bool) -> list[dict[str, Any]]:
     """Every cell's outcome: error, printed text, displayed objects and the user's names."""
     ip.reset()
@@ -124,7 +130,7 @@ def play(name: str, fused: bool) -> list[dict[str, Any]]:
             "stdout": _TIMING.sub("<timing>", out.stdout),
             "displayed": [o.data.get("text/plain") for o in out.outputs],
             "names": {n: fingerprint(v) for n, v in user.items()},
-            "leaks": [p for n, v in user.items() for p in leaks(v, path=n)],
+            "leaks": [p for n, v in user.items() if _walkable(v) for p in leaks(v, path=n)],
             "stderr": out.stderr,
         })
     return steps
