@@ -156,3 +156,60 @@ def test_a_session_with_fused_cells_is_a_plain_session(name):
         assert sorted(g["names"]) == sorted(w["names"]), where
         diffs = [m for n in w["names"] for m in same(g["names"][n], w["names"][n], n)]
         assert diffs == [], (where, diffs)
+
+
+def _plain_cell(source: str, ns: dict, name: str) -> None:
+    """Run ``source`` as IPython runs a plain cell: compiled under a name whose lines
+    ``linecache`` holds (what ``inspect.getsource`` of its functions reads)."""
+    import linecache
+
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    exec(compile(source, name, "exec"), ns)
+
+
+def test_a_helper_from_an_earlier_plain_cell_runs_as_the_cell_does():
+    # the helper's code was the plain cell's: scipy got the stand-in, isinstance(x,
+    # np.ndarray) was False for a traced array, x.__class__ the stand-in's class
+    from fusionlab.capture import capture
+    from fusionlab.execute.check import compare_values
+
+    helper = ("import numpy as np\nfrom scipy import ndimage\n"
+              "def smooth(a, s=1.0):\n    return ndimage.gaussian_filter(a, s) + a.mean()\n"
+              "def kind(v):\n    return (isinstance(v, np.ndarray), type(v) is np.ndarray, v.__class__.__name__)\n"
+              "class K:\n    def twice(self, v):\n        return ndimage.shift(v, 1, order=0) * 2\n")
+    cell = "img = np.eye(6) * 3\nout = smooth(img * 2)\nkinds = kind(img + 1)\nsh = K().twice(np.arange(4.0) + 1)\n"
+    results = []
+    for fused in (False, True):
+        ns: dict = {"__name__": "__main__"}
+        _plain_cell(helper, ns, f"<plain-cell-{fused}>")
+        if fused:
+            capture(cell, ns)
+        else:
+            exec(cell, ns)
+        results.append(ns)
+    plain, got = results
+    assert got["kinds"] == plain["kinds"] == (True, True, "ndarray")
+    for k in ("out", "sh"):
+        assert type(got[k]) is np.ndarray and compare_values(got[k], plain[k], k).ok, k
+    assert leaks(got["smooth"], path="smooth") == []
+
+
+def test_object_arrays_and_polynomials_hand_back_plain_arrays():
+    from fusionlab.capture import capture
+
+    ns: dict = {}
+    capture("import numpy as np\nobj = np.empty(2, dtype=object)\nobj[0] = np.arange(3.0) * 2\nobj[1] = 'x'\n"
+            "p = np.poly1d(np.array([1.0, 2.0]) * 3)\nq = np.polynomial.Polynomial(np.ones(2) + 1)\n", ns)
+    assert type(ns["obj"][0]) is np.ndarray and ns["obj"][0].tolist() == [0.0, 2.0, 4.0] and ns["obj"][1] == "x"
+    assert type(ns["p"].coeffs) is np.ndarray and ns["p"](1.0) == 9.0
+    assert type(ns["q"].coef) is np.ndarray and ns["q"](2.0) == 6.0
+
+
+def test_a_ufunc_into_a_plain_array_returns_that_array():
+    # ``into += x`` on a function default (a plain ndarray) returned a new stand-in
+    from fusionlab.capture import capture
+
+    ns: dict = {"__name__": "__main__"}
+    _plain_cell("import numpy as np\ndef acc(x, into=np.zeros(3)):\n    into += x\n    return into\n", ns, "<acc>")
+    capture("r1 = acc(np.ones(3))\nr2 = acc(np.arange(3.0))\nsame = r1 is r2\n", ns)
+    assert ns["same"] is True and type(ns["r1"]) is np.ndarray and ns["r1"].tolist() == [1.0, 2.0, 3.0]
