@@ -38,6 +38,7 @@ start_ipython()
 ip = TerminalInteractiveShell.instance()
 if "fusionlab" not in ip.extension_manager.loaded:
     ip.run_line_magic("load_ext", "fusionlab")
+_PRINT, _ERR = np.get_printoptions(), np.geterr()
 _HIDDEN = {"In", "Out", "exit", "quit", "get_ipython"}
 #: lines whose text is a measurement (%time, %timeit), not a value
 _TIMING = re.compile(r"^(CPU times|Wall time|.* per loop \(mean).*$", re.M)
@@ -117,6 +118,10 @@ def _walkable(v: Any) -> bool:
 def play(name: str, fused: bool) -> list[dict[str, Any]]:
     """Every cell's outcome: error, printed text, displayed objects and the user's names."""
     ip.reset()
+    # NumPy's process-wide settings a session may change (print options, seterr): each run
+    # starts from the same ones
+    np.set_printoptions(**_PRINT)
+    np.seterr(**_ERR)
     steps = []
     for k, (fuse, source) in enumerate(cells((SESSIONS / name).read_text())):
         with capture_output() as out:
@@ -176,8 +181,11 @@ def test_a_helper_from_an_earlier_plain_cell_runs_as_the_cell_does():
     helper = ("import numpy as np\nfrom scipy import ndimage\n"
               "def smooth(a, s=1.0):\n    return ndimage.gaussian_filter(a, s) + a.mean()\n"
               "def kind(v):\n    return (isinstance(v, np.ndarray), type(v) is np.ndarray, v.__class__.__name__)\n"
-              "class K:\n    def twice(self, v):\n        return ndimage.shift(v, 1, order=0) * 2\n")
-    cell = "img = np.eye(6) * 3\nout = smooth(img * 2)\nkinds = kind(img + 1)\nsh = K().twice(np.arange(4.0) + 1)\n"
+              "class K:\n    def twice(self, v):\n        return ndimage.shift(v, 1, order=0) * 2\n"
+              "def make(k):\n    def f(v):\n        return isinstance(v, np.ndarray), ndimage.shift(v, k, order=0)\n"
+              "    return f\nclose = make(2)\n")   # a closure: its free variable k is its own cell's
+    cell = ("img = np.eye(6) * 3\nout = smooth(img * 2)\nkinds = kind(img + 1)\nsh = K().twice(np.arange(4.0) + 1)\n"
+            "isarr, shifted = close(np.arange(5.0) * 2)\n")
     results = []
     for fused in (False, True):
         ns: dict = {"__name__": "__main__"}
@@ -189,7 +197,8 @@ def test_a_helper_from_an_earlier_plain_cell_runs_as_the_cell_does():
         results.append(ns)
     plain, got = results
     assert got["kinds"] == plain["kinds"] == (True, True, "ndarray")
-    for k in ("out", "sh"):
+    assert got["isarr"] is plain["isarr"] is True
+    for k in ("out", "sh", "shifted"):
         assert type(got[k]) is np.ndarray and compare_values(got[k], plain[k], k).ok, k
     assert leaks(got["smooth"], path="smooth") == []
 

@@ -584,7 +584,10 @@ def _session_function(fn: types.FunctionType) -> types.FunctionType:
     if (fn.__code__.co_filename == CELL_FILENAME or CALLEE in fn.__code__.co_names
             or not isinstance(builtins_of, dict) or builtins_of.get(CALLEE) is not _callee):
         return fn
-    code = _rewritten_code(fn.__code__)
+    try:
+        code = _rewritten_code(fn.__code__)
+    except Exception:   # a bug here must not fail the user's cell: the helper runs as it was
+        code = None
     if code is None:
         return fn
     new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
@@ -609,16 +612,37 @@ def _rewritten_code(code: types.CodeType) -> types.CodeType | None:
         return None
     node.decorator_list = []   # the decorated object is what the user holds: only the body is recompiled
     ast.increment_lineno(tree, max(start, 1) - 1)
+    if code.co_freevars:
+        # a closure (or a method using super()): compiled inside a function binding the same
+        # names, so they stay free variables, filled from the original's closure cells
+        binds = [ast.copy_location(ast.Assign([ast.Name(v, ast.Store())], ast.Constant(None)), node)
+                 for v in code.co_freevars]
+        outer = ast.copy_location(ast.FunctionDef(name="__fusionlab_outer__", args=ast.arguments(
+            posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=binds + [node], decorator_list=[]), node)
+        tree = ast.Module([outer], [])
     tree = ast.fix_missing_locations(_CellRewrite().visit(tree))
     try:
         module = compile(tree, code.co_filename, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, TypeError):
         return None
-    new = next((c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == code.co_name), None)
+    new = _code_named(module, code.co_name, depth=2)
     if new is None or new.co_freevars != code.co_freevars or new.co_argcount != code.co_argcount \
             or not set(code.co_names) - {"__class__"} <= set(new.co_names):
         return None
     return new
+
+
+def _code_named(code: types.CodeType, name: str, depth: int) -> types.CodeType | None:
+    """The code object called ``name`` among ``code``'s constants, ``depth`` levels down."""
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            if c.co_name == name:
+                return c
+            found = _code_named(c, name, depth - 1) if depth > 1 else None
+            if found is not None:
+                return found
+    return None
 
 
 def _handed(x: Any) -> Any:
