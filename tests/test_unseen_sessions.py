@@ -183,9 +183,10 @@ def test_a_helper_from_an_earlier_plain_cell_runs_as_the_cell_does():
               "def kind(v):\n    return (isinstance(v, np.ndarray), type(v) is np.ndarray, v.__class__.__name__)\n"
               "class K:\n    def twice(self, v):\n        return ndimage.shift(v, 1, order=0) * 2\n"
               "def make(k):\n    def f(v):\n        return isinstance(v, np.ndarray), ndimage.shift(v, k, order=0)\n"
-              "    return f\nclose = make(2)\n")   # a closure: its free variable k is its own cell's
+              "    return f\nclose = make(2)\n"   # a closure: its free variable k is its own cell's
+              "lam = lambda v: (isinstance(v, np.ndarray), ndimage.shift(v, -1, order=0))\n")
     cell = ("img = np.eye(6) * 3\nout = smooth(img * 2)\nkinds = kind(img + 1)\nsh = K().twice(np.arange(4.0) + 1)\n"
-            "isarr, shifted = close(np.arange(5.0) * 2)\n")
+            "isarr, shifted = close(np.arange(5.0) * 2)\nlam_isarr, lam_out = lam(np.arange(3.0) + 2)\n")
     results = []
     for fused in (False, True):
         ns: dict = {"__name__": "__main__"}
@@ -197,8 +198,8 @@ def test_a_helper_from_an_earlier_plain_cell_runs_as_the_cell_does():
         results.append(ns)
     plain, got = results
     assert got["kinds"] == plain["kinds"] == (True, True, "ndarray")
-    assert got["isarr"] is plain["isarr"] is True
-    for k in ("out", "sh", "shifted"):
+    assert got["isarr"] is plain["isarr"] is True and got["lam_isarr"] is plain["lam_isarr"] is True
+    for k in ("out", "sh", "shifted", "lam_out"):
         assert type(got[k]) is np.ndarray and compare_values(got[k], plain[k], k).ok, k
     assert leaks(got["smooth"], path="smooth") == []
 

@@ -598,20 +598,19 @@ def _session_function(fn: types.FunctionType) -> types.FunctionType:
 
 @functools.lru_cache(maxsize=512)
 def _rewritten_code(code: types.CodeType) -> types.CodeType | None:
-    """The code of a ``def`` recompiled from its source with :class:`_CellRewrite` (same file
-    and lines: tracebacks and warnings name the user's cell); ``None`` when its source is not
-    found or the recompiled code would not be the same function (a lambda, a method using
-    ``super()`` or private names, a changed source)."""
+    """The code of a ``def`` or ``lambda`` recompiled from its source with
+    :class:`_CellRewrite` (same file and lines: tracebacks and warnings name the user's
+    cell); ``None`` when its source is not found or the recompiled code would not be the
+    same function (two lambdas on its line, private names in a method, a changed source)."""
     try:
         lines, start = inspect.getsourcelines(code)
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except (OSError, TypeError, SyntaxError, IndentationError):
         return None
-    node = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != code.co_name:
-        return None
-    node.decorator_list = []   # the decorated object is what the user holds: only the body is recompiled
     ast.increment_lineno(tree, max(start, 1) - 1)
+    node = _definition(tree, code)
+    if node is None:
+        return None
     if code.co_freevars:
         # a closure (or a method using super()): compiled inside a function binding the same
         # names, so they stay free variables, filled from the original's closure cells
@@ -620,8 +619,8 @@ def _rewritten_code(code: types.CodeType) -> types.CodeType | None:
         outer = ast.copy_location(ast.FunctionDef(name="__fusionlab_outer__", args=ast.arguments(
             posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
             body=binds + [node], decorator_list=[]), node)
-        tree = ast.Module([outer], [])
-    tree = ast.fix_missing_locations(_CellRewrite().visit(tree))
+        node = outer
+    tree = ast.fix_missing_locations(_CellRewrite().visit(ast.Module([node], [])))
     try:
         module = compile(tree, code.co_filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError, TypeError):
@@ -631,6 +630,22 @@ def _rewritten_code(code: types.CodeType) -> types.CodeType | None:
             or not set(code.co_names) - {"__class__"} <= set(new.co_names):
         return None
     return new
+
+
+def _definition(tree: ast.Module, code: types.CodeType) -> ast.stmt | None:
+    """The statement defining ``code`` in its source's tree: the ``def`` itself (without its
+    decorators: the decorated object is what the user holds), or for a lambda an assignment
+    of the only lambda starting on its first line."""
+    if code.co_name == "<lambda>":
+        found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
+        if len(found) != 1:
+            return None
+        return ast.copy_location(ast.Assign([ast.Name("__fusionlab_lambda__", ast.Store())], found[0]), found[0])
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != code.co_name:
+        return None
+    node.decorator_list = []
+    return node
 
 
 def _code_named(code: types.CodeType, name: str, depth: int) -> types.CodeType | None:
