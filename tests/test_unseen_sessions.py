@@ -38,6 +38,8 @@ start_ipython()
 ip = TerminalInteractiveShell.instance()
 if "fusionlab" not in ip.extension_manager.loaded:
     ip.run_line_magic("load_ext", "fusionlab")
+ip.reset()
+_BASELINE = set(ip.user_ns)
 _PRINT, _ERR = np.get_printoptions(), np.geterr()
 _HIDDEN = {"In", "Out", "exit", "quit", "get_ipython"}
 #: lines whose text is a measurement (%time, %timeit), not a value
@@ -109,6 +111,14 @@ def same(got: Any, want: Any, path: str) -> list[str]:
     return [] if got == want else [f"{path}: {got!r} != {want!r}"]
 
 
+def _fresh() -> None:
+    """The user's names of the shell removed, as ``ip.reset()`` does without its
+    ``gc.collect()`` (seconds per call once a test run has compiled many kernels)."""
+    for k in [k for k in ip.user_ns if k not in _BASELINE]:
+        del ip.user_ns[k]
+    ip.user_ns.update({"_": "", "__": "", "___": ""})
+
+
 def _walkable(v: Any) -> bool:
     """Whether the leak walk may look inside ``v``: not an installed library's object (a
     Numba dispatcher's ``__dict__`` is not a mapping)."""
@@ -117,7 +127,7 @@ def _walkable(v: Any) -> bool:
 
 def play(name: str, fused: bool) -> list[dict[str, Any]]:
     """Every cell's outcome: error, printed text, displayed objects and the user's names."""
-    ip.reset()
+    _fresh()
     # NumPy's process-wide settings a session may change (print options, seterr): each run
     # starts from the same ones
     np.set_printoptions(**_PRINT)
