@@ -91,7 +91,8 @@ def _capture(target: str, preset: str, budget: "CaptureBudget | None" = None) ->
     source, label = _target_source(target, preset)
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            return capture(source, {"__name__": "__main__"}, budget=budget or UNLIMITED)
+            return capture(source, {"__name__": "__main__"}, budget=budget or UNLIMITED,
+                           filename=label)   # as plain Python names it
         except CaptureError as exc:
             raise _InputError(f"{label} raised {exc}:\n{_user_frames(exc.original, source, label)}") from None
         except SyntaxError as exc:
@@ -104,11 +105,11 @@ def _user_frames(error: BaseException, source: str, label: str) -> str:
     import linecache
     import traceback
 
-    from .capture.recorder import CELL_FILENAME, user_traceback
+    from .capture.recorder import user_traceback
 
-    linecache.cache[CELL_FILENAME] = (len(source), None, source.splitlines(True), CELL_FILENAME)
-    lines = traceback.format_exception(type(error), error, user_traceback(error.__traceback__))
-    return "".join(lines).replace(f'File "{CELL_FILENAME}"', f'File "{label}"')
+    linecache.cache[label] = (len(source), None, source.splitlines(True), label)
+    lines = traceback.format_exception(type(error), error, user_traceback(error.__traceback__, label))
+    return "".join(lines)
 
 
 def _is_python(target: str) -> bool:

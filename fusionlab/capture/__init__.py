@@ -394,6 +394,7 @@ def capture(
     args: tuple[Any, ...] = (),
     kwargs: Mapping[str, Any] | None = None,
     budget: CaptureBudget = UNLIMITED,
+    filename: str = CELL_FILENAME,
 ) -> Capture:
     """Run NumPy code and record it as bytecode.
 
@@ -412,6 +413,10 @@ def capture(
         (its live results SYNCed), ``stopped`` is the notice saying where, and
         ``outputs`` are those results by base name (what the user holds was computed
         after the program, so nothing compares it with the program's replay).
+    filename
+        The name the source is compiled under: what its warnings, tracebacks and the
+        code objects it defines name as their file (plain Python's name for the same source:
+        a script's path, IPython's cell name).
 
     Raises
     ------
@@ -446,7 +451,7 @@ def capture(
     True
     """
     started = time.perf_counter()
-    rec = Recorder()
+    rec = Recorder(filename=filename)
     rec.stop_frame = sys._getframe()
     rec.start(budget)
     np_proxy = make_numpy(rec)
@@ -483,10 +488,10 @@ def capture(
             source = source_or_function
             rec.loop_lines = loop_lines(textwrap.dedent(source))
             rec.loop_parents = loop_parents(textwrap.dedent(source))
-            body, last = _split_last_expression(textwrap.dedent(source))
-            exec(compile(body, CELL_FILENAME, "exec"), run_ns)
+            body, last = _split_last_expression(textwrap.dedent(source), filename)
+            exec(compile(body, filename, "exec"), run_ns)
             if last is not None:
-                value = eval(compile(last, CELL_FILENAME, "eval"), run_ns)
+                value = eval(compile(last, filename, "eval"), run_ns)
     except BaseException as exc:  # the user's error (or an interrupt): the namespace is restored first
         error = exc
     # arrays bound to names are what the user keeps: SYNC them, then stop recording
@@ -592,14 +597,103 @@ def _callee(fn: Any) -> Any:
     """``fn`` itself, or for an installed library's callable (``ax.hist``, ``scipy``'s,
     ``numba``'s) one that hands it plain NumPy objects: a traced array is not an ndarray
     to code capture does not record (matplotlib took 50 traced values for 50 data sets).
-    The call itself stays in the user's frame (``super()``, ``locals()``)."""
+    The call itself stays in the user's frame (``super()``, ``locals()``). A function of the
+    user's session defined outside the cell (an earlier plain cell) runs rewritten as the
+    cell is (:func:`_session_function`), so that its own calls are looked up the same way."""
     if not _library_callable(fn):
-        return fn
+        if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+            f = _session_function(fn.__func__)
+            return fn if f is fn.__func__ else types.MethodType(f, fn.__self__)
+        return _session_function(fn) if isinstance(fn, types.FunctionType) else fn
 
     @functools.wraps(fn)
     def handing(*args: Any, **kwargs: Any) -> Any:
         return fn(*(_handed(a) for a in args), **{k: _handed(v) for k, v in kwargs.items()})
     return handing
+
+
+def _session_function(fn: types.FunctionType) -> types.FunctionType:
+    """``fn`` with its code rewritten as a cell's (:class:`_CellRewrite`) when it belongs to
+    the captured namespace but was compiled outside capture (an earlier plain cell's helper
+    handing a traced array to scipy handed the stand-in); ``fn`` itself otherwise."""
+    builtins_of = fn.__globals__.get("__builtins__")
+    if (fn.__code__.co_filename == CELL_FILENAME or CALLEE in fn.__code__.co_names
+            or not isinstance(builtins_of, dict) or builtins_of.get(CALLEE) is not _callee):
+        return fn
+    try:
+        code = _rewritten_code(fn.__code__)
+    except Exception:   # a bug here must not fail the user's cell: the helper runs as it was
+        code = None
+    if code is None:
+        return fn
+    new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    new.__kwdefaults__, new.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+    new.__dict__.update(fn.__dict__)
+    return new
+
+
+@functools.lru_cache(maxsize=512)
+def _rewritten_code(code: types.CodeType) -> types.CodeType | None:
+    """The code of a ``def`` or ``lambda`` recompiled from its source with
+    :class:`_CellRewrite` (same file and lines: tracebacks and warnings name the user's
+    cell); ``None`` when its source is not found or the recompiled code would not be the
+    same function (two lambdas on its line, private names in a method, a changed source)."""
+    try:
+        lines, start = inspect.getsourcelines(code)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    ast.increment_lineno(tree, max(start, 1) - 1)
+    node = _definition(tree, code)
+    if node is None:
+        return None
+    if code.co_freevars:
+        # a closure (or a method using super()): compiled inside a function binding the same
+        # names, so they stay free variables, filled from the original's closure cells
+        binds = [ast.copy_location(ast.Assign([ast.Name(v, ast.Store())], ast.Constant(None)), node)
+                 for v in code.co_freevars]
+        outer = ast.copy_location(ast.FunctionDef(name="__fusionlab_outer__", args=ast.arguments(
+            posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=binds + [node], decorator_list=[]), node)
+        node = outer
+    tree = ast.fix_missing_locations(_CellRewrite().visit(ast.Module([node], [])))
+    try:
+        module = compile(tree, code.co_filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError):
+        return None
+    new = _code_named(module, code.co_name, depth=2)
+    if new is None or new.co_freevars != code.co_freevars or new.co_argcount != code.co_argcount \
+            or not set(code.co_names) - {"__class__"} <= set(new.co_names):
+        return None
+    return new
+
+
+def _definition(tree: ast.Module, code: types.CodeType) -> ast.stmt | None:
+    """The statement defining ``code`` in its source's tree: the ``def`` itself (without its
+    decorators: the decorated object is what the user holds), or for a lambda an assignment
+    of the only lambda starting on its first line."""
+    if code.co_name == "<lambda>":
+        found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
+        if len(found) != 1:
+            return None
+        return ast.copy_location(ast.Assign([ast.Name("__fusionlab_lambda__", ast.Store())], found[0]), found[0])
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != code.co_name:
+        return None
+    node.decorator_list = []
+    return node
+
+
+def _code_named(code: types.CodeType, name: str, depth: int) -> types.CodeType | None:
+    """The code object called ``name`` among ``code``'s constants, ``depth`` levels down."""
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            if c.co_name == name:
+                return c
+            found = _code_named(c, name, depth - 1) if depth > 1 else None
+            if found is not None:
+                return found
+    return None
 
 
 def _handed(x: Any) -> Any:
@@ -631,11 +725,11 @@ class _CellRewrite(ast.NodeTransformer):
         return node
 
 
-def _split_last_expression(source: str) -> tuple[ast.Module, ast.Expression | None]:
+def _split_last_expression(source: str, filename: str = CELL_FILENAME) -> tuple[ast.Module, ast.Expression | None]:
     """The source as a module without its last statement when that is an expression, and
     that expression (IPython shows its value as the cell's output). A ``SyntaxError`` is
     raised here, as ``compile`` would."""
-    tree = ast.fix_missing_locations(_CellRewrite().visit(ast.parse(source, CELL_FILENAME)))
+    tree = ast.fix_missing_locations(_CellRewrite().visit(ast.parse(source, filename)))
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
         return tree, last

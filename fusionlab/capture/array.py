@@ -1118,7 +1118,9 @@ def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
     outs = out_arg if isinstance(out_arg, tuple) else ((out_arg,) if out_arg is not None else ())
     if any(not isinstance(x, Traced) and (isinstance(x, np.ndarray) and not traceable(x)
            or hasattr(type(x), "__array_ufunc__") and not isinstance(x, (np.ndarray, np.generic)))
-           for x in inputs + outs):
+           for x in inputs + outs) or any(isinstance(o, np.ndarray) and not isinstance(o, Traced) for o in outs):
+        # (an ``out=`` capture does not trace, a function default's ``into += x``: NumPy
+        # returns that very array, and the user may test ``r is into``)
         return _ufunc_plain(rec, ufunc, method, inputs, kwargs)
     if ufunc is np.matmul and method == "__call__" and not kwargs and len(inputs) == 2:
         from .contract import contraction   # it builds on this module

@@ -32,6 +32,9 @@ from typing import Any, Callable
 import numpy as np
 
 _ATOMIC = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, type(Ellipsis), range, slice)
+#: NumPy's own classes written in Python that keep the arrays they are built from
+_NUMPY_HOLDERS = (np.poly1d, np.polynomial.Polynomial, np.polynomial.Chebyshev, np.polynomial.Legendre,
+                  np.polynomial.Hermite, np.polynomial.HermiteE, np.polynomial.Laguerre)
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python
 
 
@@ -48,6 +51,10 @@ class Plainer:
         self.visited = 0
 
     def __call__(self, x: Any) -> Any:
+        if isinstance(x, np.ndarray) and x.dtype.kind == "O" and id(x) not in self.memo:
+            self.memo[id(x)] = x
+            self._objects(x)
+            return x
         if isinstance(x, _ATOMIC):
             return x
         key = id(x)
@@ -118,6 +125,10 @@ class Plainer:
                 for y in x.__reduce__()[1]:
                     self(y)
             return x
+        if isinstance(x, _NUMPY_HOLDERS):   # NumPy's Python classes keeping the arrays they are given
+            # into the instance's dict: poly1d's properties refuse to be set
+            self._attributes(x, dict(vars(x)), lambda obj, name, v: vars(obj).__setitem__(name, v))
+            return x
         if isinstance(x, type):
             if x.__module__ in self.user_modules:
                 self._attributes(x, dict(vars(x)), type.__setattr__)
@@ -127,6 +138,15 @@ class Plainer:
         ):
             self._instance(x)
         return x
+
+    def _objects(self, a: np.ndarray) -> None:
+        """The items of an object array (``obj[1] = x * 2`` stored the traced array itself)."""
+        for i, y in enumerate(a.flat):
+            if self.visited > self.limit:
+                return
+            z = self(y)
+            if z is not y and a.flags.writeable:
+                a[np.unravel_index(i, a.shape)] = z   # a whole index: the object stored, not broadcast
 
     def _dict(self, d: dict[Any, Any]) -> None:
         changed_keys = False

@@ -40,9 +40,9 @@ CELL_FILENAME = "<fusionlab-capture>"
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-def user_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
+def user_traceback(tb: types.TracebackType | None, filename: str = CELL_FILENAME) -> types.TracebackType | None:
     """The traceback of the user's error as plain Python's would read: from the captured
-    cell's first frame on, without fusionlab's frames (the wrappers capture puts around
+    cell's (compiled as ``filename``) first frame on, without fusionlab's frames (the wrappers capture puts around
     NumPy's calls and operators; plain NumPy raises from C, or from its own frames, which
     are kept). ``tb`` itself when no frame is the cell's.
 
@@ -61,7 +61,7 @@ def user_traceback(tb: types.TracebackType | None) -> types.TracebackType | None
     while tb is not None:
         frames.append(tb)
         tb = tb.tb_next
-    start = next((i for i, t in enumerate(frames) if t.tb_frame.f_code.co_filename == CELL_FILENAME), None)
+    start = next((i for i, t in enumerate(frames) if t.tb_frame.f_code.co_filename == filename), None)
     if start is None:
         return frames[0] if frames else None
     kept = [t for t in frames[start:] if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(_PACKAGE)]
@@ -223,6 +223,8 @@ class Recorder:
     left: dict[int, tuple[Any, View, int]] = field(default_factory=dict)
     #: whole-array instructions recorded per loop (first line), its nested loops' included
     array_lines: Counter[int] = field(default_factory=Counter)
+    #: the file name the cell's code is compiled under (its frames are the user's lines)
+    filename: str = CELL_FILENAME
     #: each line of the cell inside a loop -> the loop's first line (see :func:`loop_lines`)
     loop_lines: dict[int, int] = field(default_factory=dict)
     #: each loop's first line -> the first line of the loop around it (see :func:`loop_parents`)
@@ -479,7 +481,7 @@ class Recorder:
     def _loop_line(self) -> int | None:
         """The first line of the innermost loop around the user's current line (the line
         itself outside loops): a loop's lines count together and get one notice."""
-        line = user_line()
+        line = user_line(self.filename)
         return self.loop_lines.get(line, line) if line is not None else None
 
     def scalar_plain(self) -> bool:
@@ -590,7 +592,7 @@ class Recorder:
         the line being executed)."""
         if kind is NoticeKind.SYNC:
             return  # flushes are normal; they show as batches, not as notices
-        notice = Notice(kind, message, line if line is not None else user_line())
+        notice = Notice(kind, message, line if line is not None else user_line(self.filename))
         if notice not in self.notices:  # a loop repeats its notices: say each once
             self.notices.append(notice)
 
@@ -676,11 +678,11 @@ def call_as_user(fn: Any, *args: Any, **kwargs: Any) -> Any:
     return result
 
 
-def user_line() -> int | None:
-    """The line of the user's cell being executed, if any."""
+def user_line(filename: str = CELL_FILENAME) -> int | None:
+    """The line of the user's cell (compiled as ``filename``) being executed, if any."""
     frame = sys._getframe(1)
     while frame is not None:
-        if frame.f_code.co_filename == CELL_FILENAME:
+        if frame.f_code.co_filename == filename:
             return frame.f_lineno
         frame = frame.f_back
     return None

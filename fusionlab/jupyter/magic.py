@@ -176,17 +176,19 @@ class FuseMagics(Magics):
         ns = self.shell.user_ns
         # IPython's syntax (%time, !ls, obj?) becomes Python as in a plain cell; the
         # output's ``;`` is judged on what the user typed
-        quiet, cell = cell.rstrip().endswith(";"), self.shell.transform_cell(cell)
+        raw, quiet, cell = cell, cell.rstrip().endswith(";"), self.shell.transform_cell(cell)
         baseline_ns = _referenced(cell, ns)
         started = time.perf_counter()
-        linecache.cache[CELL_FILENAME] = (len(cell), None, cell.splitlines(True), CELL_FILENAME)
+        cell_file = self._cell_filename(cell, raw)
         try:
             with _inspecting_numpy(self.shell):
-                cap = capture(cell, ns, budget=opts["capture"])
+                cap = capture(cell, ns, budget=opts["capture"], filename=cell_file)
+        except KeyboardInterrupt as exc:   # shown as a plain cell's: its frames, not capture's
+            raise self._user_error(exc, cell_file) from None
         except CaptureError as exc:  # the user's error, syntax errors included
             # raised, as plain IPython would: the cell fails (Run All stops, the kernel
             # replies 'error' with the user's ename), with the user's frames only
-            error = self._user_error(exc.original)
+            error = self._user_error(exc.original, cell_file)
             if not isinstance(error, SyntaxError):
                 raise error from None
             try:  # shown as IPython shows a cell's (raised, it would show the frames that compiled it)
@@ -334,14 +336,22 @@ class FuseMagics(Magics):
             raise UsageError(f"--name needs a Python identifier, not {args.name!r}")
         return opts
 
-    def _user_error(self, error: BaseException) -> BaseException:
+    def _cell_filename(self, cell: str, raw: str) -> str:
+        """The file name a plain cell of this source gets (IPython's compiler caches its
+        lines and shows it as ``Cell In[n]``): the cell's warnings and code objects name it,
+        as plain ones do. fusionlab's own name when the shell has no such compiler."""
+        compiled = getattr(self.shell, "compile", None)
+        try:
+            return compiled.cache(cell, self.shell.execution_count, raw_code=raw)
+        except (AttributeError, TypeError):
+            linecache.cache[CELL_FILENAME] = (len(cell), None, cell.splitlines(True), CELL_FILENAME)
+            return CELL_FILENAME
+
+    def _user_error(self, error: BaseException, filename: str = CELL_FILENAME) -> BaseException:
         """The user's ``error``, shown as plain IPython shows it: the traceback has the
         cell's frames and the user's own, not fusionlab's (capture's wrappers of NumPy
         calls; plain NumPy raises from C), and the cell is ``Cell In[n]``."""
-        tb = user_traceback(error.__traceback__)
-        compiled = getattr(self.shell, "compile", None)
-        if isinstance(getattr(compiled, "_filename_map", None), dict):
-            compiled._filename_map[CELL_FILENAME] = self.shell.execution_count
+        tb = user_traceback(error.__traceback__, filename)
         if isinstance(error, SyntaxError):
             return error  # shown without frames, by showsyntaxerror
         shown = self.shell.InteractiveTB.structured_traceback(type(error), error, tb)

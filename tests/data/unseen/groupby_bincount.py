@@ -1,0 +1,10 @@
+"""From notebook session s36_pandas_like_groupby: its cells as one script."""
+import numpy as np
+groups = np.array([0, 1, 0, 2, 1, 0, 2, 2])
+vals = np.arange(8.0) ** 2
+sums = np.bincount(groups, weights=vals)
+counts = np.bincount(groups)
+means = sums / counts
+uniq, inv = np.unique(groups, return_inverse=True)
+centered = vals - means[inv]
+table = {int(g): vals[groups == g] for g in uniq}

@@ -1,0 +1,13 @@
+# %%
+import numpy as np
+buf = np.full(8, -1.0)
+acc = np.zeros(8)
+# %% fuse
+a = np.linspace(0, 1, 8)
+np.multiply(a, 3.0, out=buf)
+np.add(acc, buf, out=acc)
+np.sqrt(buf, out=buf)
+np.clip(buf, 0.5, 1.5, out=buf)
+both = acc + buf
+# %%
+print(buf.round(6), acc.round(6), both.sum().round(8))

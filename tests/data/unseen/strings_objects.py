@@ -1,0 +1,13 @@
+"""From notebook session s23_strings_objects: its cells as one script."""
+import numpy as np
+words = ["alpha", "beta", "gamma", "delta"]
+arr = np.array(words)
+upper = np.char.upper(arr)
+lengths = np.char.str_len(arr)
+long_ones = arr[lengths > 4]
+obj = np.empty(3, dtype=object)
+obj[0] = [1, 2]
+obj[1] = np.arange(3.0) * 2
+obj[2] = "x"
+sizes = np.array([len(o) for o in obj])
+joined = np.char.add(arr, "_1")
