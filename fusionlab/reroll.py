@@ -65,14 +65,14 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from .bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, ProgramError, View, check_instruction
 
-__all__ = ["RerollRefusal", "Rerolled", "Refused", "Reroll", "reroll", "MAX_PERIOD", "MAX_LEVELS",
+__all__ = ["RerollRefusal", "Rerolled", "Refused", "Reroll", "reroll", "reroll_batches", "MAX_PERIOD", "MAX_LEVELS",
            "MAX_ATTEMPTS", "MAX_CHECKED_ELEMENTS"]
 
 #: the longest group (instructions per iteration) looked for
@@ -95,6 +95,8 @@ class RerollRefusal(enum.Enum):
     IRREGULAR_OFFSETS = "the views' offsets do not advance by one constant stride per iteration"
     READS_OTHER_INSTANCE = "an iteration reads what another iteration writes (a dependency between iterations)"
     WRITES_OVERLAP = "two iterations write the same elements"
+    LITERALS_DIFFER = ("a literal differs between iterations and cannot become an array of the values "
+                       "(another dtype than the instruction's arrays, or a POWER's exponent)")
     NOT_DATA_PARALLEL = "a rerolled instruction would read a view overlapping its output without being it (Def. 11)"
     TOO_LARGE_TO_CHECK = f"the views meet and have more than {MAX_CHECKED_ELEMENTS} elements to compare"
     BUDGET = f"more than {MAX_ATTEMPTS} candidate runs in one pass (the pass's budget)"
@@ -143,6 +145,8 @@ class Reroll:
     original: Program
     runs: tuple[Rerolled, ...] = ()
     refusals: tuple[Refused, ...] = ()
+    #: the arrays of literals that differed between iterations, by base name: inputs of the run
+    constants: dict[str, np.ndarray] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def changed(self) -> bool:
@@ -166,10 +170,14 @@ class Reroll:
         return lines
 
 
-def reroll(program: Program, *, max_levels: int = MAX_LEVELS) -> Reroll:
+def reroll(program: Program, *, max_levels: int = MAX_LEVELS, prefix: str = "lit",
+           avoid: Iterable[str] = ()) -> Reroll:
     """Reroll every legal run of repeated instruction groups of ``program``, pass after
     pass (a pass can reroll the groups the one before made: nested loops) until a pass
-    changes nothing or ``max_levels`` passes ran (the budget).
+    changes nothing or ``max_levels`` passes ran (the budget). Literals that differ between
+    iterations become new arrays named ``prefix`` and a number (none of ``avoid``: the
+    names of the other batches that share the inputs), handed to the run as inputs
+    (:attr:`Reroll.constants`).
 
     >>> from fusionlab import parse
     >>> p = parse("ARRAY x float64[3]\\nCOPY x[0], 1\\nCOPY x[1], 1\\nCOPY x[2], 1")
@@ -179,15 +187,33 @@ def reroll(program: Program, *, max_levels: int = MAX_LEVELS) -> Reroll:
     """
     runs: list[Rerolled] = []
     refusals: list[Refused] = []
+    constants: dict[str, np.ndarray] = {}
+    taken = set(avoid)
     current = program
     for level in range(1, max_levels + 1):
-        nxt, done, refused = _one_pass(current, level)
+        nxt, done, refused, lits = _one_pass(current, level, taken, prefix)
         refusals.extend(refused)
         if not done:
             break
         runs.extend(done)
+        constants.update(lits)
         current = nxt
-    return Reroll(current, program, tuple(runs), tuple(refusals))
+    return Reroll(current, program, tuple(runs), tuple(refusals), constants)
+
+
+def reroll_batches(batches: Sequence[Program]) -> list[Reroll]:
+    r""":func:`reroll` of each batch of a capture; the arrays of literals are named
+    ``lit<batch>_<n>``, apart from every array of every batch (the batches share one
+    storage: their inputs are found by name).
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY x float64[2]\nCOPY x[0], 1.5\nCOPY x[1], 2.5")
+    >>> got = reroll_batches([p, p])
+    >>> [sorted(r.constants) for r in got], got[1].program.to_text().splitlines()[-1]
+    ([['lit0_0'], ['lit1_0']], 'COPY x, lit1_0')
+    """
+    names = {b.name for p in batches for b in p.bases}
+    return [reroll(p, prefix=f"lit{k}_", avoid=names) for k, p in enumerate(batches)]
 
 
 # --------------------------------------------------------------------------- finding runs
@@ -216,8 +242,8 @@ def _keys(program: Program) -> np.ndarray:
     ids: dict[Any, int] = {}
 
     def operand(x: Any) -> Any:
-        if isinstance(x, Literal):
-            return ("lit", x)
+        if isinstance(x, Literal):   # values may differ: an array of them (:func:`_literal_slots`)
+            return ("lit", type(x.value).__name__)
         b = x.base
         tag = ("tmp", b.shape, b.dtype) if b.name in temps else b.name
         return (tag, x.shape, x.strides)
@@ -254,7 +280,8 @@ def _candidates(rep: np.ndarray, s: int) -> list[tuple[int, int]]:
     return [(int(periods[j]), int(counts[j])) for j in order if cover[j]]
 
 
-def _one_pass(program: Program, level: int) -> tuple[Program, list[Rerolled], list[Refused]]:
+def _one_pass(program: Program, level: int, taken: set[str], prefix: str) -> tuple[Program, list[Rerolled], list[Refused],
+                                                                    dict[str, np.ndarray]]:
     """One pass from the first instruction to the last: at each position the best run
     (most instructions covered) that is legal is rerolled and skipped."""
     ins = program.instructions
@@ -266,6 +293,8 @@ def _one_pass(program: Program, level: int) -> tuple[Program, list[Rerolled], li
     dropped: set[str] = set()
     done: list[Rerolled] = []
     refused: list[Refused] = []
+    constants: dict[str, np.ndarray] = {}
+    taken |= {b.name for b in program.bases}
     attempts, s = 0, 0
     blocked: dict[int, int] = {}   # period -> end of a run refused for a dependency: its tails are too
     while s < len(ins):
@@ -276,8 +305,8 @@ def _one_pass(program: Program, level: int) -> tuple[Program, list[Rerolled], li
             attempts += 1
             if attempts > MAX_ATTEMPTS:
                 refused.append(Refused(s, L, m, RerollRefusal.BUDGET, level=level))
-                return _rebuilt(program, body + list(ins[s:]), new_bases, dropped), done, refused
-            got = _try_run(ins, s, L, m, uses)
+                return _rebuilt(program, body + list(ins[s:]), new_bases, dropped), done, refused, constants
+            got = _try_run(ins, s, L, m, uses, taken, prefix)
             if isinstance(got, _Group):
                 break
             refused.append(Refused(s, L, got.count, got.reason, got.detail, level))
@@ -287,12 +316,13 @@ def _one_pass(program: Program, level: int) -> tuple[Program, list[Rerolled], li
             done.append(Rerolled(s, got.length, got.count, len(body), level))
             body.extend(got.instructions)
             new_bases.update(got.bases)
+            constants.update(got.constants)
             dropped |= got.dropped
             s += got.count * got.length
         else:
             body.append(ins[s])
             s += 1
-    return _rebuilt(program, body, new_bases, dropped), done, refused
+    return _rebuilt(program, body, new_bases, dropped), done, refused, constants
 
 
 def _uses(program: Program) -> dict[str, tuple[int, int]]:
@@ -314,6 +344,8 @@ def _rebuilt(program: Program, body: list[Instruction], new_bases: dict[str, Bas
             bases.append(new_bases[b.name])
         elif b.name not in dropped:
             bases.append(b)
+    known = {b.name for b in program.bases}
+    bases += [b for name, b in new_bases.items() if name not in known]   # the literals' arrays
     return Program(tuple(bases), tuple(body))
 
 
@@ -335,6 +367,8 @@ class _Group:
     count: int
     bases: dict[str, Base]
     dropped: frozenset[str]
+    #: arrays of the literals that differ between iterations, by base name (inputs)
+    constants: dict[str, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -375,7 +409,8 @@ def _operands(ins: Instruction) -> tuple[Any, ...]:
     return ins.outputs + ins.inputs
 
 
-def _try_run(ins: Sequence[Instruction], s: int, L: int, m: int, uses: dict[str, tuple[int, int]]) -> _Group | Refused:
+def _try_run(ins: Sequence[Instruction], s: int, L: int, m: int, uses: dict[str, tuple[int, int]],
+             taken: set[str], prefix: str) -> _Group | Refused:
     """The rewrite of ``m`` repetitions of ``ins[s:s+L]`` (perhaps fewer: the longest
     regular prefix), or why not."""
     group = ins[s: s + L]
@@ -389,6 +424,11 @@ def _try_run(ins: Sequence[Instruction], s: int, L: int, m: int, uses: dict[str,
     if escaped:
         return Refused(s, L, m, RerollRefusal.TEMPORARY_ESCAPES, escaped)
     slots = _slots(ins, s, L, m)
+    lits = _literal_slots(ins, s, L, m, taken, prefix)
+    if isinstance(lits, Refused):
+        return lits
+    constants = {sl.view.base.name: values for sl, values in lits}
+    slots += [sl for sl, _ in lits]
     conflict = _conflict(slots, m)
     if conflict is not None:
         return Refused(s, L, m, conflict[0], conflict[1])
@@ -399,9 +439,40 @@ def _try_run(ins: Sequence[Instruction], s: int, L: int, m: int, uses: dict[str,
     except ProgramError as exc:
         return Refused(s, L, m, RerollRefusal.NOT_DATA_PARALLEL, str(exc))
     new = {sl.new.name: sl.new for sl in slots if sl.new is not None}
+    new.update({sl.view.base.name: sl.view.base for sl, _ in lits})
     dropped = frozenset(_operands(ins[s + k * L + sl.i])[sl.p].base.name
                         for sl in slots if sl.new is not None for k in range(m))
-    return _Group(out, L, m, new, dropped - set(new))
+    return _Group(out, L, m, new, dropped - set(new), constants)
+
+
+def _literal_slots(ins: Sequence[Instruction], s: int, L: int, m: int,
+                   taken: set[str], prefix: str) -> list[tuple[_Slot, np.ndarray]] | Refused:
+    """The literal operands that differ between iterations, each as a 0-d view of a new
+    array of the values (an input), or why one cannot be. The array takes the literal's
+    own dtype, which must be the dtype of every array of the instruction: then NumPy's
+    rules for a Python scalar (NEP 50: weak) and for an array give one result."""
+    out: list[tuple[_Slot, np.ndarray]] = []
+    for i in range(L):
+        x = ins[s + i]
+        for p, lit in enumerate(_operands(x)):
+            if not isinstance(lit, Literal):
+                continue
+            values = [_operands(ins[s + k * L + i])[p] for k in range(m)]
+            if all(v == lit for v in values):
+                continue
+            arr = np.asarray([v.value for v in values])
+            same = next((sl for sl, a in out if a.dtype == arr.dtype and a.tobytes() == arr.tobytes()), None)
+            if same is not None:   # the same values again (l[i, k] written, then read): one array
+                out.append((_Slot(i, p, same.view, 1), arr))
+                continue
+            dtypes = {v.dtype for v in _operands(x) if isinstance(v, View)}
+            if x.opcode is Opcode.POWER or dtypes != {arr.dtype.name}:
+                # a POWER's literal exponent is computed by its own formula (codegen_power)
+                return Refused(s, L, m, RerollRefusal.LITERALS_DIFFER, f"instruction {s + i + 1}, {x.opcode.name}")
+            name = next(f"{prefix}{j}" for j in range(len(taken) + 1) if f"{prefix}{j}" not in taken)
+            taken.add(name)
+            out.append((_Slot(i, p, View(Base(name, arr.dtype.name, (m,)), (), (), 0), 1), arr))
+    return out
 
 
 def _regular_count(ins: Sequence[Instruction], s: int, L: int, m: int) -> tuple[int, RerollRefusal | None]:
