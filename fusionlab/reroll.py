@@ -46,7 +46,7 @@ MULTIPLY t0, r, 2
 ADD a[1:], a[1:], t0
 DEL t0
 >>> got.runs[0].describe()
-'3 repetitions of instructions 1-3 rerolled into 1 group of 3'
+'3 iterations of 3 instructions (captured 1-9) rerolled into instructions 1-3'
 
 An iteration reading what the one before wrote is refused:
 
@@ -115,9 +115,10 @@ class Rerolled:
 
     def describe(self) -> str:
         """One line for the listing."""
-        nested = f" (pass {self.level})" if self.level > 1 else ""
-        return (f"{self.count} repetitions of instructions {self.start + 1}-{self.start + self.length} "
-                f"rerolled into 1 group of {self.length}{nested}")
+        nested = f", pass {self.level}" if self.level > 1 else ""
+        return (f"{self.count} iterations of {self.length} instructions (captured {self.start + 1}-"
+                f"{self.start + self.count * self.length}{nested}) rerolled into instructions "
+                f"{self.at + 1}-{self.at + self.length}")
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,9 @@ class Refused:
 
     def describe(self) -> str:
         """One line for the listing."""
-        return (f"{self.count} repetitions of instructions {self.start + 1}-{self.start + self.length} not "
-                f"rerolled: {self.reason.value}" + (f" ({self.detail})" if self.detail else ""))
+        return (f"{self.count} iterations of {self.length} instructions (captured {self.start + 1}-"
+                f"{self.start + self.count * self.length}) not rerolled: {self.reason.value}"
+                + (f" ({self.detail})" if self.detail else ""))
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,8 @@ class Reroll:
         for reason, n in by_reason.most_common():
             first = next(r for r in self.refusals if r.reason is reason)
             lines.append(f"{n} run{'s' if n != 1 else ''} not rerolled: {reason.value} "
-                         f"(e.g. {first.count} x instructions {first.start + 1}-{first.start + first.length}"
+                         f"(e.g. {first.count} iterations of captured instructions {first.start + 1}-"
+                         f"{first.start + first.length}"
                          + (f": {first.detail}" if first.detail else "") + ")")
         return lines
 

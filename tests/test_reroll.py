@@ -67,7 +67,7 @@ def test_lu_instruction_counts(n, before, after, arrays, literals):
     # (l[i, k] written, then read: one array for both)
     assert (len(constants), sum(v.size for v in constants.values())) == (arrays, literals)
     assert all(v.ndim == 1 and v.dtype == np.float64 for v in constants.values())
-    assert any("rerolled into 1 group of 10" in line for line in lines)
+    assert any("iterations of 10 instructions" in line for line in lines)
 
 
 def test_literal_arrays_match_the_multipliers():
@@ -93,7 +93,7 @@ def test_lu_rows_rerolled_matches_numpy(n):
     np.testing.assert_allclose(r.values["result[0]"], l_plain, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(r.values["result[1]"], u_plain, rtol=1e-13, atol=1e-13)
     assert r.max_abs_error < 1e-13                  # against the batches as captured, replayed
-    assert any("rerolled into 1 group of 10" in line for line in r.rerolled)
+    assert any("iterations of 10 instructions" in line for line in r.rerolled)
     off = run(cap, cache=CACHE, min_size=0, reroll=False)
     assert off.rerolled == [] and sum(len(p.program) for p in off.plans) > 2.5 * sum(len(p.program) for p in r.plans)
     assert np.array_equal(off.values["result[1]"], r.values["result[1]"])
@@ -190,3 +190,19 @@ def test_nested_loops_reroll_in_two_passes():
     got = reroll(parse("\n".join(lines)))
     assert len(got.program) == 1 and [r.level for r in got.runs] == [1, 1, 1, 2]
     assert got.program.to_text().splitlines()[-1] == "ADD x[:, :-1], x[:, :-1], 1"
+
+
+def test_explorer_shows_what_was_rerolled_and_can_turn_it_off():
+    from fusionlab.jupyter.session import FuseResult
+
+    cap = capture(_script("lu_rows", 30), {})
+    on = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], budget_seconds=10)
+    assert (on.batch, len(on.program)) == (1, 17)          # the largest batch, rerolled
+    lines = on.text().splitlines()
+    assert "rerolled: 215 instructions -> 17" in lines
+    assert "16 iterations of 10 instructions (captured 1-160) rerolled into instructions 1-10" in lines
+    notes = [n["message"] for n in on.report()["notices"] if n["kind"] == "reroll"]
+    assert notes == on.rerolled() and len(notes) == 3
+    off = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], budget_seconds=10, reroll=False)
+    assert len(off.program) == 215 and off.rerolled() == []
+    assert not any(n["kind"] == "reroll" for n in off.report()["notices"])
