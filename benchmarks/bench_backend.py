@@ -447,7 +447,8 @@ def capture_and_plan(name: str, preset: str, budget_s: float) -> tuple[Any, list
             with contextlib.redirect_stdout(io.StringIO()):
                 cap = capture(get_workload(name).script(preset), {})
             captured = time.perf_counter() - started
-            plans = _plans(cap.batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
+            # the batches rerolled first, as run() does (fusionlab/reroll.py)
+            plans = _plans(_parts(cap, reroll=True)[0], "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
     except _Alarm:
         if cap is None:
             raise PlanBudgetExceeded(f"fusionlab's capture did not finish in {budget_s:.0f} s (--plan-budget)") from None
@@ -463,7 +464,7 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
     w = get_workload(name)
     kw = w.kwargs(preset)
     cap, plans = capture_and_plan(name, preset, PLAN_BUDGET["seconds"])
-    _, inputs, externals = _parts(cap)
+    _, inputs, externals = _parts(cap, reroll=True)   # with the arrays of the literals rerolling made
 
     def fused(timings: dict[str, float]) -> None:
         # block by block, each kernel timed, with the threads and per-loop chunks the fused
@@ -508,7 +509,7 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
     med = {k: statistics.median(v) for k, v in times.items()}
     # fusionlab's result is checked against the reference executor; the others against NumPy
     checked = run(cap, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
-                  check=True, cache=cache, driver="numba")
+                  check=True, cache=cache, driver="numba", reroll=True)
     if checked.driver != "compiled driver":
         notes.append(f"{w.title}: fusionlab ran {checked.driver}")
     plain_check = getattr(checked, "check", None)   # against plain NumPy, where run() offers it
