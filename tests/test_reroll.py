@@ -206,3 +206,27 @@ def test_explorer_shows_what_was_rerolled_and_can_turn_it_off():
     off = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], budget_seconds=10, reroll=False)
     assert len(off.program) == 215 and off.rerolled() == []
     assert not any(n["kind"] == "reroll" for n in off.report()["notices"])
+
+
+def test_cli_run_says_what_was_rerolled_and_verify_checks_it(capsys):
+    from fusionlab.cli import main
+
+    assert main(["run", "lu_rows", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "batch 2: 7 iterations of 10 instructions (captured 1-70) rerolled into instructions 1-10" in out
+    assert main(["run", "lu_rows", "--no-reroll"]) == 0
+    assert "rerolled" not in capsys.readouterr().out
+    assert main(["verify", "lu_rows"]) == 0 and capsys.readouterr().out.rstrip().endswith("OK")
+
+
+def test_rerolled_columns_share_their_kernels():
+    from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE
+    from fusionlab.execute.runner import _plans
+    from fusionlab.partition import MergeCache
+
+    cap = capture(_script("lu_rows", 30), {})
+    fused, _, _ = rerolled(cap.batches)
+    plans = _plans(fused, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
+    calls = [bp.compiled.key for p in plans for bp in p.blocks if bp.compiled is not None]
+    # three or four kernels a column; offsets are arguments: the columns share them
+    assert (len(calls), len(set(calls))) == (95, 13)   # 93 distinct with the offsets as constants
