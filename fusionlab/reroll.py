@@ -357,7 +357,7 @@ def _rebuilt(program: Program, body: list[Instruction], new_bases: dict[str, Bas
 #: refusals every later start inside the run would meet again (not a matter of phase)
 _INTRINSIC = frozenset({RerollRefusal.READS_OTHER_INSTANCE, RerollRefusal.WRITES_OVERLAP,
                         RerollRefusal.NOT_DATA_PARALLEL, RerollRefusal.TOO_LARGE_TO_CHECK,
-                        RerollRefusal.NOT_ELEMENTWISE})
+                        RerollRefusal.NOT_ELEMENTWISE, RerollRefusal.LITERALS_DIFFER})
 
 
 @dataclass(frozen=True)
