@@ -79,8 +79,9 @@ __all__ = ["RerollRefusal", "Rerolled", "Refused", "Reroll", "reroll", "reroll_b
 MAX_PERIOD = 64
 #: passes over a program (each can reroll the groups of the pass before: nested loops)
 MAX_LEVELS = 3
-#: candidate runs checked per pass (each refused one costs a legality check)
+#: candidate runs tried at one position (most instructions covered first)
 MAX_ACCEPT_TRIES = 3
+#: candidate runs checked per pass (each refused one costs a legality check): the budget
 MAX_ATTEMPTS = 20_000
 #: elements enumerated by one exact cross-instance test (views that meet, not progressions)
 MAX_CHECKED_ELEMENTS = 1 << 22
@@ -283,10 +284,11 @@ def _candidates(rep: np.ndarray, s: int) -> list[tuple[int, int]]:
     return [(int(periods[j]), int(counts[j])) for j in order if cover[j]]
 
 
-def _one_pass(program: Program, level: int, taken: set[str], prefix: str) -> tuple[Program, list[Rerolled], list[Refused],
-                                                                    dict[str, np.ndarray]]:
+def _one_pass(program: Program, level: int, taken: set[str],
+              prefix: str) -> tuple[Program, list[Rerolled], list[Refused], dict[str, np.ndarray]]:
     """One pass from the first instruction to the last: at each position the best run
-    (most instructions covered) that is legal is rerolled and skipped."""
+    (most instructions covered) that is legal is rerolled and skipped. The names of the
+    literals' arrays it makes are added to ``taken`` (shared by the passes)."""
     ins = program.instructions
     rep = _repeats(_keys(program), MAX_PERIOD)
     any_run = (rep >= np.arange(1, rep.shape[0] + 1)[:, None]).any(axis=0) if rep.shape[0] else np.zeros(len(ins), bool)
