@@ -180,12 +180,13 @@ WHY: dict[str, str] = {
                   "`sin` alone (20.8 vs 20.3 ms) and NumPy's `np.sin` alone 18.0 ms",
     "gauss_pivot": "Python-loop bound: one batch per column (its pivot's `argmax`, now an ARGMAX_REDUCE, is a value "
                    "Python needs), and the back substitution one element per Python iteration",
-    "lu_rows": "Python-loop bound: one batch per column (its pivot is a value Python needs), each column's row "
-               "updates fused into one kernel; the diagonals written through `a.flat[:: n + 1]` are strided views "
-               "(no opaque block), so the run has a driver, whose thousands of kernel calls (over the compiled "
-               "driver's budget of 128) run from its Python form in both driver columns (11.3 ms against 39.9 block "
-               "by block at medium, load 1-3); every column's kernels differ (row count, multipliers as literals), "
-               "so the first run compiles them all (19 minutes at medium on a machine at load 5; cached on disk after)",
+    "lu_rows": "Python-loop bound: one batch per column (its pivot is a value Python needs); each column's row "
+               "operations, captured one row at a time, are rerolled into one group of 2-D instructions "
+               "(fusionlab/reroll.py: 80,313 instructions -> 1,423 at medium), whose blocks share about ten "
+               "compiled kernels over all columns (the views' offsets are kernel arguments; 405 distinct kernels "
+               "unrolled, whose first run compiled for minutes); the diagonals written through `a.flat[:: n + 1]` "
+               "are strided views (no opaque block); its 200-300 kernel calls are over the compiled driver's "
+               "budget of 128, so the driver's Python form runs in both driver columns",
 }
 #: rows bound by the Python loop around small operations, not by memory or arithmetic: the
 #: shared-machine target (2x NumPy) is not theirs either
@@ -447,7 +448,8 @@ def capture_and_plan(name: str, preset: str, budget_s: float) -> tuple[Any, list
             with contextlib.redirect_stdout(io.StringIO()):
                 cap = capture(get_workload(name).script(preset), {})
             captured = time.perf_counter() - started
-            plans = _plans(cap.batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
+            # the batches rerolled first, as run() does (fusionlab/reroll.py)
+            plans = _plans(_parts(cap, reroll=True)[0], "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
     except _Alarm:
         if cap is None:
             raise PlanBudgetExceeded(f"fusionlab's capture did not finish in {budget_s:.0f} s (--plan-budget)") from None
@@ -463,7 +465,7 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
     w = get_workload(name)
     kw = w.kwargs(preset)
     cap, plans = capture_and_plan(name, preset, PLAN_BUDGET["seconds"])
-    _, inputs, externals = _parts(cap)
+    _, inputs, externals = _parts(cap, reroll=True)   # with the arrays of the literals rerolling made
 
     def fused(timings: dict[str, float]) -> None:
         # block by block, each kernel timed, with the threads and per-loop chunks the fused
@@ -507,7 +509,7 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
     times = _rounds(fns, rounds)
     med = {k: statistics.median(v) for k, v in times.items()}
     # fusionlab's result is checked against the reference executor; the others against NumPy
-    checked = run(cap, plans=plans, check=True, cache=cache, driver="numba")   # the plans' programs: rewritten
+    checked = run(cap, plans=plans, check=True, cache=cache, driver="numba", reroll=True)   # the plans' programs: rerolled, rewritten
     if checked.driver != "compiled driver":
         notes.append(f"{w.title}: fusionlab ran {checked.driver}")
     plain_check = getattr(checked, "check", None)   # against plain NumPy, where run() offers it

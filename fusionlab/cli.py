@@ -208,8 +208,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         except Exception as exc:  # the user's program: any exception
             raise _InputError(f"{label} fails under plain NumPy: {type(exc).__name__}: {exc}") from None
     cap = _capture(args.program, args.preset)
-    parts = {k: partition(b, args.algorithm, args.cost, **_options(args)).blocks for k, b in enumerate(cap.batches)}
-    replayed = cap.replay(parts)
+    replayed = _replayed(cap, args)
     terms = reduction_terms(cap.batches)
     import types
 
@@ -241,6 +240,24 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0 if not mismatches else 1
 
 
+def _replayed(cap: "Capture", args: argparse.Namespace) -> dict[str, object]:
+    """The capture's arrays as its batches compute them under the partition, replayed by
+    the reference executor; rerolled first (fusionlab/reroll.py) unless --no-reroll, so
+    that verify checks what run executes."""
+    import numpy as np
+
+    from .execute.reference import Storage, run_reference
+    from .execute.runner import rerolled
+
+    batches, constants, _ = (cap.batches, {}, []) if args.no_reroll else rerolled(cap.batches)
+    storage, synced = Storage({**cap.inputs, **constants}), {}
+    with np.errstate(all="ignore"):   # the program's own warnings were shown when it ran
+        for b in batches:
+            blocks = partition(b, args.algorithm, args.cost, **_options(args)).blocks
+            synced.update(run_reference(b, blocks, externals=cap.externals, storage=storage))
+    return cap.values_from(synced)
+
+
 class _Missing:
     """Stands for a variable the captured namespace lacks (never equal to anything)."""
 
@@ -258,12 +275,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r = run(cap, args.algorithm, args.cost, check=args.check, min_size=args.min_size, driver=args.driver,
-                repeat=args.repeat)
+                repeat=args.repeat, reroll=not args.no_reroll)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     print(f"{args.program}: {len(cap.batches)} batches under {args.algorithm}/{args.cost}: "
           f"{r.kernels} compiled kernels, {len(r.fallbacks)} blocks run by NumPy, {r.seconds:.4f} s "
           f"(the first run: compilation included); {r.driver}")
+    for line in r.rerolled[:10]:
+        print(f"  {line}")
     if r.times:
         print(f"{len(r.times)} more runs: median {statistics.median(r.times):.3g} s, minimum {min(r.times):.3g} s")
     for f in r.fallbacks[:10]:
@@ -290,7 +309,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     cap = _capture(args.program, args.preset)
     records = compare(cap, args.algorithms.split(","), args.costs.split(","), repeat=args.repeat,
-                      min_size=args.min_size, driver=args.driver)
+                      min_size=args.min_size, driver=args.driver, reroll=not args.no_reroll)
     if args.format == "json":
         print(json.dumps([r.to_dict() for r in records], indent=2))
     else:
@@ -476,6 +495,8 @@ def build_parser() -> argparse.ArgumentParser:
     min_size_help = "blocks with fewer elements run serially, or with NumPy if one instruction (docs/backend.md)"
     driver_help = ("who calls the kernels: the run's driver as Python (python), compiled by Numba (numba: "
                    "fastest, compiles for seconds once), or block by block from Python (blocks); docs/backend.md")
+    reroll_help = ("run the batches as captured, without rewriting the runs of an unrolled Python loop into 2-D "
+                   "instructions (docs/semantics.md, Rerolling)")
     cp = python_command("capture", "print the bytecode a Python file or workload records", _cmd_capture)
     cp.add_argument("--format", "-f", choices=["text", "json"], default="text")
     cp.add_argument("--capture-budget", type=float, default=float("inf"), metavar="SECONDS",
@@ -486,6 +507,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = python_command("verify", "run plainly and captured (replayed under a partition); compare", _cmd_verify)
     partition_choice(v)
     v.add_argument("--format", "-f", choices=["text", "json"], default="text")
+    v.add_argument("--no-reroll", action="store_true", help=reroll_help)
     v.add_argument("--time-limit", type=float, default=30.0, help="seconds for optimal, ilp and exact")
     v.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal (and exact's branch and bound)")
     r = python_command("run", "run a Python file or workload with fused Numba kernels", _cmd_run)
@@ -495,6 +517,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--min-size", type=int, default=DEFAULT_MIN_SIZE, help=min_size_help)
     r.add_argument("--repeat", type=int, default=0, help="run N more times and report the median and minimum")
     r.add_argument("--driver", choices=list(DRIVER_MODES), default="python", help=driver_help)
+    r.add_argument("--no-reroll", action="store_true", help=reroll_help)
     c2 = python_command("compare", "time the partitions of several algorithms and cost models", _cmd_compare)
     c2.add_argument("--algorithms", default="linear,greedy,optimal")
     c2.add_argument("--costs", default="bohrium,max_contract,max_locality,robinson")
@@ -502,6 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     c2.add_argument("--min-size", type=int, default=DEFAULT_MIN_SIZE, help=min_size_help)
     c2.add_argument("--driver", choices=list(DRIVER_MODES), default="python", help=driver_help)
     c2.add_argument("--format", "-f", choices=["text", "json"], default="text")
+    c2.add_argument("--no-reroll", action="store_true", help=reroll_help)
     sw = sub.add_parser("sweep", help="run a sweep spec (TOML or YAML) on Dask; rows go to a Parquet store")
     sw.add_argument("spec", help="the sweep's spec file (docs/sweeps.md)")
     sw.add_argument("--store", help="the store's folder (default: the spec's 'store', else <name>-store beside it)")

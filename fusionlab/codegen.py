@@ -119,11 +119,15 @@ class KernelSource:
     #: calls BLAS (``np.dot`` on tiles of a contraction): the driver sets SciPy's OpenBLAS
     #: to one thread while the run lasts (:func:`fusionlab.codegen_contract.serial_library_blas`)
     library_blas: bool = False
+    #: the views' offsets the kernel takes after its extents (``o0, o1, ...``): arguments, not
+    #: constants, so the blocks of a rerolled loop's columns share one compiled kernel
+    offsets: tuple[int, ...] = ()
 
     @cached_property
     def extent_arguments(self) -> tuple[np.uint64, ...]:
-        """The extents as the kernel takes them: unsigned, as its index arithmetic."""
-        return tuple(np.uint64(n) for n in self.extents)
+        """The extents, then the offsets, as the kernel takes them: unsigned, as its index
+        arithmetic."""
+        return tuple(np.uint64(n) for n in self.extents + self.offsets)
 
     @cached_property
     def key(self) -> str:
@@ -210,9 +214,11 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     passes it once (LU at 50 x 50, 362 blocks: 14.5 s of 104 in this call alone before).
     """
     layout = get_kernel_layout(program, block, parallel, access)
-    return KernelSource(emit_kernel(layout, display_names(layout)), layout.arguments, layout.domain,
+    emitter = _Emitter(layout, display_names(layout))
+    return KernelSource(emitter.source(), layout.arguments, layout.domain,
                         layout.contracted, layout.block, kernel_signature(layout), layout.randoms,
-                        layout.parallel_iterations, library_blas=layout.library_blas)
+                        layout.parallel_iterations, library_blas=layout.library_blas,
+                        offsets=tuple(emitter.offsets.values()))
 
 
 def kernel_signature(layout: KernelLayout) -> str:
@@ -295,6 +301,11 @@ class _Emitter:
         # np.uint64 constants): Numba checks every signed index for a negative
         # (wrap-around) value, and that check keeps LLVM from vectorising the loops.
         self.unsigned: set[int] = set()
+        #: (argument, axis, value) -> the offset's parameter number: views' offsets are
+        #: arguments (``o0, o1, ...``); one per argument's axis and value, so blocks that
+        #: differ only in where their views start share a kernel
+        self.offset_of: dict[tuple[str, int, int], int] = {}
+        self.offsets: dict[int, int] = {}
         self.row_of: dict[tuple[str, str], str] = {}
         self.written: dict[View, str] = {}   # view -> its local, once the body has written it
         self.store_of: dict[int, int] = {}   # instruction -> its line of ``stores``
@@ -317,14 +328,20 @@ class _Emitter:
         self.unsigned.add(k)
         return f"u{k}"
 
-    def term(self, c: tuple[int | None, int, int]) -> str:
+    def off(self, name: str, axis: int, value: int) -> str:
+        """The parameter holding offset ``value`` of ``name``'s ``axis``."""
+        k = self.offset_of.setdefault((name, axis, value), len(self.offset_of))
+        self.offsets[k] = value
+        return f"o{k}"
+
+    def term(self, c: tuple[int | None, int, int], name: str = "", axis: int = 0) -> str:
         a, m, o = c
         if a is None:
-            return str(o)
+            return self.off(name, axis, o) if name else str(o)
         t = self.idx[a] if abs(m) == 1 else f"{self.u(abs(m))} * {self.idx[a]}"
         if m < 0:   # a reversed axis: start - |step| * i, never negative
-            return f"{self.u(o)} - {t}"
-        return t if o == 0 else f"{t} + {self.u(o)}"
+            return f"{self.off(name, axis, o) if name else self.u(o)} - {t}"
+        return t if o == 0 else f"{t} + {self.off(name, axis, o) if name else self.u(o)}"
 
     def arg(self, v: View) -> str:
         """The name of the argument ``v`` is (or is indexed in)."""
@@ -343,9 +360,9 @@ class _Emitter:
         name, coords = self.arg(v), self.lay.slot[v][1]
         idx, rank = self.idx, self.lay.rank
         if coords is not None:
-            parts = [self.term(c) for c in coords]
+            parts = [self.term(c, name, j) for j, c in enumerate(coords)]
             if self.lay.rows and coords[0][0] == 0 and len(coords) >= 2:
-                shift = re.fullmatch(rf"{idx[0]}(?: \+ u(\d+))?", parts[0])
+                shift = re.fullmatch(rf"{idx[0]}(?: \+ o(\d+))?", parts[0])
                 local = f"{name}_row{shift.group(1) or ''}" if shift else \
                     f"{name}_rowx{len([k for k in self.row_of if k[0] == name])}"
                 return f"{self.row(name, parts[0], local, parts[0])}[{', '.join(parts[1:])}]"
@@ -628,7 +645,13 @@ class _Emitter:
         lines before the loops, the loop nest, and the lines after it."""
         lay = self.lay
         self.emit_body()
-        params = list(self.names.arguments) + [f"rnd{k}" for k in range(len(lay.randoms))] + list(self.extents)
+        setup = [f"    nsp = min({self.extents[0]}, {self.u(_SPLIT)})  # ranges of axis 0"] if lay.split else []
+        nest = self.loops()
+        nest += [f"        {x}" for x in self.closing]
+        nest += [f"    {p}" for p in self.post]
+        # the offsets after the extents, once the loops have named every one
+        params = list(self.names.arguments) + [f"rnd{k}" for k in range(len(lay.randoms))] + list(self.extents) \
+            + [f"o{k}" for k in range(len(self.offsets))]
         # reassociation lets the accumulations vectorise; results differ from NumPy's pairwise
         # sums in the last bits (the tests compare with a tolerance)
         fast = ", fastmath={'reassoc'}" if (lay.full_reductions or lay.reduced_axes or lay.contraction is not None) \
@@ -637,10 +660,6 @@ class _Emitter:
         lines = [f"@numba.njit(parallel={lay.parallel}{fast}, error_model='numpy', cache=True)",
                  f"def kernel({', '.join(params)}):"]
         lines += self.argument_comments()
-        setup = [f"    nsp = min({self.extents[0]}, {self.u(_SPLIT)})  # ranges of axis 0"] if lay.split else []
-        nest = self.loops()
-        nest += [f"        {x}" for x in self.closing]
-        nest += [f"    {p}" for p in self.post]
         if self.unsigned:
             ks = sorted(self.unsigned)
             lines.append(f"    {', '.join(f'u{k}' for k in ks)} = {', '.join(f'np.uint64({k})' for k in ks)}"

@@ -172,8 +172,10 @@ SYNC W
     assert [v.base.name for v in k.arguments] == ["G", "W"] and k.arguments[0] == p.bases[0].view()
     assert "G_row = G[i0]" in k.source
     # W is written three times: it lives in a local and is stored once
-    assert "W_w = W_w + G_row1[i1]  # 2: ADD W, W, G[1:-1, :-2]" in k.source and "G_row2 = G[i0 + u2]" in k.source
-    assert "u1, u2 = np.uint64(1), np.uint64(2)" in k.source   # unsigned index arithmetic and k.source.count("W_row[i1] =") == 1
+    assert "W_w = W_w + G_row2[i1]  # 2: ADD W, W, G[1:-1, :-2]" in k.source and "G_row1 = G[i0 + o1]" in k.source
+    # the offsets are unsigned arguments (index arithmetic without negative-index checks;
+    # shifted blocks share the kernel): G's columns from 1, its rows from 2 and 1, columns from 2
+    assert "def kernel(G, W, n0, n1, o0, o1, o2, o3):" in k.source and k.offsets == (1, 2, 1, 2) and k.source.count("W_row[i1] =") == 1
     inputs = {"G": np.random.default_rng(0).random((40, 50))}
     out = run_plan(plan(p, [[0, 1, 2, 3]], min_size=0), Storage(inputs), Externals(), CACHE)
     np.testing.assert_allclose(out["W"], run_reference(p, inputs=inputs)["W"], rtol=1e-15)

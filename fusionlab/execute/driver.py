@@ -321,7 +321,7 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chu
                 body.append(f"set_chunk(max(1, {chunked_for} // ch) if ch else 0)")
             exprs = [_view(inc.var, max(inc.base.size, 1), v) for inc, v in args]
             exprs += [draw_arg(k, False) for k in spec.randoms]
-            exprs += [f"np.uint64({n})" for n in spec.extents]
+            exprs += [f"np.uint64({n})" for n in spec.extents + spec.offsets]   # offsets: kernel arguments
             body.append(f"{kernels[spec.key][0]}({', '.join(exprs)})  # block {list(numbered)}")
     returns = [final[name] for name in final]
     draw_order = sorted(draws, key=lambda d: (d[0], not d[1]))

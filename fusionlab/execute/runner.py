@@ -20,6 +20,7 @@ from ..codegen_contract import LIBRARY_KERNEL
 from ..deadwrites import describe, drop_dead_writes
 from ..partition import MergeCache, partition
 from ..remat import rematerialise
+from ..reroll import reroll_batches
 from ..timemodel import load_figures, predict_seconds
 from .compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
@@ -53,6 +54,8 @@ class RunResult:
     #: what was rewritten before partitioning, one line per instruction ("batch 1: instruction
     #: 16 (COPY new, u) removed: ...", :mod:`fusionlab.deadwrites`)
     rewrites: list[str] = field(default_factory=list)
+    #: what the rerolling pass did (:mod:`fusionlab.reroll`), one line each; empty when off
+    rerolled: list[str] = field(default_factory=list)
 
     def _kernel(self, b: BlockPlan) -> KernelSource | None:
         # a driver calls the serial kernel of a block that block by block runs with NumPy
@@ -93,12 +96,25 @@ class RunResult:
         return out
 
 
-def _parts(target: Any) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
+def _parts(target: Any, reroll: bool = False) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
+    """The batches (rerolled with ``reroll``: :mod:`fusionlab.reroll`), their inputs (and
+    the arrays of the literals rerolling made) and the external values."""
     from ..capture import Capture
 
-    if isinstance(target, Capture):
-        return target.batches, target.inputs, target.externals
-    return [target], {}, Externals()
+    batches, inputs, externals = (target.batches, target.inputs, target.externals) if isinstance(target, Capture) \
+        else ([target], {}, Externals())
+    if not reroll:
+        return batches, inputs, externals
+    fused, constants, _ = rerolled(batches)
+    return fused, {**inputs, **constants}, externals
+
+
+def rerolled(batches: Sequence[Program]) -> tuple[list[Program], dict[str, np.ndarray], list[str]]:
+    """The batches rerolled (:mod:`fusionlab.reroll`), the arrays of the literals it made
+    (inputs), and what it did, one line each (batch numbers from 1)."""
+    done = reroll_batches(batches)
+    lines = [f"batch {k + 1}: {line}" if len(done) > 1 else line for k, r in enumerate(done) for line in r.summary()]
+    return [r.program for r in done], {k: v for r in done for k, v in r.constants.items()}, lines
 
 
 def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -144,6 +160,7 @@ def run(
     driver: str = "python",
     repeat: int = 0,
     plans: Sequence[Plan] | None = None,
+    reroll: bool | None = None,
 ) -> RunResult:
     """Execute a :class:`~fusionlab.capture.Capture` (every batch) or a program, with the
     partition of ``algorithm`` under ``cost_model`` (or ``partitions``: batch index to
@@ -155,10 +172,14 @@ def run(
     could be built), ``RunResult.threads`` how many Numba threads the last run used and why. ``check=True`` also runs the reference executor (``max_abs_error``: the
     largest difference from it) and compares the values with plain NumPy, the captured
     source run plainly (``RunResult.check``, :mod:`fusionlab.execute.check`). ``repeat=N`` runs N more times after the first (which compiles) and
-    keeps their seconds in ``RunResult.times``. Without ``partitions``, each batch's dead
-    parts of writes are dropped before it is partitioned (:mod:`fusionlab.deadwrites`;
-    ``RunResult.rewrites`` says what changed); ``plans``: plans made before (by
-    ``compare``'s rows: their programs may be rewritten batches), run as they are.
+    keeps their seconds in ``RunResult.times``. ``reroll``: rewrite the runs of an unrolled
+    Python loop into 2-D instructions first (:mod:`fusionlab.reroll`); by default when the
+    partitions are fusionlab's own (given ``partitions`` number the batches' instructions as
+    given, unless ``reroll=True`` says they number the rerolled ones). Without ``partitions``,
+    each batch's dead parts of writes are then dropped before it is partitioned
+    (:mod:`fusionlab.deadwrites`; ``RunResult.rewrites`` says what changed); ``plans``: plans
+    made before (by ``compare``'s rows: their programs may be rewritten batches, rerolled
+    ones too unless ``reroll=False``), run as they are.
 
     Examples
     --------
@@ -170,11 +191,13 @@ def run(
     >>> r.threads.endswith("cores free")   # e.g. "2 threads: 2 of 2 cores free"
     True
     """
+    reroll = partitions is None if reroll is None else reroll
     batches, base_inputs, externals = _parts(target)
+    fused, constants, lines = rerolled(batches) if reroll else (batches, {}, [])
     cache = cache or KernelCache()
     if plans is None:
-        plans = _plans(batches, algorithm, cost_model, min_size, partitions, MergeCache())
-    runner = Driver(plans, externals, cache, {**base_inputs, **(inputs or {})}, mode=driver)
+        plans = _plans(fused, algorithm, cost_model, min_size, partitions, MergeCache())
+    runner = Driver(plans, externals, cache, {**base_inputs, **constants, **(inputs or {})}, mode=driver)
     t = time.perf_counter()
     synced = runner()
     seconds = time.perf_counter() - t
@@ -188,8 +211,8 @@ def run(
     result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""),
                        times=times, threads="" if choice is None else
                        f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}",
-                       rewrites=_rewrites(batches, plans))
-    if check:
+                       rewrites=_rewrites(fused, plans), rerolled=lines)
+    if check:   # against the batches as captured: an oracle for the rerolling too
         # the check's own replay, with the error model's bounds beside it (execute/errors.py);
         # the user's floating-point warnings (or their silence under np.errstate) are the
         # plain run's, not this one's
@@ -291,6 +314,7 @@ def compare(
     interrupt: Interrupt | None = None,
     keep_on_interrupt: bool = False,
     merge_cache: MergeCache | None = None,
+    reroll: bool = True,
 ) -> list[Record]:
     """Time the fused partitions of every algorithm × cost model against NumPy eager.
 
@@ -315,7 +339,8 @@ def compare(
     :class:`~fusionlab.budget.Interrupt` checked between kernels. ``keep_on_interrupt``:
     Kernel -> Interrupt (``KeyboardInterrupt``) stops the comparison and returns the rows
     timed, the others marked interrupted (else it propagates, as from any command).
-    ``merge_cache``: partitions computed before (the explorer's), reused.
+    ``merge_cache``: partitions computed before (the explorer's), reused. ``reroll``: the
+    fused rows run the batches rerolled (:func:`run`'s ``reroll``).
     """
     batches, inputs, externals = _parts(target)
     cache = cache or KernelCache()
@@ -334,7 +359,7 @@ def compare(
                 progress(label, len(records), total)
             left = None if compile_seconds is None else max(compile_seconds - spent[0], 0.0)
             row = _Row(target, algorithm, model, min_size, merge_cache, cache,
-                       Budget(left, interrupt=interrupt), driver, compile_seconds, spent)
+                       Budget(left, interrupt=interrupt), driver, compile_seconds, spent, reroll=reroll)
             try:
                 rec = row.record(repeat, figures, progress, label, len(records), total)
             except KeyboardInterrupt:
@@ -421,6 +446,8 @@ class _Row:
     on_load: Callable[[int, int], None] | None = None
     #: why the row stopped on Kernel -> Interrupt, with its kernels ready by then
     interrupted: str = "not timed: interrupted (Kernel -> Interrupt)"
+    #: the batches are rerolled first (:mod:`fusionlab.reroll`)
+    reroll: bool = True
 
     @property
     def name(self) -> str:
@@ -429,7 +456,7 @@ class _Row:
 
     def record(self, repeat: int, figures: Any, progress: Callable[[str, int, int], None] | None,
                label: str, done: int, total: int) -> Record:
-        batches, inputs, externals = _parts(self.target)
+        batches, inputs, externals = _parts(self.target, self.reroll)
         name = getattr(self.model, "name", self.model)
         if self.budget.expired():  # not even its WSP graph: that alone takes seconds on a big batch
             return _not_timed(name, self.algorithm, f"not timed: compile budget{self._of()} spent before this row")
@@ -464,7 +491,7 @@ class _Row:
                 self.spent[0] += time.perf_counter() - t0
                 times, busy = _timed(fused, repeat)
                 res = run(self.target, plans=plans, check=True, cache=self.cache, min_size=self.min_size,
-                          driver=self.driver)
+                          driver=self.driver, reroll=self.reroll)
         except CompileBudgetSpent as exc:
             self.spent[0] += time.perf_counter() - t0
             why = f"not timed: compile budget{self._of()} spent after {self._ready(specs)} of {len(specs)} kernels"

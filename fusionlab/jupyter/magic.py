@@ -158,6 +158,9 @@ class FuseMagics(Magics):
                    f"default {int(DEFAULT_CAPTURE.instructions)}")
     @argument("--widgets", action="store_true", default=False,
               help="also show the ipywidgets explorer (for front ends without the JupyterLab extension)")
+    @argument("--no-reroll", action="store_true", default=False,
+              help="explore and run the batches as captured, without rerolling the runs of an unrolled Python "
+                   "loop into 2-D instructions")
     @argument("--no-explorer", action="store_true", default=False,
               help="run and bind the result, but display nothing")
     @cell_magic
@@ -220,6 +223,7 @@ class FuseMagics(Magics):
                          "ilp": {"time_limit": 10.0, "max_variables": 4000}},
                 baseline_namespace=baseline_ns, budget_seconds=opts["budget"], trace_limit=opts["trace_limit"],
                 exact_seconds=opts["exact_time"], compile_seconds=opts["compile_budget"],
+                reroll=not opts["reroll_off"],
             )
         except NonMonotonicCostModel as exc:
             print(f"fusionlab: {exc}", file=sys.stderr)
@@ -314,6 +318,7 @@ class FuseMagics(Magics):
             "compile_budget": args.compile_budget if args.compile_budget is not None else c["compile_budget"],
             "trace_limit": args.trace_limit if args.trace_limit is not None else c["trace_limit"],
             "capture": _capture_budget(args, c),
+            "reroll_off": bool(args.no_reroll),
             "name": args.name,
             "no_explorer": args.no_explorer,
             "widgets": args.widgets,

@@ -37,6 +37,7 @@ from ..bytecode import Program
 from ..costs import NonMonotonicCostModel, UnsupportedCostModel, get_cost_model
 from ..dot import get_dot, graph_level
 from ..partition import MergeCache, PartitionResult, SearchTrace, evaluate
+from ..reroll import Reroll, reroll_batches
 from ..report import (
     DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, MIME_TYPE, ReportOptions, ReportParts,
     assemble_report, batch_summaries, find_entry, format_cost, is_first_display_ready, partition_entry,
@@ -116,6 +117,10 @@ class FuseResult:
     compile_seconds
         The compile budget of :meth:`time` ("Compile & time"): seconds its kernels may take
         to load and compile, checked between kernels; ``None``: no limit.
+    reroll
+        Rewrite the runs of an unrolled Python loop into 2-D instructions first
+        (:mod:`fusionlab.reroll`); the explorer shows the rerolled batches and says what was
+        rerolled (notices of kind ``reroll``). ``False`` explores the batches as captured.
     """
 
     def __init__(
@@ -134,11 +139,14 @@ class FuseResult:
         report_id: str | None = None,
         exact_seconds: float | None = None,
         compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
+        reroll: bool = True,
     ) -> None:
         if not batches:
             raise ValueError("nothing to explore: the cell recorded no array instruction "
                              "(fusionlab records NumPy array operations; write the cell with them)")
-        self.batches = list(batches)
+        self.reroll = reroll
+        self.rerolls: list[Reroll] = reroll_batches(list(batches)) if reroll else []
+        self.batches = [r.program for r in self.rerolls] if reroll else list(batches)
         self.capture = capture
         self.name = name
         self.algorithms = list(algorithms)
@@ -438,6 +446,7 @@ class FuseResult:
             if self.capture is not None:
                 notices = [{"kind": n.kind.name.lower(), "message": n.message, "line": n.line}
                            for n in self.capture.notices]
+            notices += [{"kind": "reroll", "message": line, "line": None} for line in self.rerolled()]
             extra = []
             if self.manual is not None:
                 extra = [partition_entry(self.manual, self.graph, model=self.model, accesses=self.parts.accesses)]
@@ -464,6 +473,10 @@ class FuseResult:
                 rs["phase"] = "pending"
         return self._report
 
+    def rerolled(self) -> list[str]:
+        """What rerolling did to the batch shown, one line each (empty when it is off)."""
+        return self.rerolls[self.batch].summary() if self.rerolls else []
+
     def to_json(self, indent: int | None = None) -> str:
         """The report as JSON text."""
         return json.dumps(self.report(), indent=indent)
@@ -480,7 +493,7 @@ class FuseResult:
 
         report = self.report()
         lines = [f"fusionlab: batch {self.batch + 1} of {len(self.batches)}, {len(self.program)} instructions",
-                 status_line(report)]
+                 status_line(report)] + self.rerolled()
         got = self._selected_result()
         if len(self.program) == 0:
             lines.append("warning: the program is empty (0 instructions): nothing to partition")
@@ -617,7 +630,8 @@ class FuseResult:
         baseline = None if stopped else plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
         seconds = self.compile_seconds if compile_seconds is None else compile_seconds
         records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
-                                             merge_cache=self.cache, kernel_cache=self._kernels())
+                                             merge_cache=self.cache, kernel_cache=self._kernels(),
+                                             reroll=self.reroll)
         self._changed()
         return records
 

@@ -46,7 +46,8 @@ SPREAD_WARNING = 0.10
 def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: Callable[[], None] | None,
                  repeat: int = 3, progress: Callable[[str, int, int], None] | None = None,
                  compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
-                 merge_cache: Any = None, kernel_cache: Any = None) -> tuple[list[Any], dict[str, Any]]:
+                 merge_cache: Any = None, kernel_cache: Any = None,
+                 reroll: bool = True) -> tuple[list[Any], dict[str, Any]]:
     """Compile and time ``algorithm``'s partition of ``target`` (a capture or a program)
     under each of ``models`` against NumPy eager (``baseline``, or the source run
     plainly); returns the records and the report's ``timings``.
@@ -58,7 +59,8 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
     reused instead of computed again (a big batch's greedy can take the whole budget).
     ``kernel_cache``: a :class:`~fusionlab.execute.numba_backend.KernelCache` kept between
     clicks, so a second click goes on where the budget stopped the first (the kernels
-    imported and compiled stay in memory).
+    imported and compiled stay in memory). ``reroll``: the batches rerolled first
+    (:mod:`fusionlab.reroll`), as the explorer shows them.
     """
     from ..execute import compare
 
@@ -68,7 +70,7 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
         with intr.armed():
             records = compare(target, [algorithm], models, repeat=repeat, baseline=baseline, progress=progress,
                               compile_seconds=compile_seconds, interrupt=intr, keep_on_interrupt=True,
-                              merge_cache=merge_cache, cache=kernel_cache)
+                              merge_cache=merge_cache, cache=kernel_cache, reroll=reroll)
     finally:
         intr.acknowledge()
     timings = normalise_timings([r.to_dict() for r in records], repeat, _others(before, _cpu_snapshot()),
