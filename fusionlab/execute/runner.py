@@ -27,6 +27,7 @@ from .driver import Driver
 from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, plan
 from .reference import Externals, Storage, run_reference
 from .threads import cpu_snapshot, others_busy
+from .timed_runs import CHECK_RUNS, LONG_RUN_SECONDS, RunBudget
 
 __all__ = ["run", "compare", "RunResult", "Record", "format_records", "check_against_numpy"]
 
@@ -251,6 +252,9 @@ class Record:
     #: why the row was not timed ("not timed: compile budget of 30 s spent after 12 of 40
     #: kernels"); empty when it was (its times are then NaN)
     not_timed: str = ""
+    #: why a timed row's values were not checked against plain NumPy ("not checked: the time
+    #: budget ..."); empty when they were (and for NumPy's row, the reference)
+    not_checked: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -271,6 +275,8 @@ def compare(
     interrupt: Interrupt | None = None,
     keep_on_interrupt: bool = False,
     merge_cache: MergeCache | None = None,
+    run_seconds: float | Budget | None = None,
+    plan_cache: dict[Any, Plan] | None = None,
 ) -> list[Record]:
     """Time the fused partitions of every algorithm × cost model against NumPy eager.
 
@@ -295,26 +301,40 @@ def compare(
     :class:`~fusionlab.budget.Interrupt` checked between kernels. ``keep_on_interrupt``:
     Kernel -> Interrupt (``KeyboardInterrupt``) stops the comparison and returns the rows
     timed, the others marked interrupted (else it propagates, as from any command).
-    ``merge_cache``: partitions computed before (the explorer's), reused.
+    ``merge_cache``: partitions computed before (the explorer's), reused. ``plan_cache``:
+    kernel plans made before, by batch and partition (the explorer keeps it between clicks,
+    so a second click goes on where the compile budget stopped the first), filled in.
+
+    ``run_seconds`` bounds the timed runs and the check (``None``: no limit; a
+    :class:`~fusionlab.budget.Budget` brings its own clock): each row takes as many of the
+    ``repeat`` runs as fit in its share of what is left, and says when it took fewer; a row
+    none of whose runs fit is not timed (:mod:`fusionlab.execute.timed_runs`). The check
+    against plain NumPy (one plain run and the reference replay) is made once and compared
+    with each row's last run; when it does not fit, the rows say ``not checked``.
     """
     batches, inputs, externals = _parts(target)
     cache = cache or KernelCache()
     spent = [0.0]  # seconds of the compile budget used by the rows so far
     rows = [(model, algorithm) for model in cost_models for algorithm in algorithms]
     total = 1 + len(rows)
+    runs = RunBudget(run_seconds, repeat, interrupt)
+    checker = _Check(target, runs)
+    plan_cache = plan_cache if plan_cache is not None else {}
     if progress is not None:
         progress("NumPy eager", 0, total)
     records: list[Record] = []
     try:
-        records.append(_numpy_record(target, baseline, batches, inputs, externals, repeat))
+        records.append(_numpy_record(target, baseline, batches, inputs, externals, runs, total))
+        runs.estimate = records[0].min_seconds
         merge_cache, figures = merge_cache if merge_cache is not None else MergeCache(), load_figures()
-        for model, algorithm in rows:
+        for k, (model, algorithm) in enumerate(rows):
             label = f"{algorithm} / {getattr(model, 'name', model)}"
             if progress is not None:
                 progress(label, len(records), total)
             left = None if compile_seconds is None else max(compile_seconds - spent[0], 0.0)
             row = _Row(target, algorithm, model, min_size, merge_cache, cache,
-                       Budget(left, interrupt=interrupt), driver, compile_seconds, spent)
+                       Budget(left, interrupt=interrupt), driver, compile_seconds, spent, runs=runs,
+                       checker=checker, rows_left=len(rows) - k, plan_cache=plan_cache)
             try:
                 rec = row.record(repeat, figures, progress, label, len(records), total)
             except KeyboardInterrupt:
@@ -340,8 +360,10 @@ def compare(
 
 
 def _numpy_record(target: Any, baseline: Callable[[], Any] | None, batches: Sequence[Program],
-                  inputs: Mapping[str, np.ndarray], externals: Externals, repeat: int) -> Record:
-    """NumPy eager's row: the baseline run once to warm up, then ``repeat`` times."""
+                  inputs: Mapping[str, np.ndarray], externals: Externals, runs: RunBudget, rows: int) -> Record:
+    """NumPy eager's row: the baseline run once to warm up, then as many of the runs asked
+    for as fit its share of ``runs`` (of ``rows`` rows); a long warm-up is one of them when
+    fewer fit."""
     from ..capture import Capture
 
     if baseline is None and isinstance(target, Capture) and target.source:
@@ -356,21 +378,70 @@ def _numpy_record(target: Any, baseline: Callable[[], Any] | None, batches: Sequ
             for b in batches:
                 run_reference(b, externals=externals, storage=st)
 
-    baseline()
-    base, base_busy = _timed(baseline, repeat)
-    base_med = statistics.median(base)
-    return Record("numpy", "eager", 0, 0, None, 0.0, base_med, min(base), 1.0, None, **_spread(base, base_busy))
-
-
-def _timed(fn: Callable[[], Any], repeat: int) -> tuple[list[float], float]:
-    """The seconds of ``repeat`` runs, and the cores other processes used meanwhile."""
-    times = []
     before = cpu_snapshot()
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return times, others_busy(before, cpu_snapshot())
+    t = runs.clock()
+    baseline()
+    warm = runs.clock() - t
+    fit = runs.count(warm, rows)
+    counted = fit < runs.repeat and (warm >= LONG_RUN_SECONDS or fit == 0)
+    if counted:  # a long cell's warm-up is one of its samples when fewer runs fit than asked
+        base, _, note = runs.timed(baseline, min(runs.count(warm, rows, at_least_one=False), runs.repeat - 1))
+        base = [warm] + base
+    else:
+        base, _, note = runs.timed(baseline, fit)
+    extra = _spread(base, others_busy(before, cpu_snapshot()))
+    extra["warnings"] += [note or runs.fewer(len(base), max(base), warm_up=counted)] \
+        if len(base) < runs.repeat else []
+    return Record("numpy", "eager", 0, 0, None, 0.0, statistics.median(base), min(base), 1.0, None, **extra)
+
+
+def _timed(fn: Callable[[], Any], runs: RunBudget, count: int) -> tuple[list[float], float, Any, str]:
+    """The seconds of up to ``count`` runs within ``runs``, the cores other processes used
+    meanwhile, the last run's value, and why fewer ran."""
+    before = cpu_snapshot()
+    times, last, note = runs.timed(fn, count)
+    return times, others_busy(before, cpu_snapshot()), last, note
+
+
+class _Check:
+    """The check against plain NumPy, made once for every row of a comparison within its
+    run budget: the captured source run plainly (or the reference replay) and the replay
+    with its error bounds, then each row's values compared with them."""
+
+    def __init__(self, target: Any, runs: RunBudget) -> None:
+        self.target, self.runs = target, runs
+        self.made: tuple[dict[str, Any], dict[str, Any], Any] | None = None  # replayed, bounds, plain
+
+    def __call__(self, values: Mapping[str, Any]) -> tuple[float | None, CheckReport | None, str]:
+        """``(max_abs_error, report, why not checked)`` of a row's ``values``."""
+        if self.made is None:
+            need = CHECK_RUNS * (self.runs.estimate or 0.0)
+            if not self.runs.fits(need):
+                return None, None, (f"not checked: the check against plain NumPy (a plain run and the reference "
+                                    f"replay, about {need:.2g} s) does not fit in {self.runs.described()}")
+            self.made = self._make()
+        replayed, bounds, plain = self.made
+        error = max((_error(values[k], replayed[k]) for k in replayed), default=0.0)
+        if isinstance(plain, CheckReport):  # the plain run failed: its report says why
+            return error, plain, ""
+        terms = reduction_terms(_parts(self.target)[0])
+        return error, check_namespace(values, plain, terms=terms, bounds=bounds), ""
+
+    def _make(self) -> tuple[dict[str, Any], dict[str, Any], Any]:
+        from ..capture import Capture
+
+        batches, inputs, externals = _parts(self.target)
+        with np.errstate(all="ignore"):  # the user's warnings are the plain run's, not the replay's
+            ref, ref_bounds = propagate(batches, externals, dict(inputs))
+        replayed, bounds = _values(self.target, ref), _values(self.target, ref_bounds)
+        plain: Any = replayed
+        if isinstance(self.target, Capture) and self.target.source:
+            try:
+                plain = plain_namespace(self.target.source)
+            except Exception as exc:  # the user's program: any exception
+                plain = CheckReport(mismatches=[Mismatch("<program>", f"fails under plain NumPy: "
+                                                         f"{type(exc).__name__}: {exc}")])
+        return replayed, bounds, plain
 
 
 def _not_timed(model: str, algorithm: str, why: str, blocks: int = 0, kernels: int = 0,
@@ -401,6 +472,12 @@ class _Row:
     on_load: Callable[[int, int], None] | None = None
     #: why the row stopped on Kernel -> Interrupt, with its kernels ready by then
     interrupted: str = "not timed: interrupted (Kernel -> Interrupt)"
+    #: the comparison's run budget, its check, and the rows still to time (this one included)
+    runs: RunBudget = field(default_factory=lambda: RunBudget(None, 1))
+    checker: Any = None
+    rows_left: int = 1
+    #: kernel plans by (id of the batch, blocks, min_size), kept between clicks
+    plan_cache: dict[Any, Plan] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -413,6 +490,10 @@ class _Row:
         name = getattr(self.model, "name", self.model)
         if self.budget.expired():  # not even its WSP graph: that alone takes seconds on a big batch
             return _not_timed(name, self.algorithm, f"not timed: compile budget{self._of()} spent before this row")
+        est = self.runs.estimate or 0.0
+        if not self.runs.fits(est):  # not even one run: its kernels need not be compiled
+            return _not_timed(name, self.algorithm, f"not timed: {self.runs.described()} spent before this row "
+                              f"(one run takes about {est:.2g} s)")
         t0 = time.perf_counter()  # the row's use of the compile budget starts
         try:
             results, plans = self._plans(batches)
@@ -439,12 +520,21 @@ class _Row:
                 warnings.simplefilter("always")
                 self._load(specs, watch)
                 fused = Driver(plans, externals, self.cache, inputs, mode=self.driver)
+                warm_start = self.runs.clock()  # the warm-up, on the runs' clock
                 fused()
-                first = time.perf_counter() - t
+                first = self.runs.clock() - warm_start
                 self.spent[0] += time.perf_counter() - t0
-                times, busy = _timed(fused, repeat)
-                res = run(self.target, partitions={k: [bp.instructions for bp in p.blocks] for k, p in enumerate(plans)},
-                          check=True, cache=self.cache, min_size=self.min_size, driver=self.driver)
+                # the last row's runs estimate one run; the warm-up (which compiled) bounds it
+                one = min(first, est) if est > 0 else first
+                count = self.runs.count(one, self.rows_left)
+                if count == 0:
+                    return _not_timed(name, self.algorithm, f"not timed: {self.runs.described()} spent (one run takes "
+                                      f"about {one:.2g} s; its kernels are ready)", sum(len(p.blocks) for p in plans),
+                                      len(specs), cost, first)
+                times, busy, synced, note = _timed(fused, self.runs, count)
+                res = RunResult(_values(self.target, synced), plans, first,
+                                driver=fused.runs + (f": {fused.reason}" if fused.reason else ""))
+                error, check, not_checked = self.checker(res.values) if self.checker is not None else (None, None, "")
         except CompileBudgetSpent as exc:
             self.spent[0] += time.perf_counter() - t0
             why = f"not timed: compile budget{self._of()} spent after {self._ready(specs)} of {len(specs)} kernels"
@@ -456,16 +546,19 @@ class _Row:
                                 f"{len(specs)} kernels")
             raise
         med = statistics.median(times)
+        self.runs.estimate = med
         extra = _spread(times, busy)
         extra["threads"] = fused.choice.threads if fused.choice is not None else 0
         extra["predicted_seconds"] = predict_seconds(
             batches, [[bp.instructions for bp in p.blocks] for p in plans], figures, self.min_size,
             opaque_seconds=externals.seconds)
         extra["warnings"] += [str(w.message) for w in caught]
-        if res.check is not None and not res.check.ok:
-            extra["warnings"] += [f"differs from plain NumPy: {m}" for m in res.check.mismatches[:5]]
+        extra["warnings"] += [w for w in (note or self.runs.fewer(len(times), med), not_checked) if w]
+        if check is not None and not check.ok:
+            extra["warnings"] += [f"differs from plain NumPy: {m}" for m in check.mismatches[:5]]
         return Record(name, self.algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
-                      max(first - med, 0.0), med, min(times), float("nan"), res.max_abs_error, res.fallbacks, **extra)
+                      max(first - med, 0.0), med, min(times), float("nan"), error, res.fallbacks, **extra,
+                      not_checked=not_checked)
 
     def _plans(self, batches: Sequence[Program]) -> tuple[list[Any], list[Plan]]:
         """Each batch's partition and kernel plan, within the budget (a partition it cuts
@@ -475,7 +568,11 @@ class _Row:
             results.append(partition(b, self.algorithm, self.model, cache=self.merge_cache, budget=self.budget,
                                      **({"max_nodes": 20_000} if self.algorithm == "optimal" else {})))
             self.budget.check("planning kernels")
-            plans.append(plan(b, results[-1].blocks, self.min_size))
+            # by the batch itself (a plan's arguments are its own arrays; the plan keeps it alive)
+            key = (id(b), tuple(tuple(blk) for blk in results[-1].blocks), self.min_size)
+            if key not in self.plan_cache or self.plan_cache[key].program is not b:
+                self.plan_cache[key] = plan(b, results[-1].blocks, self.min_size)  # seconds for thousands of kernels
+            plans.append(self.plan_cache[key])
         return results, plans
 
     def _of(self) -> str:

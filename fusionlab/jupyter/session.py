@@ -44,10 +44,10 @@ from ..report import (
 )
 from ..wsp import IllegalMerge, PartitionState, WSPGraph
 from .share import ExactShare
-from .timing import DEFAULT_COMPILE_SECONDS, SPREAD_WARNING, normalise_timings
+from .timing import DEFAULT_COMPILE_SECONDS, DEFAULT_RUN_SECONDS, SPREAD_WARNING, normalise_timings
 
 __all__ = ["FuseResult", "ManualOutcome", "normalise_timings", "SVG_SECONDS", "SPREAD_WARNING",
-           "FIRST_DISPLAY_SECONDS", "DEFAULT_COMPILE_SECONDS"]
+           "FIRST_DISPLAY_SECONDS", "DEFAULT_COMPILE_SECONDS", "DEFAULT_RUN_SECONDS"]
 
 # The first display comes once the cheap partitions are known, or this many seconds into the
 # cell (between two partitions), whichever is first: a big program shows progress early.
@@ -116,6 +116,9 @@ class FuseResult:
     compile_seconds
         The compile budget of :meth:`time` ("Compile & time"): seconds its kernels may take
         to load and compile, checked between kernels; ``None``: no limit.
+    run_seconds
+        The time budget of :meth:`time`'s timed runs and check against plain NumPy
+        together, checked between runs; ``None``: no limit.
     """
 
     def __init__(
@@ -134,6 +137,7 @@ class FuseResult:
         report_id: str | None = None,
         exact_seconds: float | None = None,
         compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
+        run_seconds: float | None = DEFAULT_RUN_SECONDS,
     ) -> None:
         if not batches:
             raise ValueError("nothing to explore: the cell recorded no array instruction "
@@ -159,6 +163,8 @@ class FuseResult:
         self._baseline_namespace = baseline_namespace
         self.compile_seconds = compile_seconds
         self._kernel_cache: Any = None  # the kernels "Compile & time" loaded, kept between clicks
+        self.run_seconds = run_seconds
+        self._plans: dict[Any, Any] = {}  # and its kernel plans (per batch and partition)
         self._report: dict[str, Any] | None = None
         self._parts: dict[int, ReportParts] = {}
         # per batch: phase, interrupted, budget and time spent (the report's status)
@@ -599,13 +605,15 @@ class FuseResult:
     # -- timing ------------------------------------------------------------------------
     def time(self, repeat: int = 3, cost_models: Sequence[str] | None = None,
              progress: Callable[[str, int, int], None] | None = None,
-             compile_seconds: float | None = None) -> list[Any]:
+             compile_seconds: float | None = None, run_seconds: float | None = None) -> list[Any]:
         """Compile and time the selected algorithm's partition under every cost model (or
         ``cost_models``) against NumPy eager, all batches of the cell, within a compile
         budget of ``compile_seconds`` (default: the result's ``compile_seconds``); returns
         the records and stores them in the report's ``timings``
-        (:func:`~fusionlab.jupyter.timing.time_program`). Kernel -> Interrupt stops it
-        between kernels and keeps the rows timed."""
+        (:func:`~fusionlab.jupyter.timing.time_program`); the timed runs and the check
+        within ``run_seconds`` (default: the result's ``run_seconds``). Kernel -> Interrupt
+        stops it between kernels or runs and keeps the rows timed. The kernels and their
+        plans are kept: a second click goes on where the budget stopped the first."""
         from .timing import plain_baseline, time_program
 
         target = self.capture if self.capture is not None else self.program
@@ -613,8 +621,10 @@ class FuseResult:
         models = [_cost_model(m, self.capture) for m in cost_models] if cost_models else list(self.models)
         baseline = plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
         seconds = self.compile_seconds if compile_seconds is None else compile_seconds
+        runs = self.run_seconds if run_seconds is None else run_seconds
         records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
-                                             merge_cache=self.cache, kernel_cache=self._kernels())
+                                             merge_cache=self.cache, kernel_cache=self._kernels(), run_seconds=runs,
+                                             plan_cache=self._plans)
         self._changed()
         return records
 

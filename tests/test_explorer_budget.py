@@ -1,0 +1,223 @@
+"""The explorer's own budgets on student cells (issue 13): "Compile & time"'s timed runs and
+check within a run budget, Kernel -> Interrupt between runs, and kernel plans kept between
+clicks. No test reads the wall clock: an injected clock advanced by the runs themselves
+(NumPy's baseline and the fused driver each take a set number of "seconds"), counted
+calls, and budgets of 0 s and infinity decide every outcome."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import fusionlab.execute.runner as runner
+from fusionlab.budget import Budget, Interrupt
+from fusionlab.capture import capture
+from fusionlab.execute import compare
+from fusionlab.execute.timed_runs import CHECK_RUNS, RunBudget
+from fusionlab.jupyter import FuseResult
+
+SOURCE = "import numpy as np\nx = np.arange(64.0)\ny = np.sqrt(x) * 2.0\nz = y - x\n"
+# two batches (the float() syncs in between): plans are made per batch
+TWO_BATCHES = "import numpy as np\nx = np.arange(64.0)\ny = np.sqrt(x)\ns = float(y.sum())\nz = y * s\n"
+
+
+class Clock:
+    """Seconds that pass only when a run says so."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _slow_driver(monkeypatch: pytest.MonkeyPatch, clock: Clock, seconds: float,
+                 on_call: Callable[[int], None] | None = None) -> list[int]:
+    """Every fused run (warm-up included) takes ``seconds`` on ``clock``; returns the call log."""
+    calls: list[int] = []
+
+    class Slow(runner.Driver):  # type: ignore[misc, valid-type]
+        def __call__(self) -> Any:
+            out = super().__call__()
+            calls.append(len(calls) + 1)
+            clock.now += seconds
+            if on_call is not None:
+                on_call(len(calls))
+            return out
+
+    monkeypatch.setattr(runner, "Driver", Slow)
+    return calls
+
+
+def _baseline(clock: Clock, seconds: float) -> tuple[Callable[[], None], list[int]]:
+    calls: list[int] = []
+
+    def run() -> None:
+        calls.append(1)
+        clock.now += seconds
+
+    return run, calls
+
+
+def test_the_run_budget_counts_runs_from_one_runs_time() -> None:
+    clock = Clock()
+    runs = RunBudget(Budget(20.0, clock=clock), repeat=3)
+    assert runs.count(5.0, rows_left=1) == 3          # 20 s share, 5 s runs: all three
+    assert runs.count(5.0, rows_left=2) == 2          # 10 s share
+    assert runs.count(15.0, rows_left=4) == 1         # share too small, but one fits in what is left
+    assert runs.count(15.0, rows_left=4, at_least_one=False) == 0
+    assert runs.count(21.0, rows_left=1) == 0         # not even one
+    assert RunBudget(None, repeat=3).count(1e9, rows_left=9) == 3
+    # a run that took longer than predicted: the next is not started
+    slow, _ = _baseline(clock, 12.0)
+    times, _, note = runs.timed(slow, 3)
+    assert times == [12.0] and note.startswith("1 of 3 timed runs")
+
+
+def test_a_long_cell_takes_fewer_runs_says_so_and_is_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    fused = _slow_driver(monkeypatch, clock, 4.0)
+    baseline, plain = _baseline(clock, 10.0)
+    records = compare(capture(SOURCE), ["greedy"], ["bohrium", "robinson"], repeat=3, min_size=0,
+                      baseline=baseline, run_seconds=Budget(40.0, clock=clock))
+    numpy, first, second = records
+    # NumPy: a 10 s warm-up counts as one run; its share (30 s over 3 rows) allows one more
+    assert len(plain) == 2 and len(numpy.samples) == 2 and numpy.median_seconds == 10.0
+    assert any("2 of 3 timed runs (the warm-up counted as one)" in w for w in numpy.warnings)
+    # the first fused row: a 4 s warm-up, then its 8 s share (16 s over 2 rows): two runs
+    assert first.samples == [4.0, 4.0] and not first.not_timed
+    assert any(w.startswith("2 of 3 timed runs") for w in first.warnings)
+    # the check (about CHECK_RUNS NumPy runs) never fits: said, never skipped silently
+    assert first.not_checked.startswith("not checked:") and first.max_abs_error is None
+    assert first.not_checked in first.warnings
+    # the second: a warm-up, and one run in the 4 s left
+    assert second.samples == [4.0] and second.not_checked
+    assert len(fused) == 2 + 1 + 1 + 1
+    assert clock.now <= 40.0
+
+
+def test_rows_no_run_fits_are_not_timed_and_not_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    fused = _slow_driver(monkeypatch, clock, 1.0)
+    baseline, _ = _baseline(clock, 15.0)
+    records = compare(capture(SOURCE), ["greedy"], ["bohrium", "robinson"], repeat=3, min_size=0,
+                      baseline=baseline, run_seconds=Budget(16.0, clock=clock))
+    assert records[0].samples == [15.0]           # the warm-up alone: nothing more fits
+    for r in records[1:]:
+        assert r.not_timed == ("not timed: the time budget of 16 s for the runs spent before this row "
+                               "(one run takes about 15 s)")
+        assert math.isnan(r.median_seconds)
+    assert fused == []                            # no warm-up, so no kernel compiled either
+
+
+def test_the_check_is_made_once_for_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = {"plain": 0, "replay": 0}
+    plain_namespace, propagate = runner.plain_namespace, runner.propagate
+
+    def counted_plain(source: str) -> Any:
+        made["plain"] += 1
+        return plain_namespace(source)
+
+    def counted_replay(*args: Any) -> Any:
+        made["replay"] += 1
+        return propagate(*args)
+
+    monkeypatch.setattr(runner, "plain_namespace", counted_plain)
+    monkeypatch.setattr(runner, "propagate", counted_replay)
+    models = ["bohrium", "robinson", "max_contract"]
+    records = compare(capture(SOURCE), ["greedy", "singleton"], models, repeat=2, min_size=0)
+    assert made == {"plain": 1, "replay": 1}
+    for r in records[1:]:
+        assert not r.not_timed and not r.not_checked and r.max_abs_error == 0.0 and len(r.samples) == 2
+
+
+def test_the_check_finds_a_wrong_value_once_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the fused values compared are the row's last run's: a driver returning a wrong z is caught
+    class Wrong(runner.Driver):  # type: ignore[misc, valid-type]
+        def __call__(self) -> Any:
+            out = dict(super().__call__())
+            for k, v in out.items():
+                out[k] = np.asarray(v) + 1.0
+            return out
+
+    monkeypatch.setattr(runner, "Driver", Wrong)
+    records = compare(capture(SOURCE), ["greedy"], ["bohrium"], repeat=1, min_size=0)
+    assert records[1].max_abs_error == pytest.approx(1.0)
+    assert any(w.startswith("differs from plain NumPy") for w in records[1].warnings)
+
+
+def test_an_interrupt_between_runs_keeps_the_rows_timed(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    intr = Interrupt()
+
+    def press(call: int) -> None:
+        if call == 5:  # the second row's first timed run: Kernel -> Interrupt arrives
+            intr.pending = True
+
+    fused = _slow_driver(monkeypatch, clock, 1.0, press)
+    baseline, _ = _baseline(clock, 1.0)
+    records = compare(capture(SOURCE), ["greedy"], ["bohrium", "robinson", "max_contract"], repeat=3, min_size=0,
+                      baseline=baseline, interrupt=intr, keep_on_interrupt=True,
+                      run_seconds=Budget(None, clock=clock, interrupt=intr))
+    assert len(fused) == 5                        # no run started after the interrupt
+    assert records[1].samples == [1.0, 1.0, 1.0] and not records[1].not_timed
+    assert records[2].not_timed.startswith("not timed: interrupted")
+    assert records[3].not_timed.startswith("not timed: interrupted")
+
+
+def test_plans_are_kept_between_clicks(monkeypatch: pytest.MonkeyPatch) -> None:
+    planned: list[int] = []
+    plan = runner.plan
+
+    def counted(program: Any, blocks: Any, min_size: int = 0) -> Any:
+        planned.append(len(program))
+        return plan(program, blocks, min_size)
+
+    monkeypatch.setattr(runner, "plan", counted)
+    r = FuseResult(capture(TWO_BATCHES).batches, capture=capture(TWO_BATCHES), algorithms=["greedy"],
+                   cost_models=["bohrium", "robinson"], compile_seconds=None, run_seconds=None)
+    r.time(repeat=1)
+    first = len(planned)
+    assert first >= 2                              # both batches, per distinct partition
+    r.time(repeat=1)
+    assert len(planned) == first                   # the second click plans nothing again
+
+
+def test_a_second_click_goes_on_where_planning_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # planning is cut by the compile budget in the middle of a cell's batches (a counted step,
+    # not a clock): the second click plans only the batches the first did not reach
+    from fusionlab.budget import BudgetExceeded
+
+    planned: list[int] = []
+    plan = runner.plan
+    stop = {"after": 1}
+
+    def cut(program: Any, blocks: Any, min_size: int = 0) -> Any:
+        if stop["after"] is not None and len(planned) >= stop["after"]:
+            raise BudgetExceeded("planning kernels", 30.0)
+        planned.append(id(program))
+        return plan(program, blocks, min_size)
+
+    monkeypatch.setattr(runner, "plan", cut)
+    cap = capture(TWO_BATCHES)
+    r = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"], run_seconds=None)
+    records = r.time(repeat=1)
+    assert records[1].not_timed.startswith("not timed: compile budget")
+    assert planned == [id(cap.batches[0])]
+    stop["after"] = None
+    records = r.time(repeat=1)
+    assert not records[1].not_timed
+    assert planned == [id(cap.batches[0]), id(cap.batches[1])]
+
+
+def test_fuse_result_passes_its_run_budget() -> None:
+    cap = capture(SOURCE)
+    r = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"], run_seconds=0.0)
+    r.time(repeat=3)
+    rows = r.timings["records"]
+    assert rows[0]["samples"] == 1               # NumPy's warm-up alone: a budget of 0 s
+    assert rows[1]["not_timed"].startswith("not timed: the time budget of 0 s for the runs")
+    assert r.timings["not_timed"] == 1 and r.timings["not_checked"] == 0
