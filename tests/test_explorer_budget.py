@@ -95,6 +95,8 @@ def test_a_long_cell_takes_fewer_runs_says_so_and_is_not_checked(monkeypatch: py
     assert first.not_checked in first.warnings
     # the second: a warm-up, and one run in the 4 s left
     assert second.samples == [4.0] and second.not_checked
+    # predicted from NumPy's run (the check is a plain run and a replay), not the fused row's
+    assert f"about {CHECK_RUNS * 10.0:.2g} s" in first.not_checked and second.not_checked == first.not_checked
     assert len(fused) == 2 + 1 + 1 + 1
     assert clock.now <= 40.0
 

@@ -325,7 +325,7 @@ def compare(
     records: list[Record] = []
     try:
         records.append(_numpy_record(target, baseline, batches, inputs, externals, runs, total))
-        runs.estimate = records[0].min_seconds
+        runs.estimate = runs.numpy = records[0].min_seconds
         merge_cache, figures = merge_cache if merge_cache is not None else MergeCache(), load_figures()
         for k, (model, algorithm) in enumerate(rows):
             label = f"{algorithm} / {getattr(model, 'name', model)}"
@@ -415,7 +415,7 @@ class _Check:
     def __call__(self, values: Mapping[str, Any]) -> tuple[float | None, CheckReport | None, str]:
         """``(max_abs_error, report, why not checked)`` of a row's ``values``."""
         if self.made is None:
-            need = CHECK_RUNS * (self.runs.estimate or 0.0)
+            need = CHECK_RUNS * (self.runs.numpy or 0.0)
             if not self.runs.fits(need):
                 return None, None, (f"not checked: the check against plain NumPy (a plain run and the reference "
                                     f"replay, about {need:.2g} s) does not fit in {self.runs.described()}")

@@ -205,7 +205,8 @@ class FuseResult:
 
     def _parts_within(self, budget: Budget) -> ReportParts:
         if self.batch not in self._parts or self._parts[self.batch].graph_pending:
-            self._parts[self.batch] = ReportParts.of(self.program, budget=budget)
+            # the listing shown before the graph is kept: its program section is not made twice
+            self._parts[self.batch] = ReportParts.of(self.program, budget=budget, listing=self._parts.get(self.batch))
         return self._parts[self.batch]
 
     @property
