@@ -424,7 +424,7 @@ class ReportParts:
     def before_graph(cls, program: Program) -> "ReportParts":
         """The program section alone, for a display shown while the graph is being built."""
         return cls(program, None, get_program_data(program), {"dependencies": [], "forbidden": [], "edges_total": 0},
-                   accesses=access_info(program), graph_pending=True)
+                   graph_pending=True)  # the accesses come with the graph: no partition needs them before
 
     @classmethod
     def of(cls, program: Program, graph: WSPGraph | None = None, budget: Budget = UNLIMITED,
@@ -439,7 +439,7 @@ class ReportParts:
         if listing is not None and listing.program is program:
             data, accesses = listing.program_data, listing.accesses
         else:
-            data, accesses = get_program_data(program), access_info(program)
+            data, accesses = get_program_data(program), None
         if graph is None:
             try:
                 budget.check("WSP graph")
@@ -449,9 +449,9 @@ class ReportParts:
                 why = (f"the WSP graph of these {len(program)} instructions was not built within the time budget"
                        f"{'' if budget.seconds is None else f' of {budget.seconds:g} s'}, so no partition was "
                        "computed: rerun with a larger --budget, or explore fewer instructions (a smaller loop)")
-                return cls(program, None, data, empty, accesses=accesses,
+                return cls(program, None, data, empty, accesses=accesses,  # no partition: no accesses needed
                            notices=[{"kind": "budget", "message": why, "line": None}])
-        return cls(program, graph, data, get_graph_data(graph), accesses=accesses,
+        return cls(program, graph, data, get_graph_data(graph), accesses=accesses or access_info(program),
                    graph_seconds=time.perf_counter() - started)
 
     def code_fits(self, budget: Budget) -> bool:

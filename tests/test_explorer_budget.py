@@ -223,3 +223,50 @@ def test_fuse_result_passes_its_run_budget() -> None:
     assert rows[0]["samples"] == 1               # NumPy's warm-up alone: a budget of 0 s
     assert rows[1]["not_timed"].startswith("not timed: the time budget of 0 s for the runs")
     assert r.timings["not_timed"] == 1 and r.timings["not_checked"] == 0
+
+
+def _heat(iterations: int) -> Any:
+    return capture("import numpy as np\nu = np.ones((40, 40))\nfor _ in range(%d):\n"
+                   "    u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])\n"
+                   % iterations)
+
+
+def test_a_spent_budget_builds_no_graph_and_formats_each_instruction_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # LU at n = 200 spent its --budget in the capture; the exploration then formatted the
+    # 80,000-instruction listing twice and started the WSP graph anyway (45 s past a 15 s budget)
+    import fusionlab.report as report
+
+    built: list[int] = []
+    formatted: list[int] = []
+    graph, fmt = report.WSPGraph, report.format_instruction
+
+    def counted_graph(program: Any, **kwargs: Any) -> Any:
+        built.append(len(program))
+        return graph(program, **kwargs)
+
+    def counted_format(ins: Any, *args: Any) -> str:
+        formatted.append(1)
+        return fmt(ins, *args)
+
+    monkeypatch.setattr(report, "WSPGraph", counted_graph)
+    monkeypatch.setattr(report, "format_instruction", counted_format)
+    cap = _heat(10)
+    r = FuseResult(cap.batches, capture=cap)
+    spent = Budget(0.0)
+    assert r.compute(spent, first_only=True, first_by=spent.started) is False   # the listing first
+    r.compute(spent)
+    assert built == []
+    assert len(formatted) == len(r.program)
+    report_ = r.report()
+    assert [e["status"] for e in report_["partitions"]] == ["budget"] * len(report_["partitions"])
+    assert len(report_["program"]["instructions"]) == len(r.program)
+
+
+def test_the_program_section_is_unchanged_by_formatting_once() -> None:
+    from fusionlab.report import get_program_data
+    from fusionlab.text import format_instruction, format_program
+
+    for program in _heat(3).batches:
+        data = get_program_data(program)
+        assert data["text"] == format_program(program)
+        assert [i["text"] for i in data["instructions"]] == [format_instruction(ins) for ins in program]
