@@ -524,17 +524,10 @@ class _Row:
                 fused()
                 first = self.runs.clock() - warm_start
                 self.spent[0] += time.perf_counter() - t0
-                # the last row's runs estimate one run; the warm-up (which compiled) bounds it
-                one = min(first, est) if est > 0 else first
-                count = self.runs.count(one, self.rows_left)
-                if count == 0:
-                    return _not_timed(name, self.algorithm, f"not timed: {self.runs.described()} spent (one run takes "
-                                      f"about {one:.2g} s; its kernels are ready)", sum(len(p.blocks) for p in plans),
-                                      len(specs), cost, first)
-                times, busy, synced, note = _timed(fused, self.runs, count)
-                res = RunResult(_values(self.target, synced), plans, first,
-                                driver=fused.runs + (f": {fused.reason}" if fused.reason else ""))
-                error, check, not_checked = self.checker(res.values) if self.checker is not None else (None, None, "")
+                timed = self._runs(fused, plans, first, est)
+                if isinstance(timed, str):
+                    return _not_timed(name, self.algorithm, timed, sum(len(p.blocks) for p in plans), len(specs), cost,
+                                      first)
         except CompileBudgetSpent as exc:
             self.spent[0] += time.perf_counter() - t0
             why = f"not timed: compile budget{self._of()} spent after {self._ready(specs)} of {len(specs)} kernels"
@@ -545,6 +538,7 @@ class _Row:
             self.interrupted = (f"not timed: interrupted (Kernel -> Interrupt) after {self._ready(specs)} of "
                                 f"{len(specs)} kernels")
             raise
+        times, busy, note, res, (error, check, not_checked) = timed
         med = statistics.median(times)
         self.runs.estimate = med
         extra = _spread(times, busy)
@@ -559,6 +553,20 @@ class _Row:
         return Record(name, self.algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
                       max(first - med, 0.0), med, min(times), float("nan"), error, res.fallbacks, **extra,
                       not_checked=not_checked)
+
+    def _runs(self, fused: Driver, plans: list[Plan], first: float, est: float) -> Any:
+        """The row's timed runs within the run budget and its check: ``(times, busy cores,
+        why fewer, RunResult, (error, check, why not checked))``, or why not timed."""
+        # the last row's runs estimate one run; the warm-up (which compiled) bounds it
+        one = min(first, est) if est > 0 else first
+        count = self.runs.count(one, self.rows_left)
+        if count == 0:
+            return f"not timed: {self.runs.described()} spent (one run takes about {one:.2g} s; its kernels are ready)"
+        times, busy, synced, note = _timed(fused, self.runs, count)
+        res = RunResult(_values(self.target, synced), plans, first,
+                        driver=fused.runs + (f": {fused.reason}" if fused.reason else ""))
+        checked = self.checker(res.values) if self.checker is not None else (None, None, "")
+        return times, busy, note, res, checked
 
     def _plans(self, batches: Sequence[Program]) -> tuple[list[Any], list[Plan]]:
         """Each batch's partition and kernel plan, within the budget (a partition it cuts
