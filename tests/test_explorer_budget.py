@@ -93,12 +93,12 @@ def test_a_long_cell_takes_fewer_runs_says_so_and_is_not_checked(monkeypatch: py
     # the check (about CHECK_RUNS NumPy runs) never fits: said, never skipped silently
     assert first.not_checked.startswith("not checked:") and first.max_abs_error is None
     assert first.not_checked in first.warnings
-    # the second: a warm-up, and one run in the 4 s left
-    assert second.samples == [4.0] and second.not_checked
+    # the second: a warm-up (the compile budget's, not the runs'), and three runs in the 12 s left
+    assert second.samples == [4.0, 4.0, 4.0] and second.not_checked
     # predicted from NumPy's run (the check is a plain run and a replay), not the fused row's
     assert f"about {CHECK_RUNS * 10.0:.2g} s" in first.not_checked and second.not_checked == first.not_checked
-    assert len(fused) == 2 + 1 + 1 + 1
-    assert clock.now <= 40.0
+    assert len(fused) == 1 + 2 + 1 + 3
+    assert clock.now - 2 * 4.0 == 40.0            # the runs took the budget exactly, the warm-ups aside
 
 
 def test_rows_no_run_fits_are_not_timed_and_not_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -108,6 +108,7 @@ def test_rows_no_run_fits_are_not_timed_and_not_compiled(monkeypatch: pytest.Mon
     records = compare(capture(SOURCE), ["greedy"], ["bohrium", "robinson"], repeat=3, min_size=0,
                       baseline=baseline, run_seconds=Budget(16.0, clock=clock))
     assert records[0].samples == [15.0]           # the warm-up alone: nothing more fits
+    assert records[0].warnings[-1].startswith("1 of 3 timed runs (the warm-up counted as one)")
     for r in records[1:]:
         assert r.not_timed == ("not timed: the time budget of 16 s for the runs spent before this row "
                                "(one run takes about 15 s)")
@@ -270,3 +271,19 @@ def test_the_program_section_is_unchanged_by_formatting_once() -> None:
         data = get_program_data(program)
         assert data["text"] == format_program(program)
         assert [i["text"] for i in data["instructions"]] == [format_instruction(ins) for ins in program]
+
+
+def test_compiling_does_not_spend_the_run_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # LU's kernels take the compile budget (here a 100 s warm-up): the runs after it still fit
+    clock = Clock()
+
+    def compile_first(call: int) -> None:
+        if call == 1:
+            clock.now += 99.0
+
+    _slow_driver(monkeypatch, clock, 1.0, compile_first)
+    baseline, _ = _baseline(clock, 1.0)
+    records = compare(capture(SOURCE), ["greedy"], ["bohrium"], repeat=3, min_size=0, baseline=baseline,
+                      run_seconds=Budget(20.0, clock=clock))
+    assert records[0].samples == [1.0, 1.0, 1.0] and records[1].samples == [1.0, 1.0, 1.0]
+    assert not records[1].not_timed

@@ -382,6 +382,7 @@ def _numpy_record(target: Any, baseline: Callable[[], Any] | None, batches: Sequ
     t = runs.clock()
     baseline()
     warm = runs.clock() - t
+    runs.spend(warm)
     fit = runs.count(warm, rows)
     counted = fit < runs.repeat and (warm >= LONG_RUN_SECONDS or fit == 0)
     if counted:  # a long cell's warm-up is one of its samples when fewer runs fit than asked
@@ -419,7 +420,9 @@ class _Check:
             if not self.runs.fits(need):
                 return None, None, (f"not checked: the check against plain NumPy (a plain run and the reference "
                                     f"replay, about {need:.2g} s) does not fit in {self.runs.described()}")
+            t = self.runs.clock()
             self.made = self._make()
+            self.runs.spend(self.runs.clock() - t)
         replayed, bounds, plain = self.made
         error = max((_error(values[k], replayed[k]) for k in replayed), default=0.0)
         if isinstance(plain, CheckReport):  # the plain run failed: its report says why

@@ -50,12 +50,17 @@ CHECK_RUNS = 100.0
 
 
 class RunBudget:
-    """The seconds the timed runs of one comparison may take together (``None``: no limit).
+    """The seconds the runs of one comparison may take together (``None``: no limit).
+
+    Only the runs count (and the check, :meth:`spend`): the time spent compiling between
+    them is the compile budget's, so a cell whose kernels take the compile budget still
+    has its runs.
 
     Parameters
     ----------
     seconds
-        The runs' time budget, or a :class:`~fusionlab.budget.Budget` (with its clock).
+        The runs' time budget, or a :class:`~fusionlab.budget.Budget` (its seconds, clock
+        and interrupt).
     repeat
         Runs each row asks for.
     interrupt
@@ -67,24 +72,27 @@ class RunBudget:
     def __init__(self, seconds: float | Budget | None, repeat: int, interrupt: Interrupt | None = None,
                  clock: Callable[[], float] | None = None) -> None:
         if isinstance(seconds, Budget):
-            self.budget = seconds
+            budget = seconds
         else:
-            extra = {} if clock is None else {"clock": clock}
-            self.budget = Budget(seconds, interrupt=interrupt, **extra)
+            budget = Budget(seconds, interrupt=interrupt, **({} if clock is None else {"clock": clock}))
+        self.seconds = math.inf if budget.seconds is None else float(budget.seconds)
+        self.interrupt = budget.interrupt
+        self.clock = budget.clock
         self.repeat = max(int(repeat), 1)
-        self.clock = self.budget.clock
+        #: seconds the runs (and the check) took so far
+        self.spent = 0.0
         #: one fused run's seconds, as last measured (NumPy's until a fused row is timed)
         self.estimate: float | None = None
         #: one NumPy run's seconds (what the check's cost is predicted from)
         self.numpy: float | None = None
 
-    def limited(self) -> bool:
-        """Whether the runs have a budget at all."""
-        return self.budget.seconds is not None and math.isfinite(self.budget.seconds)
-
     def remaining(self) -> float:
-        """Seconds left for runs (``inf`` without a budget)."""
-        return self.budget.remaining()
+        """Seconds left for runs (``inf`` without a budget, never negative)."""
+        return max(self.seconds - self.spent, 0.0)
+
+    def spend(self, seconds: float) -> None:
+        """Count ``seconds`` of runs (a warm-up of NumPy's, the check)."""
+        self.spent += seconds
 
     def fits(self, seconds: float) -> bool:
         """Whether work of ``seconds`` fits in what is left."""
@@ -92,7 +100,7 @@ class RunBudget:
 
     def described(self) -> str:
         """"the time budget of 30 s for the runs" (for the rows' reasons)."""
-        return f"the time budget of {self.budget.seconds:g} s for the runs"
+        return f"the time budget of {self.seconds:g} s for the runs"
 
     def count(self, one: float, rows_left: int, at_least_one: bool = True) -> int:
         """Runs of ``one`` seconds each a row may take: as many of ``repeat`` as fit in its
@@ -112,13 +120,14 @@ class RunBudget:
         times: list[float] = []
         last = None
         for _ in range(runs):
-            if self.budget.interrupt is not None and self.budget.interrupt.pending:
+            if self.interrupt is not None and self.interrupt.pending:
                 raise KeyboardInterrupt  # Kernel -> Interrupt between two runs
             if times and max(times) > self.remaining():
                 return times, last, self.fewer(len(times), max(times))
             t = self.clock()
             last = fn()
             times.append(self.clock() - t)
+            self.spend(times[-1])
         return times, last, ""
 
     def fewer(self, runs: int, one: float, warm_up: bool = False) -> str:
