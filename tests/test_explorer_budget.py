@@ -287,3 +287,50 @@ def test_compiling_does_not_spend_the_run_budget(monkeypatch: pytest.MonkeyPatch
                       run_seconds=Budget(20.0, clock=clock))
     assert records[0].samples == [1.0, 1.0, 1.0] and records[1].samples == [1.0, 1.0, 1.0]
     assert not records[1].not_timed
+
+
+def test_compile_and_time_reuses_the_explorers_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    # LU at n = 100: the WSP graph alone took 26.5 s of the 30 s compile budget on a loaded
+    # machine, built again by every click; now the explorer's graph (or the first click's) serves
+    import fusionlab.wsp as wsp
+
+    builds: list[int] = []
+    build = wsp.WSPGraph._build
+
+    def counted(self: Any, budget: Any) -> None:
+        builds.append(len(self.program))
+        build(self, budget)
+
+    monkeypatch.setattr(wsp.WSPGraph, "_build", counted)
+    cap = _heat(3)
+    r = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium", "robinson"],
+                   run_seconds=None)
+    r.compute()
+    explorer = len(builds)
+    assert explorer >= 1 and r.parts.graph is not None
+    r.cache = type(r.cache)()                      # forget its partitions: the rows must partition
+    records = r.time(repeat=1, cost_models=["robinson"])
+    assert not records[1].not_timed
+    # one graph per batch, in planning's block order (execute.plan builds its own), none to
+    # partition the batch shown or to predict the run's time (before: three per batch)
+    others = [len(b) for k, b in enumerate(cap.batches) if k != r.batch]
+    planned = [len(b) for b in cap.batches]
+    assert sorted(builds[explorer:]) == sorted(others + planned)
+    first = len(builds)
+    r.cache = type(r.cache)()
+    r.time(repeat=1, cost_models=["robinson"])
+    assert len(builds) == first                  # a second click builds none
+
+
+def test_the_prediction_on_kept_graphs_is_predict_seconds() -> None:
+    from fusionlab.timemodel import load_figures, predict_seconds
+
+    cap = capture(TWO_BATCHES)
+    r = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"], run_seconds=None)
+    rec = r.time(repeat=1)[1]
+    assert len([k for k in r._plans if k[0] == "graph"]) == len(cap.batches)   # computed on the kept graphs
+    plans = [v for k, v in r._plans.items() if k[0] != "graph"]
+    blocks = [[list(bp.instructions) for bp in p.blocks] for p in sorted(plans, key=lambda p: cap.batches.index(p.program))]
+    want = predict_seconds(cap.batches, blocks, load_figures(), runner.DEFAULT_MIN_SIZE,
+                           opaque_seconds=cap.externals.seconds)
+    assert rec.predicted_seconds == pytest.approx(want, rel=1e-12)

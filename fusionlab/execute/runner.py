@@ -17,9 +17,11 @@ from ..budget import Budget, BudgetExceeded, Interrupt
 from ..bytecode import Program
 from ..codegen import KernelSource
 from ..codegen_contract import LIBRARY_KERNEL
+from ..costs import get_cost_model
 from ..partition import MergeCache, partition
 from ..remat import rematerialise
-from ..timemodel import load_figures, predict_seconds
+from ..timemodel import TimeModel, load_figures, predict_seconds, runs_block_by_block
+from ..wsp import WSPGraph
 from .compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .errors import propagate
@@ -276,7 +278,7 @@ def compare(
     keep_on_interrupt: bool = False,
     merge_cache: MergeCache | None = None,
     run_seconds: float | Budget | None = None,
-    plan_cache: dict[Any, Plan] | None = None,
+    plan_cache: dict[Any, Any] | None = None,
 ) -> list[Record]:
     """Time the fused partitions of every algorithm × cost model against NumPy eager.
 
@@ -302,8 +304,9 @@ def compare(
     Kernel -> Interrupt (``KeyboardInterrupt``) stops the comparison and returns the rows
     timed, the others marked interrupted (else it propagates, as from any command).
     ``merge_cache``: partitions computed before (the explorer's), reused. ``plan_cache``:
-    kernel plans made before, by batch and partition (the explorer keeps it between clicks,
-    so a second click goes on where the compile budget stopped the first), filled in.
+    kernel plans made before, by batch and partition, and the batches' WSP graphs (the
+    explorer keeps it between clicks, so a second click goes on where the compile budget
+    stopped the first), filled in.
 
     ``run_seconds`` bounds the timed runs and the check (``None``: no limit; a
     :class:`~fusionlab.budget.Budget` brings its own clock): each row takes as many of the
@@ -479,8 +482,9 @@ class _Row:
     runs: RunBudget = field(default_factory=lambda: RunBudget(None, 1))
     checker: Any = None
     rows_left: int = 1
-    #: kernel plans by (id of the batch, blocks, min_size), kept between clicks
-    plan_cache: dict[Any, Plan] = field(default_factory=dict)
+    #: kernel plans by (id of the batch, blocks, min_size) and WSP graphs by ("graph", id of
+    #: the batch), kept between clicks
+    plan_cache: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -546,9 +550,7 @@ class _Row:
         self.runs.estimate = med
         extra = _spread(times, busy)
         extra["threads"] = fused.choice.threads if fused.choice is not None else 0
-        extra["predicted_seconds"] = predict_seconds(
-            batches, [[bp.instructions for bp in p.blocks] for p in plans], figures, self.min_size,
-            opaque_seconds=externals.seconds)
+        extra["predicted_seconds"] = self._predicted(batches, plans, figures, externals)
         extra["warnings"] += [str(w.message) for w in caught]
         extra["warnings"] += [w for w in (note or self.runs.fewer(len(times), med), not_checked) if w]
         if check is not None and not check.ok:
@@ -576,8 +578,7 @@ class _Row:
         is its best so far; the kernels then do not fit either)."""
         results, plans = [], []
         for b in batches:  # partition() checks the budget itself (a cached one needs none)
-            results.append(partition(b, self.algorithm, self.model, cache=self.merge_cache, budget=self.budget,
-                                     **({"max_nodes": 20_000} if self.algorithm == "optimal" else {})))
+            results.append(self._partition(b))
             self.budget.check("planning kernels")
             # by the batch itself (a plan's arguments are its own arrays; the plan keeps it alive)
             key = (id(b), tuple(tuple(blk) for blk in results[-1].blocks), self.min_size)
@@ -585,6 +586,44 @@ class _Row:
                 self.plan_cache[key] = plan(b, results[-1].blocks, self.min_size)  # seconds for thousands of kernels
             plans.append(self.plan_cache[key])
         return results, plans
+
+    def _predicted(self, batches: Sequence[Program], plans: Sequence[Plan], figures: Any,
+                   externals: Externals) -> float | None:
+        """What the ``time`` model predicts for a run (as
+        :func:`~fusionlab.timemodel.predict_seconds`), on the WSP graphs kept with the plans:
+        building them again took as long as the partitioning (26.5 s for LU at n = 100 on a
+        loaded machine). ``None`` when a big batch's graph is not kept (a merge-cache hit)."""
+        blocks = [[list(bp.instructions) for bp in p.blocks] for p in plans]
+        graphs = [self.plan_cache.get(("graph", id(b))) for b in batches]
+        if all(isinstance(g, WSPGraph) and g.program is b for g, b in zip(graphs, batches)):
+            model = TimeModel(figures, self.min_size, opaque_seconds=externals.seconds,
+                              by_blocks=runs_block_by_block(list(batches)))
+            launch = model.figures.launch
+            total = sum(model.evaluator(g).cost(bl) for g, bl in zip(graphs, blocks))
+            return total + launch.get("run", 0.0) + launch.get("batch", 0.0) * (len(batches) - 1)
+        if all(len(b) <= 2_000 for b in batches):  # graphs of a second or less: built again
+            return predict_seconds(batches, blocks, figures, self.min_size, opaque_seconds=externals.seconds)
+        return None
+
+    def _partition(self, b: Program) -> Any:
+        """``b``'s partition: the merge cache's, else computed on ``b``'s WSP graph, which
+        is kept with the plans (between clicks): building it alone can take the budget
+        (20,000 instructions of LU at n = 100: 13.6 s on a loaded machine)."""
+        options = {"max_nodes": 20_000} if self.algorithm == "optimal" else {}
+        model = get_cost_model(self.model)
+        key_of = getattr(model, "cache_key", None)
+        key = None if key_of is None else MergeCache.key(b, self.algorithm, key_of(), options)
+        got = None if key is None else self.merge_cache.get(key, b)
+        if got is not None:
+            return got
+        graph = self.plan_cache.get(("graph", id(b)))
+        if not isinstance(graph, WSPGraph) or graph.program is not b:
+            graph = WSPGraph(b, budget=self.budget)
+            self.plan_cache[("graph", id(b))] = graph
+        result = partition(graph, self.algorithm, model, budget=self.budget, **options)
+        if key is not None:
+            self.merge_cache.put(key, result)  # not when the budget cut it
+        return result
 
     def _of(self) -> str:
         s = self.total_seconds

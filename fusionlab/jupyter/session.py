@@ -164,7 +164,7 @@ class FuseResult:
         self.compile_seconds = compile_seconds
         self._kernel_cache: Any = None  # the kernels "Compile & time" loaded, kept between clicks
         self.run_seconds = run_seconds
-        self._plans: dict[Any, Any] = {}  # and its kernel plans (per batch and partition)
+        self._plans: dict[Any, Any] = {}  # and its kernel plans (per batch and partition), WSP graphs
         self._report: dict[str, Any] | None = None
         self._parts: dict[int, ReportParts] = {}
         # per batch: phase, interrupted, budget and time spent (the report's status)
@@ -630,6 +630,9 @@ class FuseResult:
         baseline = plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
         seconds = self.compile_seconds if compile_seconds is None else compile_seconds
         runs = self.run_seconds if run_seconds is None else run_seconds
+        for k, parts in self._parts.items():  # the explorer's WSP graphs: not built again
+            if parts.graph is not None:
+                self._plans.setdefault(("graph", id(self.batches[k])), parts.graph)
         records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
                                              merge_cache=self.cache, kernel_cache=self._kernels(), run_seconds=runs,
                                              plan_cache=self._plans)
