@@ -334,3 +334,43 @@ def test_the_prediction_on_kept_graphs_is_predict_seconds() -> None:
     want = predict_seconds(cap.batches, blocks, load_figures(), runner.DEFAULT_MIN_SIZE,
                            opaque_seconds=cap.externals.seconds)
     assert rec.predicted_seconds == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("source", [
+    "import numpy as np\nu = np.ones((20, 20))\nfor _ in range(4):\n"
+    "    u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])\n",
+    "import numpy as np\nn = 8\na = np.arange(64.0).reshape(8, 8) + 64 * np.eye(8)\n"
+    "u = a.copy()\nl = np.eye(8)\nfor k in range(n - 1):\n    for i in range(k + 1, n):\n"
+    "        l[i, k] = u[i, k] / u[k, k]\n        u[i, k:] -= l[i, k] * u[k, k:]\n",
+])
+@pytest.mark.parametrize("model", ["bohrium", "max_locality", "robinson"])
+def test_greedy_cut_by_the_budget_goes_on_where_it_stopped(source: str, model: str) -> None:
+    # a compile budget cut greedy after a counted number of checks (an injected clock that
+    # ticks once per check); each later click goes on from its merges so far and ends with
+    # greedy's own partition
+    from fusionlab.partition import MergeCache, partition
+
+    cap = capture(source)
+    batch = cap.batches[max(range(len(cap.batches)), key=lambda k: len(cap.batches[k]))]
+    ticks = [0.0]
+
+    def clock() -> float:
+        ticks[0] += 1.0
+        return ticks[0]
+
+    from fusionlab.wsp import WSPGraph
+
+    graph = WSPGraph(batch)
+    want = partition(graph, "greedy", model, budget=Budget(None, clock=clock)).blocks
+    whole = ticks[0]                               # the checks of an uncut run
+    keep: dict[Any, Any] = {("graph", id(batch)): graph}
+    clicks = 0
+    while True:
+        clicks += 1
+        row = runner._Row(cap, "greedy", model, 0, MergeCache(), None, Budget(0.6 * whole, clock=clock),
+                          "python", plan_cache=keep)
+        got = row._partition(batch)
+        if not got.budget_cut:
+            break
+        assert clicks < 20, "no progress between clicks"
+    assert clicks > 1 and got.blocks == want

@@ -21,7 +21,7 @@ from ..costs import get_cost_model
 from ..partition import MergeCache, partition
 from ..remat import rematerialise
 from ..timemodel import TimeModel, load_figures, predict_seconds, runs_block_by_block
-from ..wsp import WSPGraph
+from ..wsp import PartitionState, WSPGraph
 from .compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .errors import propagate
@@ -620,7 +620,17 @@ class _Row:
         if not isinstance(graph, WSPGraph) or graph.program is not b:
             graph = WSPGraph(b, budget=self.budget)
             self.plan_cache[("graph", id(b))] = graph
-        result = partition(graph, self.algorithm, model, budget=self.budget, **options)
+        # greedy cut by the budget goes on from its merges so far at the next click (greedy
+        # from that state takes the merges it would have taken next: tests/test_explorer_budget.py)
+        cut = ("cut", id(b), self.algorithm, key)
+        start: Any = graph
+        if self.algorithm == "greedy" and cut in self.plan_cache:
+            start = PartitionState(graph, self.plan_cache[cut].blocks)
+        result = partition(start, self.algorithm, model, budget=self.budget, **options)
+        if result.budget_cut and self.algorithm == "greedy":
+            self.plan_cache[cut] = result
+        else:
+            self.plan_cache.pop(cut, None)
         if key is not None:
             self.merge_cache.put(key, result)  # not when the budget cut it
         return result
