@@ -17,11 +17,13 @@ from ..budget import Budget, BudgetExceeded, Interrupt
 from ..bytecode import Program
 from ..codegen import KernelSource
 from ..codegen_contract import LIBRARY_KERNEL
+from ..costs import get_cost_model
 from ..deadwrites import describe, drop_dead_writes
 from ..partition import MergeCache, partition
 from ..remat import rematerialise
 from ..reroll import reroll_batches
-from ..timemodel import load_figures, predict_seconds
+from ..timemodel import TimeModel, load_figures, predict_seconds, runs_block_by_block
+from ..wsp import PartitionState, WSPGraph
 from .compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .errors import propagate
@@ -29,6 +31,7 @@ from .driver import Driver
 from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, plan
 from .reference import Externals, Storage, run_reference
 from .threads import cpu_snapshot, others_busy
+from .timed_runs import CHECK_RUNS, LONG_RUN_SECONDS, RunBudget
 
 __all__ = ["run", "compare", "RunResult", "Record", "format_records", "check_against_numpy"]
 
@@ -294,6 +297,9 @@ class Record:
     #: why the row was not timed ("not timed: compile budget of 30 s spent after 12 of 40
     #: kernels"); empty when it was (its times are then NaN)
     not_timed: str = ""
+    #: why a timed row's values were not checked against plain NumPy ("not checked: the time
+    #: budget ..."); empty when they were (and for NumPy's row, the reference)
+    not_checked: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -315,6 +321,8 @@ def compare(
     keep_on_interrupt: bool = False,
     merge_cache: MergeCache | None = None,
     reroll: bool = True,
+    run_seconds: float | Budget | None = None,
+    plan_cache: dict[Any, Any] | None = None,
 ) -> list[Record]:
     """Time the fused partitions of every algorithm × cost model against NumPy eager.
 
@@ -341,25 +349,41 @@ def compare(
     timed, the others marked interrupted (else it propagates, as from any command).
     ``merge_cache``: partitions computed before (the explorer's), reused. ``reroll``: the
     fused rows run the batches rerolled (:func:`run`'s ``reroll``).
+    ``merge_cache``: partitions computed before (the explorer's), reused. ``plan_cache``:
+    kernel plans made before, by batch and partition, and the batches' WSP graphs (the
+    explorer keeps it between clicks, so a second click goes on where the compile budget
+    stopped the first), filled in.
+
+    ``run_seconds`` bounds the timed runs and the check (``None``: no limit; a
+    :class:`~fusionlab.budget.Budget` brings its own clock): each row takes as many of the
+    ``repeat`` runs as fit in its share of what is left, and says when it took fewer; a row
+    none of whose runs fit is not timed (:mod:`fusionlab.execute.timed_runs`). The check
+    against plain NumPy (one plain run and the reference replay) is made once and compared
+    with each row's last run; when it does not fit, the rows say ``not checked``.
     """
     batches, inputs, externals = _parts(target)
     cache = cache or KernelCache()
     spent = [0.0]  # seconds of the compile budget used by the rows so far
     rows = [(model, algorithm) for model in cost_models for algorithm in algorithms]
     total = 1 + len(rows)
+    runs = RunBudget(run_seconds, repeat, interrupt)
+    checker = _Check(target, runs)
+    plan_cache = plan_cache if plan_cache is not None else {}
     if progress is not None:
         progress("NumPy eager", 0, total)
     records: list[Record] = []
     try:
-        records.append(_numpy_record(target, baseline, batches, inputs, externals, repeat))
+        records.append(_numpy_record(target, baseline, batches, inputs, externals, runs, total))
+        runs.estimate = runs.numpy = records[0].min_seconds
         merge_cache, figures = merge_cache if merge_cache is not None else MergeCache(), load_figures()
-        for model, algorithm in rows:
+        for k, (model, algorithm) in enumerate(rows):
             label = f"{algorithm} / {getattr(model, 'name', model)}"
             if progress is not None:
                 progress(label, len(records), total)
             left = None if compile_seconds is None else max(compile_seconds - spent[0], 0.0)
             row = _Row(target, algorithm, model, min_size, merge_cache, cache,
-                       Budget(left, interrupt=interrupt), driver, compile_seconds, spent, reroll=reroll)
+                       Budget(left, interrupt=interrupt), driver, compile_seconds, spent, reroll=reroll, runs=runs,
+                       checker=checker, rows_left=len(rows) - k, plan_cache=plan_cache)
             try:
                 rec = row.record(repeat, figures, progress, label, len(records), total)
             except KeyboardInterrupt:
@@ -385,8 +409,10 @@ def compare(
 
 
 def _numpy_record(target: Any, baseline: Callable[[], Any] | None, batches: Sequence[Program],
-                  inputs: Mapping[str, np.ndarray], externals: Externals, repeat: int) -> Record:
-    """NumPy eager's row: the baseline run once to warm up, then ``repeat`` times."""
+                  inputs: Mapping[str, np.ndarray], externals: Externals, runs: RunBudget, rows: int) -> Record:
+    """NumPy eager's row: the baseline run once to warm up, then as many of the runs asked
+    for as fit its share of ``runs`` (of ``rows`` rows); a long warm-up is one of them when
+    fewer fit."""
     from ..capture import Capture
 
     if baseline is None and isinstance(target, Capture) and target.source and target.stopped is None:
@@ -401,21 +427,74 @@ def _numpy_record(target: Any, baseline: Callable[[], Any] | None, batches: Sequ
             for b in batches:
                 run_reference(b, externals=externals, storage=st)
 
-    baseline()
-    base, base_busy = _timed(baseline, repeat)
-    base_med = statistics.median(base)
-    return Record("numpy", "eager", 0, 0, None, 0.0, base_med, min(base), 1.0, None, **_spread(base, base_busy))
-
-
-def _timed(fn: Callable[[], Any], repeat: int) -> tuple[list[float], float]:
-    """The seconds of ``repeat`` runs, and the cores other processes used meanwhile."""
-    times = []
     before = cpu_snapshot()
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return times, others_busy(before, cpu_snapshot())
+    t = runs.clock()
+    baseline()
+    warm = runs.clock() - t
+    runs.spend(warm)
+    fit = runs.count(warm, rows)
+    counted = fit < runs.repeat and (warm >= LONG_RUN_SECONDS or fit == 0)
+    if counted:  # a long cell's warm-up is one of its samples when fewer runs fit than asked
+        base, _, note = runs.timed(baseline, min(runs.count(warm, rows, at_least_one=False), runs.repeat - 1))
+        base = [warm] + base
+    else:
+        base, _, note = runs.timed(baseline, fit)
+    extra = _spread(base, others_busy(before, cpu_snapshot()))
+    extra["warnings"] += [note or runs.fewer(len(base), max(base), warm_up=counted)] \
+        if len(base) < runs.repeat else []
+    return Record("numpy", "eager", 0, 0, None, 0.0, statistics.median(base), min(base), 1.0, None, **extra)
+
+
+def _timed(fn: Callable[[], Any], runs: RunBudget, count: int) -> tuple[list[float], float, Any, str]:
+    """The seconds of up to ``count`` runs within ``runs``, the cores other processes used
+    meanwhile, the last run's value, and why fewer ran."""
+    before = cpu_snapshot()
+    times, last, note = runs.timed(fn, count)
+    return times, others_busy(before, cpu_snapshot()), last, note
+
+
+class _Check:
+    """The check against plain NumPy, made once for every row of a comparison within its
+    run budget: the captured source run plainly (or the reference replay) and the replay
+    with its error bounds, then each row's values compared with them."""
+
+    def __init__(self, target: Any, runs: RunBudget) -> None:
+        self.target, self.runs = target, runs
+        self.made: tuple[dict[str, Any], dict[str, Any], Any] | None = None  # replayed, bounds, plain
+
+    def __call__(self, values: Mapping[str, Any]) -> tuple[float | None, CheckReport | None, str]:
+        """``(max_abs_error, report, why not checked)`` of a row's ``values``."""
+        if self.made is None:
+            need = CHECK_RUNS * (self.runs.numpy or 0.0)
+            if not self.runs.fits(need):
+                return None, None, (f"not checked: the check against plain NumPy (a plain run and the reference "
+                                    f"replay, about {need:.2g} s) does not fit in {self.runs.described()}")
+            t = self.runs.clock()
+            self.made = self._make()
+            self.runs.spend(self.runs.clock() - t)
+        replayed, bounds, plain = self.made
+        error = max((_error(values[k], replayed[k]) for k in replayed), default=0.0)
+        if isinstance(plain, CheckReport):  # the plain run failed: its report says why
+            return error, plain, ""
+        terms = reduction_terms(_parts(self.target)[0])
+        return error, check_namespace(values, plain, terms=terms, bounds=bounds), ""
+
+    def _make(self) -> tuple[dict[str, Any], dict[str, Any], Any]:
+        from ..capture import Capture
+
+        batches, inputs, externals = _parts(self.target)
+        with np.errstate(all="ignore"):  # the user's warnings are the plain run's, not the replay's
+            ref, ref_bounds = propagate(batches, externals, dict(inputs))
+        replayed, bounds = _values(self.target, ref), _values(self.target, ref_bounds)
+        plain: Any = replayed
+        # a capture stopped at its budget: the program is the recorded part, not the source
+        if isinstance(self.target, Capture) and self.target.source and self.target.stopped is None:
+            try:
+                plain = plain_namespace(self.target.source)
+            except Exception as exc:  # the user's program: any exception
+                plain = CheckReport(mismatches=[Mismatch("<program>", f"fails under plain NumPy: "
+                                                         f"{type(exc).__name__}: {exc}")])
+        return replayed, bounds, plain
 
 
 def _not_timed(model: str, algorithm: str, why: str, blocks: int = 0, kernels: int = 0,
@@ -448,6 +527,13 @@ class _Row:
     interrupted: str = "not timed: interrupted (Kernel -> Interrupt)"
     #: the batches are rerolled first (:mod:`fusionlab.reroll`)
     reroll: bool = True
+    #: the comparison's run budget, its check, and the rows still to time (this one included)
+    runs: RunBudget = field(default_factory=lambda: RunBudget(None, 1))
+    checker: Any = None
+    rows_left: int = 1
+    #: kernel plans by (id of the batch, blocks, min_size) and WSP graphs by ("graph", id of
+    #: the batch), kept between clicks
+    plan_cache: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -456,10 +542,14 @@ class _Row:
 
     def record(self, repeat: int, figures: Any, progress: Callable[[str, int, int], None] | None,
                label: str, done: int, total: int) -> Record:
-        batches, inputs, externals = _parts(self.target, self.reroll)
+        batches, inputs, externals = self._batches()
         name = getattr(self.model, "name", self.model)
         if self.budget.expired():  # not even its WSP graph: that alone takes seconds on a big batch
             return _not_timed(name, self.algorithm, f"not timed: compile budget{self._of()} spent before this row")
+        est = self.runs.estimate or 0.0
+        if not self.runs.fits(est):  # not even one run: its kernels need not be compiled
+            return _not_timed(name, self.algorithm, f"not timed: {self.runs.described()} spent before this row "
+                              f"(one run takes about {est:.2g} s)")
         t0 = time.perf_counter()  # the row's use of the compile budget starts
         try:
             results, plans = self._plans(batches)
@@ -486,12 +576,14 @@ class _Row:
                 warnings.simplefilter("always")
                 self._load(specs, watch)
                 fused = Driver(plans, externals, self.cache, inputs, mode=self.driver)
+                warm_start = self.runs.clock()  # the warm-up, on the runs' clock
                 fused()
-                first = time.perf_counter() - t
+                first = self.runs.clock() - warm_start
                 self.spent[0] += time.perf_counter() - t0
-                times, busy = _timed(fused, repeat)
-                res = run(self.target, plans=plans, check=True, cache=self.cache, min_size=self.min_size,
-                          driver=self.driver, reroll=self.reroll)
+                timed = self._runs(fused, plans, first, est)
+                if isinstance(timed, str):
+                    return _not_timed(name, self.algorithm, timed, sum(len(p.blocks) for p in plans), len(specs), cost,
+                                      first)
         except CompileBudgetSpent as exc:
             self.spent[0] += time.perf_counter() - t0
             why = f"not timed: compile budget{self._of()} spent after {self._ready(specs)} of {len(specs)} kernels"
@@ -502,29 +594,108 @@ class _Row:
             self.interrupted = (f"not timed: interrupted (Kernel -> Interrupt) after {self._ready(specs)} of "
                                 f"{len(specs)} kernels")
             raise
+        times, busy, note, res, (error, check, not_checked) = timed
         med = statistics.median(times)
+        self.runs.estimate = med
         extra = _spread(times, busy)
         extra["threads"] = fused.choice.threads if fused.choice is not None else 0
-        extra["predicted_seconds"] = predict_seconds(
-            [p.program for p in plans], [[bp.instructions for bp in p.blocks] for p in plans], figures, self.min_size,
-            opaque_seconds=externals.seconds)
+        extra["predicted_seconds"] = self._predicted(batches, plans, figures, externals)
         extra["warnings"] += [str(w.message) for w in caught]
-        if res.check is not None and not res.check.ok:
-            extra["warnings"] += [f"differs from plain NumPy: {m}" for m in res.check.mismatches[:5]]
+        extra["warnings"] += [w for w in (note or self.runs.fewer(len(times), med), not_checked) if w]
+        if check is not None and not check.ok:
+            extra["warnings"] += [f"differs from plain NumPy: {m}" for m in check.mismatches[:5]]
         return Record(name, self.algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
-                      max(first - med, 0.0), med, min(times), float("nan"), res.max_abs_error, res.fallbacks, **extra)
+                      max(first - med, 0.0), med, min(times), float("nan"), error, res.fallbacks, **extra,
+                      not_checked=not_checked)
+
+    def _runs(self, fused: Driver, plans: list[Plan], first: float, est: float) -> Any:
+        """The row's timed runs within the run budget and its check: ``(times, busy cores,
+        why fewer, RunResult, (error, check, why not checked))``, or why not timed."""
+        # the last row's runs estimate one run; the warm-up (which compiled) bounds it
+        one = min(first, est) if est > 0 else first
+        count = self.runs.count(one, self.rows_left)
+        if count == 0:
+            return f"not timed: {self.runs.described()} spent (one run takes about {one:.2g} s; its kernels are ready)"
+        times, busy, synced, note = _timed(fused, self.runs, count)
+        res = RunResult(_values(self.target, synced), plans, first,
+                        driver=fused.runs + (f": {fused.reason}" if fused.reason else ""))
+        checked = self.checker(res.values) if self.checker is not None else (None, None, "")
+        return times, busy, note, res, checked
+
+    def _batches(self) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
+        """The batches as this row partitions them, with their inputs: rerolled (with
+        ``reroll``), then their dead parts of writes dropped, as :func:`run` does. Kept in the
+        plan cache, so every row and click gets the same objects (plans and graphs are kept
+        by the batch's identity)."""
+        key = ("batches", id(self.target), self.reroll)
+        got = self.plan_cache.get(key)
+        if got is None or got[0] is not self.target:
+            batches, inputs, externals = _parts(self.target, self.reroll)
+            got = (self.target, [drop_dead_writes(b).program for b in batches], inputs, externals)
+            self.plan_cache[key] = got
+        return got[1], got[2], got[3]
 
     def _plans(self, batches: Sequence[Program]) -> tuple[list[Any], list[Plan]]:
         """Each batch's partition and kernel plan, within the budget (a partition it cuts
         is its best so far; the kernels then do not fit either)."""
         results, plans = [], []
         for b in batches:  # partition() checks the budget itself (a cached one needs none)
-            b = drop_dead_writes(b).program   # as run() does: the cost model partitions what will run
-            results.append(partition(b, self.algorithm, self.model, cache=self.merge_cache, budget=self.budget,
-                                     **({"max_nodes": 20_000} if self.algorithm == "optimal" else {})))
+            results.append(self._partition(b))
             self.budget.check("planning kernels")
-            plans.append(plan(b, results[-1].blocks, self.min_size))
+            # by the batch itself (a plan's arguments are its own arrays; the plan keeps it alive)
+            key = (id(b), tuple(tuple(blk) for blk in results[-1].blocks), self.min_size)
+            if key not in self.plan_cache or self.plan_cache[key].program is not b:
+                self.plan_cache[key] = plan(b, results[-1].blocks, self.min_size)  # seconds for thousands of kernels
+            plans.append(self.plan_cache[key])
         return results, plans
+
+    def _predicted(self, batches: Sequence[Program], plans: Sequence[Plan], figures: Any,
+                   externals: Externals) -> float | None:
+        """What the ``time`` model predicts for a run (as
+        :func:`~fusionlab.timemodel.predict_seconds`), on the WSP graphs kept with the plans:
+        building them again took as long as the partitioning (26.5 s for LU at n = 100 on a
+        loaded machine). ``None`` when a big batch's graph is not kept (a merge-cache hit)."""
+        blocks = [[list(bp.instructions) for bp in p.blocks] for p in plans]
+        graphs = [self.plan_cache.get(("graph", id(b))) for b in batches]
+        if all(isinstance(g, WSPGraph) and g.program is b for g, b in zip(graphs, batches)):
+            model = TimeModel(figures, self.min_size, opaque_seconds=externals.seconds,
+                              by_blocks=runs_block_by_block(list(batches)))
+            launch = model.figures.launch
+            total = sum(model.evaluator(g).cost(bl) for g, bl in zip(graphs, blocks))
+            return total + launch.get("run", 0.0) + launch.get("batch", 0.0) * (len(batches) - 1)
+        if all(len(b) <= 2_000 for b in batches):  # graphs of a second or less: built again
+            return predict_seconds(batches, blocks, figures, self.min_size, opaque_seconds=externals.seconds)
+        return None
+
+    def _partition(self, b: Program) -> Any:
+        """``b``'s partition: the merge cache's, else computed on ``b``'s WSP graph, which
+        is kept with the plans (between clicks): building it alone can take the budget
+        (20,000 instructions of LU at n = 100: 13.6 s on a loaded machine)."""
+        options = {"max_nodes": 20_000} if self.algorithm == "optimal" else {}
+        model = get_cost_model(self.model)
+        key_of = getattr(model, "cache_key", None)
+        key = None if key_of is None else MergeCache.key(b, self.algorithm, key_of(), options)
+        got = None if key is None else self.merge_cache.get(key, b)
+        if got is not None:
+            return got
+        graph = self.plan_cache.get(("graph", id(b)))
+        if not isinstance(graph, WSPGraph) or graph.program is not b:
+            graph = WSPGraph(b, budget=self.budget)
+            self.plan_cache[("graph", id(b))] = graph
+        # greedy cut by the budget goes on from its merges so far at the next click (greedy
+        # from that state takes the merges it would have taken next: tests/test_explorer_budget.py)
+        cut = ("cut", id(b), self.algorithm, key)
+        start: Any = graph
+        if self.algorithm == "greedy" and cut in self.plan_cache:
+            start = PartitionState(graph, self.plan_cache[cut].blocks)
+        result = partition(start, self.algorithm, model, budget=self.budget, **options)
+        if result.budget_cut and self.algorithm == "greedy":
+            self.plan_cache[cut] = result
+        else:
+            self.plan_cache.pop(cut, None)
+        if key is not None:
+            self.merge_cache.put(key, result)  # not when the budget cut it
+        return result
 
     def _of(self) -> str:
         s = self.total_seconds

@@ -207,7 +207,8 @@ class Explorer:
     def run_timing(self) -> None:
         """Compile and time the selected algorithm under every cost model, with progress
         per row and per kernel compiled, within the result's compile budget
-        (``FuseResult.compile_seconds``). Kernel -> Interrupt stops it between kernels:
+        (``FuseResult.compile_seconds``) and run budget (``FuseResult.run_seconds``: the
+        timed runs and the check). Kernel -> Interrupt stops it between kernels or runs:
         the rows timed are kept, the others say why not, and the explorer stays usable.
         It runs in the kernel's main thread, blocking the next cell until it returns (why
         not a worker thread: docs/explorer.md, "Compile & time")."""

@@ -45,10 +45,10 @@ from ..report import (
 )
 from ..wsp import IllegalMerge, PartitionState, WSPGraph
 from .share import ExactShare
-from .timing import DEFAULT_COMPILE_SECONDS, SPREAD_WARNING, normalise_timings
+from .timing import DEFAULT_COMPILE_SECONDS, DEFAULT_RUN_SECONDS, SPREAD_WARNING, normalise_timings
 
 __all__ = ["FuseResult", "ManualOutcome", "normalise_timings", "SVG_SECONDS", "SPREAD_WARNING",
-           "FIRST_DISPLAY_SECONDS", "DEFAULT_COMPILE_SECONDS"]
+           "FIRST_DISPLAY_SECONDS", "DEFAULT_COMPILE_SECONDS", "DEFAULT_RUN_SECONDS"]
 
 # The first display comes once the cheap partitions are known, or this many seconds into the
 # cell (between two partitions), whichever is first: a big program shows progress early.
@@ -121,6 +121,9 @@ class FuseResult:
         Rewrite the runs of an unrolled Python loop into 2-D instructions first
         (:mod:`fusionlab.reroll`); the explorer shows the rerolled batches and says what was
         rerolled (notices of kind ``reroll``). ``False`` explores the batches as captured.
+    run_seconds
+        The time budget of :meth:`time`'s timed runs and check against plain NumPy
+        together, checked between runs; ``None``: no limit.
     """
 
     def __init__(
@@ -140,6 +143,7 @@ class FuseResult:
         exact_seconds: float | None = None,
         compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
         reroll: bool = True,
+        run_seconds: float | None = DEFAULT_RUN_SECONDS,
     ) -> None:
         if not batches:
             raise ValueError("nothing to explore: the cell recorded no array instruction "
@@ -167,6 +171,8 @@ class FuseResult:
         self._baseline_namespace = baseline_namespace
         self.compile_seconds = compile_seconds
         self._kernel_cache: Any = None  # the kernels "Compile & time" loaded, kept between clicks
+        self.run_seconds = run_seconds
+        self._plans: dict[Any, Any] = {}  # and its kernel plans (per batch and partition), WSP graphs
         self._report: dict[str, Any] | None = None
         self._parts: dict[int, ReportParts] = {}
         # per batch: phase, interrupted, budget and time spent (the report's status)
@@ -175,6 +181,7 @@ class FuseResult:
         # blocks whose code generation did not fit the budget (not tried again for the same display)
         self._code_skipped: set[tuple[int, tuple[tuple[int, ...], ...]]] = set()
         self._dots: dict[tuple[Any, ...], str] = {}  # the selected partition's DOT text, by what it draws
+        self._summaries: list[dict[str, Any]] | None = None  # the batches section (signatures take seconds)
 
     @classmethod
     def from_program(cls, program: Program, **kwargs: Any) -> "FuseResult":
@@ -207,7 +214,8 @@ class FuseResult:
 
     def _parts_within(self, budget: Budget) -> ReportParts:
         if self.batch not in self._parts or self._parts[self.batch].graph_pending:
-            self._parts[self.batch] = ReportParts.of(self.program, budget=budget)
+            # the listing shown before the graph is kept: its program section is not made twice
+            self._parts[self.batch] = ReportParts.of(self.program, budget=budget, listing=self._parts.get(self.batch))
         return self._parts[self.batch]
 
     @property
@@ -463,7 +471,7 @@ class FuseResult:
             self._report = assemble_report(
                 self.parts, algorithms=self.algorithms, cost_models=self.models, selected=self.selected,
                 report_id=self.report_id, name=self.name, source=getattr(self.capture, "source", "") or "",
-                batches=batch_summaries(self.batches), batch=self.batch, notices=notices, extra=extra,
+                batches=self._batch_summaries(), batch=self.batch, notices=notices, extra=extra,
                 status=st, trace=trace_data(self.parts.results.get(("optimal", self.selected[1])), self.trace_limit),
                 code=code, timings=self.timings,
             )
@@ -476,6 +484,12 @@ class FuseResult:
     def rerolled(self) -> list[str]:
         """What rerolling did to the batch shown, one line each (empty when it is off)."""
         return self.rerolls[self.batch].summary() if self.rerolls else []
+
+    def _batch_summaries(self) -> list[dict[str, Any]]:
+        # the batches never change; their signatures took 0.85 s per report at 80,000 instructions
+        if self._summaries is None:
+            self._summaries = batch_summaries(self.batches)
+        return self._summaries
 
     def to_json(self, indent: int | None = None) -> str:
         """The report as JSON text."""
@@ -612,13 +626,15 @@ class FuseResult:
     # -- timing ------------------------------------------------------------------------
     def time(self, repeat: int = 3, cost_models: Sequence[str] | None = None,
              progress: Callable[[str, int, int], None] | None = None,
-             compile_seconds: float | None = None) -> list[Any]:
+             compile_seconds: float | None = None, run_seconds: float | None = None) -> list[Any]:
         """Compile and time the selected algorithm's partition under every cost model (or
         ``cost_models``) against NumPy eager, all batches of the cell, within a compile
         budget of ``compile_seconds`` (default: the result's ``compile_seconds``); returns
         the records and stores them in the report's ``timings``
-        (:func:`~fusionlab.jupyter.timing.time_program`). Kernel -> Interrupt stops it
-        between kernels and keeps the rows timed."""
+        (:func:`~fusionlab.jupyter.timing.time_program`); the timed runs and the check
+        within ``run_seconds`` (default: the result's ``run_seconds``). Kernel -> Interrupt
+        stops it between kernels or runs and keeps the rows timed. The kernels and their
+        plans are kept: a second click goes on where the budget stopped the first."""
         from .timing import plain_baseline, time_program
 
         target = self.capture if self.capture is not None else self.program
@@ -629,9 +645,13 @@ class FuseResult:
         stopped = getattr(self.capture, "stopped", None) is not None
         baseline = None if stopped else plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
         seconds = self.compile_seconds if compile_seconds is None else compile_seconds
+        runs = self.run_seconds if run_seconds is None else run_seconds
+        for k, parts in self._parts.items():  # the explorer's WSP graphs: not built again
+            if parts.graph is not None:
+                self._plans.setdefault(("graph", id(self.batches[k])), parts.graph)
         records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
                                              merge_cache=self.cache, kernel_cache=self._kernels(),
-                                             reroll=self.reroll)
+                                             reroll=self.reroll, run_seconds=runs, plan_cache=self._plans)
         self._changed()
         return records
 

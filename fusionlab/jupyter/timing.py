@@ -32,12 +32,16 @@ import numpy as np
 
 from ..budget import Interrupt
 
-__all__ = ["DEFAULT_COMPILE_SECONDS", "SPREAD_WARNING", "time_program", "plain_baseline", "normalise_timings"]
+__all__ = ["DEFAULT_COMPILE_SECONDS", "DEFAULT_RUN_SECONDS", "SPREAD_WARNING", "time_program", "plain_baseline", "normalise_timings"]
 
 # Seconds "Compile & time" may spend loading and compiling kernels (checked between
 # kernels). LU by row operations at n = 60 needed 62 s for two cost models; a student's
 # click should come back within half a minute with what fits, saying what did not.
 DEFAULT_COMPILE_SECONDS = 30.0
+# Seconds the timed runs and the check may take together (checked between runs, each
+# predicted before it starts). A 10^8-element cell took 10-17 s a plain run on the shared
+# machine; unbudgeted, its 24 runs held the kernel for more than 268 s.
+DEFAULT_RUN_SECONDS = 30.0
 # A timing spread ((q3 - q1) / median, or (median - min) / median when no quartiles) above
 # this gets a warning.
 SPREAD_WARNING = 0.10
@@ -47,7 +51,8 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
                  repeat: int = 3, progress: Callable[[str, int, int], None] | None = None,
                  compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
                  merge_cache: Any = None, kernel_cache: Any = None,
-                 reroll: bool = True) -> tuple[list[Any], dict[str, Any]]:
+                 reroll: bool = True, run_seconds: float | None = DEFAULT_RUN_SECONDS,
+                 plan_cache: dict[Any, Any] | None = None) -> tuple[list[Any], dict[str, Any]]:
     """Compile and time ``algorithm``'s partition of ``target`` (a capture or a program)
     under each of ``models`` against NumPy eager (``baseline``, or the source run
     plainly); returns the records and the report's ``timings``.
@@ -60,7 +65,13 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
     ``kernel_cache``: a :class:`~fusionlab.execute.numba_backend.KernelCache` kept between
     clicks, so a second click goes on where the budget stopped the first (the kernels
     imported and compiled stay in memory). ``reroll``: the batches rerolled first
-    (:mod:`fusionlab.reroll`), as the explorer shows them.
+    (:mod:`fusionlab.reroll`), as the explorer shows them. ``plan_cache``: the kernel plans, kept between
+    clicks for the same reason (planning thousands of kernels takes seconds).
+
+    The timed runs and the check take at most ``run_seconds`` together (``None``: no
+    limit): a row takes as many runs as fit in its share and says when it took fewer, a
+    row none of whose runs fit is not timed, and values not checked say "not checked"
+    (:mod:`fusionlab.execute.timed_runs`).
     """
     from ..execute import compare
 
@@ -70,7 +81,8 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
         with intr.armed():
             records = compare(target, [algorithm], models, repeat=repeat, baseline=baseline, progress=progress,
                               compile_seconds=compile_seconds, interrupt=intr, keep_on_interrupt=True,
-                              merge_cache=merge_cache, cache=kernel_cache, reroll=reroll)
+                              merge_cache=merge_cache, cache=kernel_cache, reroll=reroll, run_seconds=run_seconds,
+                              plan_cache=plan_cache)
     finally:
         intr.acknowledge()
     timings = normalise_timings([r.to_dict() for r in records], repeat, _others(before, _cpu_snapshot()),
@@ -147,6 +159,7 @@ def _record(d: Mapping[str, Any], repeat: int, threads: int | None, busy: bool) 
         samples = len(times) or None
     r["samples"] = int(samples) if samples is not None else repeat
     r["not_timed"] = r.get("not_timed") or ""
+    r["not_checked"] = r.get("not_checked") or ""  # timed, but its values not compared with plain NumPy
     if r["not_timed"]:  # no run was timed: no samples, and the reason is its one warning
         r["samples"] = 0
     r.setdefault("q1_seconds", None)
@@ -199,6 +212,7 @@ def normalise_timings(records: Sequence[Mapping[str, Any]], repeat: int, others:
             r["busy"] = True
     return {"repeat": repeat, "records": out, "threads": threads, "busy": busy or any(r["busy"] for r in out),
             "others_cores": None if others is None else round(others, 3), "warnings": warnings,
-            "not_timed": sum(1 for r in out if r["not_timed"])}
+            "not_timed": sum(1 for r in out if r["not_timed"]),
+            "not_checked": sum(1 for r in out if r["not_checked"])}
 
 
