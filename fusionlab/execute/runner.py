@@ -114,10 +114,20 @@ def _parts(target: Any, reroll: bool = False) -> tuple[list[Program], dict[str, 
 
 def rerolled(batches: Sequence[Program]) -> tuple[list[Program], dict[str, np.ndarray], list[str]]:
     """The batches rerolled (:mod:`fusionlab.reroll`), the arrays of the literals it made
-    (inputs), and what it did, one line each (batch numbers from 1)."""
-    done = reroll_batches(batches)
+    (inputs), and what it did, one line each (batch numbers from 1). Dead parts of writes are
+    dropped first (:mod:`fusionlab.deadwrites`): rerolling joins instructions into coarser
+    views (Jacobi's two wall rows into one), which the kill test sees less finely."""
+    fused, constants, lines, _ = _rerolled(batches)
+    return fused, constants, lines
+
+
+def _rerolled(batches: Sequence[Program]) -> tuple[list[Program], dict[str, np.ndarray], list[str], list[str]]:
+    """:func:`rerolled`, and what the dead-writes pass did before it (numbered as captured)."""
+    dropped = [drop_dead_writes(b) for b in batches]
+    rewrites = [f"batch {k + 1}: {line}" for k, (b, d) in enumerate(zip(batches, dropped)) for line in describe(b, d)]
+    done = reroll_batches([d.program for d in dropped])
     lines = [f"batch {k + 1}: {line}" if len(done) > 1 else line for k, r in enumerate(done) for line in r.summary()]
-    return [r.program for r in done], {k: v for r in done for k, v in r.constants.items()}, lines
+    return [r.program for r in done], {k: v for r in done for k, v in r.constants.items()}, lines, rewrites
 
 
 def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -196,7 +206,7 @@ def run(
     """
     reroll = partitions is None if reroll is None else reroll
     batches, base_inputs, externals = _parts(target)
-    fused, constants, lines = rerolled(batches) if reroll else (batches, {}, [])
+    fused, constants, lines, rewrites = _rerolled(batches) if reroll else (batches, {}, [], [])
     cache = cache or KernelCache()
     if plans is None:
         plans = _plans(fused, algorithm, cost_model, min_size, partitions, MergeCache())
@@ -214,7 +224,7 @@ def run(
     result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""),
                        times=times, threads="" if choice is None else
                        f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}",
-                       rewrites=_rewrites(fused, plans), rerolled=lines)
+                       rewrites=rewrites + _rewrites(fused, plans), rerolled=lines)
     if check:   # against the batches as captured: an oracle for the rerolling too
         # the check's own replay, with the error model's bounds beside it (execute/errors.py);
         # the user's floating-point warnings (or their silence under np.errstate) are the
