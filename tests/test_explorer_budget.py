@@ -17,6 +17,7 @@ from fusionlab.budget import Budget, Interrupt
 from fusionlab.capture import capture
 from fusionlab.execute import compare
 from fusionlab.execute.timed_runs import CHECK_RUNS, RunBudget
+from fusionlab.execute.numba_backend import Plan
 from fusionlab.jupyter import FuseResult
 
 SOURCE = "import numpy as np\nx = np.arange(64.0)\ny = np.sqrt(x) * 2.0\nz = y - x\n"
@@ -329,7 +330,7 @@ def test_the_prediction_on_kept_graphs_is_predict_seconds() -> None:
     r = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"], run_seconds=None)
     rec = r.time(repeat=1)[1]
     assert len([k for k in r._plans if k[0] == "graph"]) == len(cap.batches)   # computed on the kept graphs
-    plans = [v for k, v in r._plans.items() if k[0] != "graph"]
+    plans = [v for v in r._plans.values() if isinstance(v, Plan)]   # beside graphs and the prepared batches
     blocks = [[list(bp.instructions) for bp in p.blocks] for p in sorted(plans, key=lambda p: cap.batches.index(p.program))]
     want = predict_seconds(cap.batches, blocks, load_figures(), runner.DEFAULT_MIN_SIZE,
                            opaque_seconds=cap.externals.seconds)

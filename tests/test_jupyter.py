@@ -156,11 +156,16 @@ def test_loop_gives_one_batch_per_iteration_and_the_cache_says_so() -> None:
     repeats = [b for b in report["batches"] if b["same_as"] is not None]
     assert repeats, report["batches"]
     res.set_batch(repeats[0]["same_as"])
-    assert not any(p["cache_hit"] for p in res.report()["partitions"])
+    first = res.report()["partitions"]
+    assert not any(p["cache_hit"] for p in first)
+    # what the budget cut is not cached (a loaded machine can cut an exact search): the rest is
+    done = {(p["algorithm"], p["cost_model"]) for p in first if p["status"] == "done"}
+    assert done
     res.set_batch(repeats[0]["index"])
     again = res.report()
     assert again["batch"] == repeats[0]["index"]
-    assert all(p["cache_hit"] for p in again["partitions"])  # the merge cache answered
+    hits = {(p["algorithm"], p["cost_model"]) for p in again["partitions"] if p["cache_hit"]}
+    assert done <= hits  # the merge cache answered
     np.testing.assert_array_equal(ip.user_ns["u"], plain(cell.replace("print(", "("), {})["u"])
 
 
