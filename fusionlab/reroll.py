@@ -425,6 +425,12 @@ def _try_run(ins: Sequence[Instruction], s: int, L: int, m: int, uses: dict[str,
     m, why = _regular_count(ins, s, L, m)
     if m < 2:
         return Refused(s, L, 2, why or RerollRefusal.IRREGULAR_OFFSETS)
+    # In a regular run every two neighbouring iterations are a translate of the first two,
+    # so their conflict is the run's: found on two iterations, before the work that grows
+    # with m (`x += 1` 50,000 times: 5 s of literal and escape scans to refuse it).
+    conflict = _conflict(_slots(ins, s, L, 2), 2)
+    if conflict is not None:
+        return Refused(s, L, m, conflict[0], conflict[1])
     escaped = _escaping(ins, s, L, m, uses)
     if escaped:
         return Refused(s, L, m, RerollRefusal.TEMPORARY_ESCAPES, escaped)

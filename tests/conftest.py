@@ -15,3 +15,7 @@ settings.register_profile(
 )
 default = "ci" if os.environ.get("CI", "").lower() == "true" else "default"
 settings.load_profile(os.environ.get("FUSIONLAB_HYPOTHESIS", default))
+
+# the programs under tests/data are inputs, not test modules: --doctest-modules would import
+# (run) each at collection, and some raise on purpose (a session cell failing half-way)
+collect_ignore_glob = ["data/*"]
