@@ -281,7 +281,8 @@ def _candidates(rep: np.ndarray, s: int) -> list[tuple[int, int]]:
     counts = rep[:, s] // periods + 1
     cover = np.where(counts >= 2, counts * periods, 0)
     order = np.lexsort((periods, -cover))
-    return [(int(periods[j]), int(counts[j])) for j in order if cover[j]]
+    order = order[cover[order] > 0]   # in numpy: this runs at every position of the batch
+    return list(zip(periods[order].tolist(), counts[order].tolist()))
 
 
 def _one_pass(program: Program, level: int, taken: set[str],
