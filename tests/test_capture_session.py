@@ -4,6 +4,7 @@ using them behaves as if no capture had happened."""
 
 from __future__ import annotations
 
+import builtins
 import io
 import types
 from contextlib import redirect_stdout
@@ -58,7 +59,10 @@ def sessions(draw: st.DrawFn) -> tuple[str, str]:
 def leaks(x, seen=None, path="") -> list[str]:
     """Paths to any of fusionlab's objects reachable from ``x``."""
     seen = set() if seen is None else seen
-    if id(x) in seen or isinstance(x, (str, bytes, int, float, np.ndarray, np.generic, types.ModuleType)):
+    # the builtins' dict (``exec`` puts it in a namespace it is given) holds IPython's shell,
+    # whose registry of magics holds fusionlab's own: not an object of the user's
+    if id(x) in seen or x is vars(builtins) or isinstance(
+            x, (str, bytes, int, float, np.ndarray, np.generic, types.ModuleType)):
         return []
     seen.add(id(x))
     if (type(x).__module__ or "").startswith("fusionlab"):

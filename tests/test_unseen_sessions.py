@@ -29,11 +29,7 @@ SESSIONS = pathlib.Path(__file__).parent / "data" / "unseen" / "sessions"
 NAMES = sorted(p.name for p in SESSIONS.glob("*.py"))
 FUSE = "%%fuse --no-explorer --algorithms greedy --compare bohrium --budget 1\n"
 #: sessions that still differ from plain NumPy, and why
-KNOWN_OPEN: dict[str, str] = {
-    "s28_lru_cache_arrays.py": "a functools.lru_cache the session defined keeps the traced array a fused cell's "
-                               "call returned (its cache is C's, out of reach of the walk that hands back plain "
-                               "objects): the next plain cell gets the stand-in from it",
-}
+KNOWN_OPEN: dict[str, str] = {}
 start_ipython()
 ip = TerminalInteractiveShell.instance()
 if "fusionlab" not in ip.extension_manager.loaded:

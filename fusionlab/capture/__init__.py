@@ -53,6 +53,7 @@ import numpy as np
 from ..bytecode import Instruction, Opcode, Program, View
 from ..execute.reference import Externals, Storage, run_reference
 from .budget import DEFAULT_BUDGET, UNLIMITED, CaptureBudget
+from .cached import call_plainly, is_cached
 from .array import NUMERIC, Traced, TracedFlat, hand_out, unwrap, view_of
 from .functions import GeneratorProxy, Proxy, Recording, make_numpy
 from .plain import Plainer
@@ -468,6 +469,7 @@ def capture(
     bi["type"] = _CapturedType  # a class: cells may subclass it (metaclasses)
     bi[CLASS_OF] = _class_of
     bi[CALLEE] = _callee
+    bi[RECORDER] = rec
     run_ns["__builtins__"] = bi
     error: BaseException | None = None
     value: Any = None
@@ -554,6 +556,8 @@ def _class_of(obj: Any) -> type:
 
 #: The builtin every call of captured code goes through first (see :class:`_CellRewrite`).
 CALLEE = "__fusionlab_callee__"
+#: The builtin holding the running capture's recorder (for :func:`_callee`'s notices).
+RECORDER = "__fusionlab_recorder__"
 #: Top-level packages whose functions are given traced arrays: capture records NumPy's and
 #: its own; IPython's (the cell's transformed ``%time``, ``!cmd``) read their caller's frame,
 #: which a handing wrapper would replace (and it shows stand-ins as NumPy's objects)
@@ -599,7 +603,15 @@ def _callee(fn: Any) -> Any:
     to code capture does not record (matplotlib took 50 traced values for 50 data sets).
     The call itself stays in the user's frame (``super()``, ``locals()``). A function of the
     user's session defined outside the cell (an earlier plain cell) runs rewritten as the
-    cell is (:func:`_session_function`), so that its own calls are looked up the same way."""
+    cell is (:func:`_session_function`), so that its own calls are looked up the same way.
+    A cached function (``functools.lru_cache``) runs plainly (:mod:`.cached`)."""
+    if is_cached(fn):
+        rec = sys._getframe(1).f_builtins.get(RECORDER)
+        if isinstance(rec, Recorder):
+            name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "a cached function")
+            rec.notice(NoticeKind.PLAIN, f"{name} is cached (functools.lru_cache): its calls run as plain "
+                                         "NumPy, so that its cache keeps NumPy's arrays")
+        return lambda *args, **kwargs: call_plainly(fn, args, kwargs)
     if not _library_callable(fn):
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             f = _session_function(fn.__func__)
