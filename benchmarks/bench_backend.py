@@ -776,6 +776,26 @@ def merge(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str
                                                 order.index(r["workload"]) if r["workload"] in order else 99))
 
 
+def rerun_notes(stored: dict[str, Any], note: str, results: list[dict[str, Any]], merged: list[dict[str, Any]],
+                rows: str) -> tuple[str, list[str]]:
+    """The header's note and its list of partial reruns: a run measuring every stored row
+    starts both afresh; a run of some rows keeps the last full run's note and adds itself
+    to the reruns (the table then mixes both runs' rows, and the header says which).
+
+    >>> a, b = {"workload": "sor", "preset": "medium"}, {"workload": "heat", "preset": "medium"}
+    >>> rerun_notes({"elapsed_note": "full."}, "part.", [a, b], [a, b], "sor,heat")
+    ('part.', [])
+    >>> note, reruns = rerun_notes({"elapsed_note": "full.", "reruns": ["r1"]}, "part.", [a], [a, b], "sor")
+    >>> note, reruns[0], reruns[1].endswith("of the rows sor: part.")
+    ('full.', 'r1', True)
+    """
+    measured = {(r["workload"], r["preset"]) for r in results}
+    if all((r["workload"], r["preset"]) in measured for r in merged) or "elapsed_note" not in stored:
+        return note, []
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return stored["elapsed_note"], [*stored.get("reruns", []), f"**Rerun {when}** of the rows {rows}: {note}"]
+
+
 def report(data: dict[str, Any], elapsed_note: str) -> str:
     """The README section, drawn from ``backend.json``'s content."""
     results, triad = data["workloads"], data["triad"]
@@ -793,7 +813,8 @@ def report(data: dict[str, Any], elapsed_note: str) -> str:
         "run-to-run spread is still about ±15%."
         + (f" Load average (1 min) before each row: {min(loads):.1f} to {max(loads):.1f}"
            + (" — other processes were busy during this run, so the figures are noisier than usual."
-              if max(loads) > LOADED else ".") if loads else ""),
+              if max(loads) > LOADED else ".") if loads else "")
+        + "".join(f" {r}" for r in data.get("reruns", [])),
         *(["", "**Read the Numba and loop columns of rows measured under load with care.** Numba on the NumPy code "
             "and the hand-written loops run as a Numba user's code runs: every thread, Numba's static schedule. "
             "When other processes hold the cores, each of their parallel loops waits for its descheduled thread "
@@ -936,8 +957,10 @@ def main() -> None:
     if args.no_readme or args.quick:
         print(report({"machine": _machine(), "triad": triad, "workloads": results, "cost_models": model_data}, note))
         return
+    merged = merge(stored.get("workloads", []), results)
+    note, reruns = rerun_notes(stored, note, results, merged, args.rows)
     data = {
-        "machine": _machine(), "triad": triad, "workloads": merge(stored.get("workloads", []), results),
+        "machine": _machine(), "triad": triad, "workloads": merged, "reruns": reruns,
         "cost_models": model_data or stored.get("cost_models", {}), "elapsed_note": note,
         "cost_models_measured": time.strftime("%Y-%m-%d") if model_data else stored.get("cost_models_measured",
                                                                                          "in an earlier run"),
