@@ -78,6 +78,7 @@ from .codegen_layout import (
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
 )
 from .codegen_power import literal_power, power_expression
+from .codegen_strip import STRIP, VECTOR_CALLS, StripParts, defined_locals, reads_any, strip_lines, trig_helpers_in
 from .text import format_instruction, format_view
 
 __all__ = ["KernelSource", "Unsupported", "get_kernel", "emit_kernel", "kernel_signature", "get_kernel_layout",
@@ -282,7 +283,7 @@ def _helpers(instructions: Sequence[Instruction], kernel: str) -> list[str]:
     found: list[str] = []
     for ins in instructions:
         found += [h for h in OPCODES[ins.opcode].helpers_in(kernel) if h not in found]
-    return found
+    return found + trig_helpers_in(kernel)
 
 
 class _Emitter:
@@ -311,6 +312,10 @@ class _Emitter:
         self.store_of: dict[int, int] = {}   # instruction -> its line of ``stores``
         self.spans: dict[int, tuple[int, int]] = {}
         self.accs: list[tuple[int, str, np.dtype]] = []   # scans: instruction, accumulator, its dtype
+        self.scan_value: dict[int, str] = {}   # scan -> the value it combines (its operand, typed)
+        #: float64 libm calls a strip's map loop vectorises: instruction -> (call, its
+        #: vectorisable form, the argument)
+        self.vector_calls: dict[int, tuple[str, str, str]] = {}
         self.randoms = 0
         self.pre: list[str] = []
         self.opening: list[str] = []
@@ -425,7 +430,11 @@ class _Emitter:
             elif i in forms and forms[i].form is not ReductionForm.ELEMENT:
                 self.reduction(forms[i], ins, ops, comment)
             else:
-                self.store(i, ins, self.expression(i, ins, ops, loop, comment), loop, comment)
+                expr = self.expression(i, ins, ops, loop, comment)
+                call = f"np.{op.value}({ops[0]})" if ops else ""
+                if op.value in VECTOR_CALLS and loop is not None and loop[0].name == "float64" and call in expr:
+                    self.vector_calls[i] = (call, f"{VECTOR_CALLS[op.value]}({ops[0]})", ops[0])
+                self.store(i, ins, expr, loop, comment)
 
     def expression(self, i: int, ins: Instruction, ops: list[str], loop: tuple[np.dtype, ...] | None,
                    comment: str) -> str:
@@ -453,6 +462,7 @@ class _Emitter:
             dt = np.dtype(next(s.dtype for s in self.lay.scans if s.index == i))
             self.accs.append((i, a, dt))
             src = ins.inputs[0]
+            self.scan_value[i] = _typed(self.operand(src), src, dt)
             self.body.append(f"{a} = {_np_type(dt.name)}(" + OPCODES[op.combining].combine.format(
                 a=a, b=_typed(self.operand(src), src, dt)) + ")" + comment)
             return a
@@ -741,8 +751,48 @@ class _Emitter:
         """The scan block as one serial loop: each accumulator from its identity, the whole
         body and the stores per element (004's scanomap run sequentially)."""
         lines = [f"{a} = {_identity(self.lay.instruction(k).opcode.combining, dt.name)}" for k, a, dt in self.accs]
+        parts = self.strip_parts()
+        if parts is not None:   # the maps in a loop of their own, strip by strip (fusionlab.codegen_strip)
+            return lines + strip_lines(parts, self.extents[0], self.u(STRIP), self.u(STRIP - 1))
         return lines + [f"for i0 in range({self.extents[0]}):"] + [
             f"    {line}" for line in (self.body or ["pass"]) + self.stores]
+
+    def strip_parts(self) -> StripParts | None:
+        """The serial scan's lines split for strip-mining: the maps feeding the scans (their
+        own loop, vectorisable), the scans and their consumers; None where the block is not
+        made of maps and scans only, or where a consumer reads a map's local (it would have
+        to be buffered too: the one-pass form stays)."""
+        lay, body, spans = self.lay, self.body, self.spans
+        scans = {k for k, _, _ in self.accs}
+        feeders = sorted(lay.scan_feeders - scans)
+        allowed = OpFamily.ELEMENTWISE | OpFamily.SCAN | OpFamily.GENERATOR | OpFamily.SYSTEM
+        if not feeders or any(ins.opcode not in allowed for ins in lay.instructions) or lay.filters is not None \
+                or self.pre or self.opening or self.closing or self.inner_open or self.inner_close \
+                or any(lay.instruction(k).opcode in OpFamily.SCAN for k in feeders):
+            return None
+        maps = [line for k in feeders for line in body[spans[k][0]:spans[k][1]]]
+        early = [self.stores[self.store_of[k]] for k in feeders if k in self.store_of]
+        rest: list[str] = []
+        for k in sorted(spans):
+            if k in scans:
+                rest += [f"{{scan:{next(a for j, a, _ in self.accs if j == k)}}}"] + body[spans[k][0] + 1:spans[k][1]]
+            elif k not in lay.scan_feeders:
+                rest += body[spans[k][0]:spans[k][1]]
+        stores = [line for line in self.stores if line not in early]
+        values = [self.scan_value[k] for k, _, _ in self.accs]
+        # the maps' locals stay in the first loop; what the second defines never reaches it
+        if reads_any(rest + stores, defined_locals(maps)) or reads_any(maps + early + values, defined_locals(rest)):
+            return None
+        calls = [self.vector_calls[k] for k in feeders if k in self.vector_calls]
+        vectorised = []
+        for line in maps:
+            for call, vcall, _ in calls:
+                line = line.replace(call, vcall)
+            vectorised.append(line)
+        scanned = tuple((a, _np_type(dt.name), self.scan_value[k], OPCODES[lay.instruction(k).opcode.combining]
+                         .combine.format(a=a, b="{b}")) for k, a, dt in self.accs)
+        return StripParts(tuple(vectorised), tuple(maps) if calls else (), tuple(dict.fromkeys(x for _, _, x in calls)),
+                          tuple(early), scanned, tuple(rest), tuple(stores))
 
     def two_pass_scan(self) -> list[str]:
         """A one-dimensional scan block as 004's chunked scanomap, in two parallel passes over
