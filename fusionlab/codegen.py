@@ -69,6 +69,7 @@ from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, 
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
 from .codegen_emit import (
     arg_partials_lines, arg_split_lines, arg_step, compaction_chunks, filter_lines, float_to_int, fold_element,
+    fold_select,
     fold_source, is_fold, gather_expression, histogram_lines, loop_dtypes, np_type,
     weak_result,
 )
@@ -635,6 +636,9 @@ class _Emitter:
             self.body += got[1]
             self.closing += got[2]
         else:
+            select = fold_select(lay.filters, i, op, ins.views_in[0].dtype, out.dtype) if guard else None
+            if select is not None:   # the filter's mask as a select, not a branch (fold_select)
+                guard, src = "", f"({src} if {select[0]} else {select[1]})"
             self.body.append(f"{guard}{a} = " + OPCODES[op].combine.format(a=a, b=src) + comment)
             self.closing.append(f"{a}_part[{slot}] = {a}")
         # an explicit loop in order, not ``{a}_part.max()``: in a parallel kernel Numba turns
