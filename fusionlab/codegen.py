@@ -59,7 +59,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Sequence
 
@@ -838,8 +838,16 @@ class _Emitter:
         out.append(f"    for chunk in {loop}({'nch' if stored else f'nch - {u(1)}'}):  # pass 1: each chunk's total"
                    + (" and local scan" if stored else ""))
         out += [f"        {a} = {_identity(combining[k], dt.name)}" for k, a, dt in accs]
-        out.append(f"        for i0 in {rows}:")
-        out += [f"            {line}" for line in first]
+        parts = self.strip_parts() if stored else None
+        if parts is not None:   # the chunk's maps strip by strip, vectorised (fusionlab.codegen_strip)
+            local = [f"{memory[i]} = {a}  # {i + 1}: the chunk's local scan" for i, a, _ in accs]
+            parts = replace(parts, rest=tuple(f"{{scan:{a}}}" for _, a, _ in accs), stores=tuple(local))
+            lo, hi = f"chunk * {u(_CHUNK)}", f"min({n}, (chunk + {u(1)}) * {u(_CHUNK)})"
+            out.append(f"        acc_hi = {hi}")
+            out += [f"        {line}" for line in strip_lines(parts, "acc_hi", u(STRIP), u(STRIP - 1), lo)]
+        else:
+            out.append(f"        for i0 in {rows}:")
+            out += [f"            {line}" for line in first]
         out += [f"        {a}_tot[chunk] = {a}" for _, a, _ in accs]
         out += _carries([(combining[k], a, dt) for k, a, dt in accs])
         out.append(f"    for chunk in {loop}(nch):  # pass 2: " + ("the carry added, the consumers" if stored

@@ -144,47 +144,50 @@ def reads_any(lines: Sequence[str], names: set[str]) -> bool:
     return any(pattern.search(line.split("  #", 1)[0]) for line in lines)
 
 
-def strip_lines(parts: StripParts, n: str, strip: str, last: str) -> list[str]:
-    """The serial scan over ``n`` elements as strips of ``strip`` (the unsigned constant's
-    name; ``last`` that of ``STRIP - 1``): the accumulators start where the caller set them.
+def strip_lines(parts: StripParts, n: str, strip: str, last: str, lo: str | None = None) -> list[str]:
+    """The serial scan over elements ``lo`` (None: 0) to ``n`` as strips of ``strip`` (the
+    unsigned constant's name; ``last`` that of ``STRIP - 1``; ``lo`` and ``n`` unsigned too:
+    Numba types a mix of signed and unsigned integers as a float): the accumulators start
+    where the caller set them.
 
     >>> p = StripParts(("t0 = _vsin(x[i0])  # 1",), ("t0 = np.sin(x[i0])  # 1",), ("x[i0]",), (),
     ...                (("acc2", "np.float64", "t0", "acc2 + {b}"),), ("{scan:acc2}", "y_w = acc2"), ("y[i0] = y_w",))
     >>> print("\\n".join(strip_lines(p, "n0", "u512", "u511")))  # doctest: +NORMALIZE_WHITESPACE
-    sb_acc2 = np.empty(512, dtype=np.float64)
-    for st in range((n0 + u511) // u512):  # strips: the maps vectorised, then the scan
-        s0 = st * u512
-        s1 = min(n0, s0 + u512)
-        far = np.int64(0)
-        for i0 in range(s0, s1):  # the maps feeding the scan (no dependency between elements)
+    acc2_sb = np.empty(512, dtype=np.float64)
+    for acc_st in range((n0 + u511) // u512):  # strips: the maps vectorised, then the scan
+        acc_s0 = acc_st * u512
+        acc_s1 = min(n0, acc_s0 + u512)
+        acc_far = np.int64(0)
+        for i0 in range(acc_s0, acc_s1):  # the maps feeding the scan (no dependency between elements)
             t0 = _vsin(x[i0])  # 1
-            far |= _trig_far(x[i0])
-            sb_acc2[i0 - s0] = t0
-        if far:  # an argument beyond the polynomials' range, inf or NaN: libm's values
-            for i0 in range(s0, s1):
+            acc_far |= _trig_far(x[i0])
+            acc2_sb[i0 - acc_s0] = t0
+        if acc_far:  # an argument beyond the polynomials' range, inf or NaN: libm's values
+            for i0 in range(acc_s0, acc_s1):
                 t0 = np.sin(x[i0])  # 1
-                sb_acc2[i0 - s0] = t0
-        for i0 in range(s0, s1):  # the scan, in NumPy's order, and its consumers
-            acc2 = np.float64(acc2 + sb_acc2[i0 - s0])
+                acc2_sb[i0 - acc_s0] = t0
+        for i0 in range(acc_s0, acc_s1):  # the scan, in NumPy's order, and its consumers
+            acc2 = np.float64(acc2 + acc2_sb[i0 - acc_s0])
             y_w = acc2
             y[i0] = y_w
     """
-    out = [f"sb_{a} = np.empty({STRIP}, dtype={t})" for a, t, _, _ in parts.scans]
-    out.append(f"for st in range(({n} + {last}) // {strip}):  # strips: the maps vectorised, then the scan")
-    out += [f"    s0 = st * {strip}", f"    s1 = min({n}, s0 + {strip})"]
-    buffered = [f"sb_{a}[i0 - s0] = {v}" for a, _, v, _ in parts.scans]
+    out = [f"{a}_sb = np.empty({STRIP}, dtype={t})" for a, t, _, _ in parts.scans]
+    count = f"({n} + {last}) // {strip}" if lo is None else f"({n} - {lo} + {last}) // {strip}"
+    out.append(f"for acc_st in range({count}):  # strips: the maps vectorised, then the scan")
+    out += [f"    acc_s0 = acc_st * {strip}" if lo is None else f"    acc_s0 = {lo} + acc_st * {strip}", f"    acc_s1 = min({n}, acc_s0 + {strip})"]
+    buffered = [f"{a}_sb[i0 - acc_s0] = {v}" for a, _, v, _ in parts.scans]
     if parts.far:
-        out.append("    far = np.int64(0)")
-    out.append("    for i0 in range(s0, s1):  # the maps feeding the scan (no dependency between elements)")
+        out.append("    acc_far = np.int64(0)")
+    out.append("    for i0 in range(acc_s0, acc_s1):  # the maps feeding the scan (no dependency between elements)")
     out += [f"        {x}" for x in parts.maps]
-    out += [f"        far |= _trig_far({v})" for v in parts.far]
+    out += [f"        acc_far |= _trig_far({v})" for v in parts.far]
     out += [f"        {x}" for x in buffered + list(parts.early)]
     if parts.far:
-        out.append("    if far:  # an argument beyond the polynomials' range, inf or NaN: libm's values")
-        out.append("        for i0 in range(s0, s1):")
+        out.append("    if acc_far:  # an argument beyond the polynomials' range, inf or NaN: libm's values")
+        out.append("        for i0 in range(acc_s0, acc_s1):")
         out += [f"            {x}" for x in list(parts.libm) + buffered + list(parts.early)]
-    out.append("    for i0 in range(s0, s1):  # the scan, in NumPy's order, and its consumers")
-    steps = {a: f"{a} = {t}({step.format(b=f'sb_{a}[i0 - s0]')})" for a, t, _, step in parts.scans}
+    out.append("    for i0 in range(acc_s0, acc_s1):  # the scan, in NumPy's order, and its consumers")
+    steps = {a: f"{a} = {t}({step.format(b=f'{a}_sb[i0 - acc_s0]')})" for a, t, _, step in parts.scans}
     for line in list(parts.rest) + list(parts.stores):
         m = re.fullmatch(r"\{scan:(\w+)\}", line)
         out.append(f"        {steps[m.group(1)] if m else line}")

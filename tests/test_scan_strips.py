@@ -114,21 +114,29 @@ def _run(p, x: np.ndarray) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-
 def test_the_serial_form_strip_mines_the_maps_and_vectorises_sine_with_a_libm_fallback():
     k = get_kernel(_program(), range(len(_program())))
     serial, chunked = k.source.split("else:  # threads")
-    assert "for st in range(" in serial and f"np.empty({STRIP}, dtype=np.float64)" in serial
-    maps, fallback, scan = serial.split("for i0 in range(s0, s1):")[1:]
+    assert "for acc_st in range(" in serial and f"np.empty({STRIP}, dtype=np.float64)" in serial
+    maps, fallback, scan = serial.split("for i0 in range(acc_s0, acc_s1):")[1:]
     assert "_vsin(X[i0])" in maps and "far |= _trig_far(X[i0])" in maps and "ADD_ACCUMULATE" not in maps
     assert "np.sin(X[i0])" in fallback and "_vsin" not in fallback
     assert "acc" in scan and "ADD_ACCUMULATE" in scan and "sin" not in scan
-    assert "def _vsin(d):" in k.source and "_vsin" not in chunked   # the chunked form: unchanged
+    assert "def _vsin(d):" in k.source
+    # the chunked form's pass 1 (the local scan stored) strips each chunk alike; pass 2 reads C
+    first, second = chunked.split("pass 2")
+    assert "_vsin(X[i0])" in first and "for acc_st in range((acc_hi - chunk * u4096 + u511) // u512)" in first
+    assert "sin" not in second
+    # with C contracted, pass 1 only totals (recomputing the maps in pass 2): no strips there
+    p = _program(stored=False)
+    chunked = get_kernel(p, range(len(p))).source.split("else:  # threads")[1]
+    assert "_vsin" not in chunked and "np.sin(X[i0])" in chunked
 
 
 def test_float32_and_integer_maps_are_strip_mined_without_polynomials():
     p = _program("float32")
     src = get_kernel(p, range(len(p))).source
-    assert "for st in range(" in src and "_vsin" not in src and "np.float32" in src
+    assert "for acc_st in range(" in src and "_vsin" not in src and "np.float32" in src
     p = _program("int64", f="NEGATIVE")
     src = get_kernel(p, range(len(p))).source
-    assert "for st in range(" in src and "_trig_far" not in src and "np.empty(512, dtype=np.int64)" in src
+    assert "for acc_st in range(" in src and "_trig_far" not in src and "np.empty(512, dtype=np.int64)" in src
 
 
 def test_a_consumer_reading_a_map_keeps_the_one_pass_form():
@@ -136,7 +144,7 @@ def test_a_consumer_reading_a_map_keeps_the_one_pass_form():
     p = parse("ARRAY X float64[10000]\nARRAY T float64[10000]\nARRAY C float64[10000]\nARRAY D float64[10000]\n"
               "SIN T, X\nADD_ACCUMULATE C, T, axis=0\nADD D, C, T\nDEL T\nDEL C\nSYNC D")
     k = get_kernel(p, range(len(p)))
-    assert "for st in range(" not in k.source and "_vsin" not in k.source
+    assert "for acc_st in range(" not in k.source and "_vsin" not in k.source
     x = np.random.default_rng(3).random(10000)
     with threads(1):
         np.testing.assert_array_equal(_run(p, x)["D"], np.cumsum(np.sin(x)) + np.sin(x))
@@ -182,7 +190,7 @@ def test_strip_mined_scans_equal_numpy_on_one_thread_and_on_two(n, kind, f, dtyp
 def test_an_empty_scan_runs_no_strip():
     p = _program("float64", 1, "SIN")
     k = get_kernel(p, range(len(p)), parallel=False)
-    assert "for st in range(" in k.source and "thread_count" not in k.source
+    assert "for acc_st in range(" in k.source and "thread_count" not in k.source
     arrays = {"X": np.empty(0), "C": np.empty(0), "D": np.empty(0)}
     CACHE.get(k)(*[arrays[v.base.name] for v in k.arguments], *[np.uint64(0) for _ in k.extent_arguments])
     assert arrays["C"].size == 0
