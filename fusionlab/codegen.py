@@ -59,7 +59,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Sequence
 
@@ -79,7 +79,8 @@ from .codegen_layout import (
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
 )
 from .codegen_power import literal_power, power_expression
-from .codegen_strip import STRIP, VECTOR_CALLS, StripParts, defined_locals, reads_any, strip_lines, trig_helpers_in
+from .codegen_strip import (STRIP, EmittedScan, StripParts, carry_lines, chunk_strip_lines, identity_text,
+                            kernel_helpers, split_for_strips, strip_lines, vector_call)
 from .text import format_instruction, format_view
 
 __all__ = ["KernelSource", "Unsupported", "get_kernel", "emit_kernel", "kernel_signature", "get_kernel_layout",
@@ -94,15 +95,8 @@ _np_type = np_type
 _weak_result = weak_result
 
 
-def _identity(op: Opcode, dtype: str) -> str:
-    """The reduction's starting value (the table's identity), typed as its output.
-
-    >>> _identity(Opcode.MAXIMUM_REDUCE, "float32"), _identity(Opcode.MINIMUM_REDUCE, "int8")
-    ('np.float32(-np.inf)', 'np.int8(127)')
-    """
-    value = OPCODES[op].identity_of(dtype)
-    text = ("np.inf" if value > 0 else "-np.inf") if isinstance(value, float) and math.isinf(value) else repr(value)
-    return f"{_np_type(dtype)}({text})"
+#: a reduction's starting value, typed as its output (``np.float32(-np.inf)``)
+_identity = identity_text
 
 
 @dataclass(frozen=True)
@@ -192,19 +186,6 @@ def _inner_reduction(i: int, ins: Instruction, src: str, target: str) -> tuple[s
 
 
 
-def _carries(accs: Sequence[tuple[Opcode, str, np.dtype]]) -> list[str]:
-    """The carry into each chunk: an exclusive scan of the chunk totals (serial, one step
-    per chunk); ``accs`` holds each scan's combining operator, accumulator and dtype."""
-    out = []
-    for op, a, dt in accs:
-        out.append(f"    {a} = {_identity(op, dt.name)}  # the carries: an exclusive scan of the totals")
-        out.append("    for chunk in range(nch):")
-        out.append(f"        {a}_t = {a}_tot[chunk]")
-        out.append(f"        {a}_tot[chunk] = {a}")
-        out.append(f"        {a} = {_np_type(dt.name)}(" + OPCODES[op].combine.format(a=a, b=f"{a}_t") + ")")
-    return out
-
-
 def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                access: tuple[Sequence[Any], frozenset[str]] | None = None) -> KernelSource:
     """The kernel of ``block`` (0-based instruction indices), or raise :class:`Unsupported`.
@@ -278,15 +259,6 @@ def _scalar_expression(ins: Instruction, ops: Sequence[str], loop: tuple[np.dtyp
     return expr
 
 
-def _helpers(instructions: Sequence[Instruction], kernel: str) -> list[str]:
-    """The sources of the table's helper functions (``_ipow``) that ``kernel`` calls, each
-    once, in the order the block's instructions first need them."""
-    found: list[str] = []
-    for ins in instructions:
-        found += [h for h in OPCODES[ins.opcode].helpers_in(kernel) if h not in found]
-    return found + trig_helpers_in(kernel)
-
-
 class _Emitter:
     """One kernel's source being written from its layout: the lines before the loops
     (``pre``), at the top and bottom of each parallel iteration (``opening``, ``closing``),
@@ -314,9 +286,7 @@ class _Emitter:
         self.spans: dict[int, tuple[int, int]] = {}
         self.accs: list[tuple[int, str, np.dtype]] = []   # scans: instruction, accumulator, its dtype
         self.scan_value: dict[int, str] = {}   # scan -> the value it combines (its operand, typed)
-        #: float64 libm calls a strip's map loop vectorises: instruction -> (call, its
-        #: vectorisable form, the argument)
-        self.vector_calls: dict[int, tuple[str, str, str]] = {}
+        self.vector_calls: dict[int, tuple[str, str, str] | None] = {}   # codegen_strip.vector_call
         self.randoms = 0
         self.pre: list[str] = []
         self.opening: list[str] = []
@@ -432,9 +402,7 @@ class _Emitter:
                 self.reduction(forms[i], ins, ops, comment)
             else:
                 expr = self.expression(i, ins, ops, loop, comment)
-                call = f"np.{op.value}({ops[0]})" if ops else ""
-                if op.value in VECTOR_CALLS and loop is not None and loop[0].name == "float64" and call in expr:
-                    self.vector_calls[i] = (call, f"{VECTOR_CALLS[op.value]}({ops[0]})", ops[0])
+                self.vector_calls[i] = vector_call(op, ops, loop, expr)
                 self.store(i, ins, expr, loop, comment)
 
     def expression(self, i: int, ins: Instruction, ops: list[str], loop: tuple[np.dtype, ...] | None,
@@ -679,7 +647,7 @@ class _Emitter:
             lines.append(f"    {', '.join(f'u{k}' for k in ks)} = {', '.join(f'np.uint64({k})' for k in ks)}"
                          "  # unsigned offsets: no negative-index checks")
         kernel = "\n".join(lines + setup + [f"    {p}" for p in self.pre] + nest)
-        return "".join(h + "\n\n" for h in _helpers(self.lay.instructions, kernel)) + kernel
+        return "".join(h + "\n\n" for h in kernel_helpers(self.lay.instructions, kernel)) + kernel
 
     def argument_comments(self) -> list[str]:
         """One comment per argument: the view it is, or the whole base it indexes."""
@@ -762,41 +730,11 @@ class _Emitter:
             f"    {line}" for line in (self.body or ["pass"]) + self.stores]
 
     def strip_parts(self) -> StripParts | None:
-        """The serial scan's lines split for strip-mining: the maps feeding the scans (their
-        own loop, vectorisable), the scans and their consumers; None where the block is not
-        made of maps and scans only, or where a consumer reads a map's local (it would have
-        to be buffered too: the one-pass form stays)."""
-        lay, body, spans = self.lay, self.body, self.spans
-        scans = {k for k, _, _ in self.accs}
-        feeders = sorted(lay.scan_feeders - scans)
-        allowed = OpFamily.ELEMENTWISE | OpFamily.SCAN | OpFamily.GENERATOR | OpFamily.SYSTEM
-        if not feeders or any(ins.opcode not in allowed for ins in lay.instructions) or lay.filters is not None \
-                or self.pre or self.opening or self.closing or self.inner_open or self.inner_close \
-                or any(lay.instruction(k).opcode in OpFamily.SCAN for k in feeders):
-            return None
-        maps = [line for k in feeders for line in body[spans[k][0]:spans[k][1]]]
-        early = [self.stores[self.store_of[k]] for k in feeders if k in self.store_of]
-        rest: list[str] = []
-        for k in sorted(spans):
-            if k in scans:
-                rest += [f"{{scan:{next(a for j, a, _ in self.accs if j == k)}}}"] + body[spans[k][0] + 1:spans[k][1]]
-            elif k not in lay.scan_feeders:
-                rest += body[spans[k][0]:spans[k][1]]
-        stores = [line for line in self.stores if line not in early]
-        values = [self.scan_value[k] for k, _, _ in self.accs]
-        # the maps' locals stay in the first loop; what the second defines never reaches it
-        if reads_any(rest + stores, defined_locals(maps)) or reads_any(maps + early + values, defined_locals(rest)):
-            return None
-        calls = [self.vector_calls[k] for k in feeders if k in self.vector_calls]
-        vectorised = []
-        for line in maps:
-            for call, vcall, _ in calls:
-                line = line.replace(call, vcall)
-            vectorised.append(line)
-        scanned = tuple((a, _np_type(dt.name), self.scan_value[k], OPCODES[lay.instruction(k).opcode.combining]
-                         .combine.format(a=a, b="{b}")) for k, a, dt in self.accs)
-        return StripParts(tuple(vectorised), tuple(maps) if calls else (), tuple(dict.fromkeys(x for _, _, x in calls)),
-                          tuple(early), scanned, tuple(rest), tuple(stores))
+        """The scan's lines split for strips (:func:`~fusionlab.codegen_strip.split_for_strips`)."""
+        busy = bool(self.pre or self.opening or self.closing or self.inner_open or self.inner_close)
+        return split_for_strips(self.lay, EmittedScan(tuple(self.body), dict(self.spans), tuple(self.stores),
+                                                      dict(self.store_of), tuple(self.accs), dict(self.scan_value),
+                                                      dict(self.vector_calls)), busy)
 
     def two_pass_scan(self) -> list[str]:
         """A one-dimensional scan block as 004's chunked scanomap, in two parallel passes over
@@ -839,17 +777,14 @@ class _Emitter:
                    + (" and local scan" if stored else ""))
         out += [f"        {a} = {_identity(combining[k], dt.name)}" for k, a, dt in accs]
         parts = self.strip_parts() if stored else None
-        if parts is not None:   # the chunk's maps strip by strip, vectorised (fusionlab.codegen_strip)
+        if parts is not None:   # the chunk's maps strip by strip, vectorised
             local = [f"{memory[i]} = {a}  # {i + 1}: the chunk's local scan" for i, a, _ in accs]
-            parts = replace(parts, rest=tuple(f"{{scan:{a}}}" for _, a, _ in accs), stores=tuple(local))
-            lo, hi = f"chunk * {u(_CHUNK)}", f"min({n}, (chunk + {u(1)}) * {u(_CHUNK)})"
-            out.append(f"        acc_hi = {hi}")
-            out += [f"        {line}" for line in strip_lines(parts, "acc_hi", u(STRIP), u(STRIP - 1), lo)]
+            out += chunk_strip_lines(parts, local, n, u(_CHUNK), u(1), u(STRIP), u(STRIP - 1))
         else:
             out.append(f"        for i0 in {rows}:")
             out += [f"            {line}" for line in first]
         out += [f"        {a}_tot[chunk] = {a}" for _, a, _ in accs]
-        out += _carries([(combining[k], a, dt) for k, a, dt in accs])
+        out += carry_lines([(combining[k], a, dt) for k, a, dt in accs])
         out.append(f"    for chunk in {loop}(nch):  # pass 2: " + ("the carry added, the consumers" if stored
                                                               else "the body, from each chunk's carry"))
         out += [f"        {a}{'_c' if stored else ''} = {a}_tot[chunk]" for _, a, _ in accs]

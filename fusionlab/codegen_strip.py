@@ -35,10 +35,19 @@ True
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Sequence
 
-__all__ = ["STRIP", "FAR", "TRIG_HELPERS", "VECTOR_CALLS", "StripParts", "strip_lines", "trig_helpers_in"]
+import numpy as np
+
+from .bytecode import OPCODES, Instruction, Opcode, OpFamily
+from .codegen_emit import np_type
+
+if TYPE_CHECKING:
+    from .codegen_layout import KernelLayout
+
+__all__ = ["STRIP", "FAR", "TRIG_HELPERS", "VECTOR_CALLS", "StripParts", "EmittedScan", "strip_lines",
+           "split_for_strips", "trig_helpers_in", "vector_call", "kernel_helpers", "carry_lines", "chunk_strip_lines"]
 
 #: elements per strip: the buffers (8 bytes an element per scan) stay in L1
 STRIP = 512
@@ -192,3 +201,115 @@ def strip_lines(parts: StripParts, n: str, strip: str, last: str, lo: str | None
         m = re.fullmatch(r"\{scan:(\w+)\}", line)
         out.append(f"        {steps[m.group(1)] if m else line}")
     return out
+
+
+def vector_call(op: Opcode, ops: Sequence[str], loop: tuple[np.dtype, ...] | None,
+                expr: str) -> tuple[str, str, str] | None:
+    """(libm's call, its vectorisable form, the argument) where instruction ``op``'s
+    expression ``expr`` calls a float64 function a strip's map loop vectorises, else None.
+
+    >>> vector_call(Opcode.SIN, ["x[i0]"], (np.dtype("float64"),) * 2, "np.sin(x[i0])")
+    ('np.sin(x[i0])', '_vsin(x[i0])', 'x[i0]')
+    >>> vector_call(Opcode.SIN, ["x[i0]"], (np.dtype("float32"),) * 2, "np.sin(x[i0])") is None
+    True
+    """
+    call = f"np.{op.value}({ops[0]})" if ops else ""
+    if op.value in VECTOR_CALLS and loop is not None and loop[0].name == "float64" and call in expr:
+        return call, f"{VECTOR_CALLS[op.value]}({ops[0]})", ops[0]
+    return None
+
+
+@dataclass(frozen=True)
+class EmittedScan:
+    """What the emitter wrote for a one-dimensional scan block: the body's lines and each
+    instruction's span of them, the stores (and whose they are), the scans' accumulators
+    (instruction, name, dtype) and scanned values, and the vectorisable calls
+    (:func:`vector_call`) by instruction."""
+
+    body: tuple[str, ...]
+    spans: dict[int, tuple[int, int]]
+    stores: tuple[str, ...]
+    store_of: dict[int, int]
+    accs: tuple[tuple[int, str, np.dtype], ...]
+    values: dict[int, str]
+    calls: dict[int, tuple[str, str, str] | None]
+
+
+def split_for_strips(lay: "KernelLayout", em: EmittedScan, busy: bool) -> StripParts | None:
+    """The serial scan's lines split for strips: the maps feeding the scans (their own loop,
+    vectorisable), the scans and their consumers; None where the block is not made of maps,
+    scans and generators only (``busy``: lines before or around the loop), or where a
+    consumer reads a map's local (it would have to be buffered too: the one-pass form stays)."""
+    body, spans = em.body, em.spans
+    scans = {k for k, _, _ in em.accs}
+    feeders = sorted(lay.scan_feeders - scans)
+    allowed = OpFamily.ELEMENTWISE | OpFamily.SCAN | OpFamily.GENERATOR | OpFamily.SYSTEM
+    if not feeders or busy or lay.filters is not None or any(ins.opcode not in allowed for ins in lay.instructions) \
+            or any(lay.instruction(k).opcode in OpFamily.SCAN for k in feeders):
+        return None
+    maps = [line for k in feeders for line in body[spans[k][0]:spans[k][1]]]
+    early = [em.stores[em.store_of[k]] for k in feeders if k in em.store_of]
+    rest: list[str] = []
+    for k in sorted(spans):
+        if k in scans:
+            rest += [f"{{scan:{next(a for j, a, _ in em.accs if j == k)}}}"] + list(body[spans[k][0] + 1:spans[k][1]])
+        elif k not in lay.scan_feeders:
+            rest += body[spans[k][0]:spans[k][1]]
+    stores = [line for line in em.stores if line not in early]
+    values = [em.values[k] for k, _, _ in em.accs]
+    # the maps' locals stay in the first loop; what the second defines never reaches it
+    if reads_any(rest + stores, defined_locals(maps)) or reads_any(maps + early + values, defined_locals(rest)):
+        return None
+    calls = [c for k in feeders if (c := em.calls.get(k)) is not None]
+    vectorised = []
+    for line in maps:
+        for call, vcall, _ in calls:
+            line = line.replace(call, vcall)
+        vectorised.append(line)
+    scanned = tuple((a, np_type(np.dtype(dt).name), em.values[k],
+                     OPCODES[lay.instruction(k).opcode.combining].combine.format(a=a, b="{b}"))
+                    for k, a, dt in em.accs)
+    return StripParts(tuple(vectorised), tuple(maps) if calls else (), tuple(dict.fromkeys(x for _, _, x in calls)),
+                      tuple(early), scanned, tuple(rest), tuple(stores))
+
+
+def identity_text(op: Opcode, dtype: str) -> str:
+    """A reduction's starting value (the table's identity) as Numba source, typed as ``dtype``.
+
+    >>> identity_text(Opcode.MAXIMUM_REDUCE, "float32"), identity_text(Opcode.MINIMUM_REDUCE, "int8")
+    ('np.float32(-np.inf)', 'np.int8(127)')
+    """
+    value = OPCODES[op].identity_of(dtype)
+    text = ("np.inf" if value > 0 else "-np.inf") if isinstance(value, float) and np.isinf(value) else repr(value)
+    return f"{np_type(dtype)}({text})"
+
+
+def carry_lines(accs: Sequence[tuple[Opcode, str, np.dtype]]) -> list[str]:
+    """The carry into each chunk: an exclusive scan of the chunk totals (serial, one step
+    per chunk); ``accs`` holds each scan's combining operator, accumulator and dtype."""
+    out = []
+    for op, a, dt in accs:
+        out.append(f"    {a} = {identity_text(op, dt.name)}  # the carries: an exclusive scan of the totals")
+        out.append("    for chunk in range(nch):")
+        out.append(f"        {a}_t = {a}_tot[chunk]")
+        out.append(f"        {a}_tot[chunk] = {a}")
+        out.append(f"        {a} = {np_type(dt.name)}(" + OPCODES[op].combine.format(a=a, b=f"{a}_t") + ")")
+    return out
+
+
+def chunk_strip_lines(parts: StripParts, local: Sequence[str], n: str, chunk: str, one: str, strip: str,
+                      last: str) -> list[str]:
+    """Pass 1 of the chunked scan (the local scan stored: ``local``, one line per scan) over
+    the parallel loop's ``chunk`` (elements ``chunk * <chunk>`` up to ``n``), in strips."""
+    parts = replace(parts, rest=tuple(f"{{scan:{a}}}" for a, _, _, _ in parts.scans), stores=tuple(local))
+    out = [f"        acc_hi = min({n}, (chunk + {one}) * {chunk})"]
+    return out + [f"        {line}" for line in strip_lines(parts, "acc_hi", strip, last, f"chunk * {chunk}")]
+
+
+def kernel_helpers(instructions: Sequence[Instruction], kernel: str) -> list[str]:
+    """The sources of the helper functions (the table's ``_ipow``, the strips' polynomials)
+    that ``kernel`` calls, each once, in the order the block's instructions first need them."""
+    found: list[str] = []
+    for ins in instructions:
+        found += [h for h in OPCODES[ins.opcode].helpers_in(kernel) if h not in found]
+    return found + trig_helpers_in(kernel)
