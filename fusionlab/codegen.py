@@ -69,6 +69,7 @@ from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, Program, 
 from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_lines, tile_lines
 from .codegen_emit import (
     arg_partials_lines, arg_split_lines, arg_step, compaction_chunks, filter_lines, float_to_int, fold_element,
+    fold_select,
     fold_source, is_fold, gather_expression, histogram_lines, loop_dtypes, np_type,
     weak_result,
 )
@@ -78,6 +79,8 @@ from .codegen_layout import (
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
 )
 from .codegen_power import literal_power, power_expression
+from .codegen_strip import (STRIP, EmittedScan, StripParts, carry_lines, chunk_strip_lines, identity_text,
+                            kernel_helpers, split_for_strips, strip_lines, vector_call)
 from .text import format_instruction, format_view
 
 __all__ = ["KernelSource", "Unsupported", "get_kernel", "emit_kernel", "kernel_signature", "get_kernel_layout",
@@ -92,15 +95,8 @@ _np_type = np_type
 _weak_result = weak_result
 
 
-def _identity(op: Opcode, dtype: str) -> str:
-    """The reduction's starting value (the table's identity), typed as its output.
-
-    >>> _identity(Opcode.MAXIMUM_REDUCE, "float32"), _identity(Opcode.MINIMUM_REDUCE, "int8")
-    ('np.float32(-np.inf)', 'np.int8(127)')
-    """
-    value = OPCODES[op].identity_of(dtype)
-    text = ("np.inf" if value > 0 else "-np.inf") if isinstance(value, float) and math.isinf(value) else repr(value)
-    return f"{_np_type(dtype)}({text})"
+#: a reduction's starting value, typed as its output (``np.float32(-np.inf)``)
+_identity = identity_text
 
 
 @dataclass(frozen=True)
@@ -190,19 +186,6 @@ def _inner_reduction(i: int, ins: Instruction, src: str, target: str) -> tuple[s
 
 
 
-def _carries(accs: Sequence[tuple[Opcode, str, np.dtype]]) -> list[str]:
-    """The carry into each chunk: an exclusive scan of the chunk totals (serial, one step
-    per chunk); ``accs`` holds each scan's combining operator, accumulator and dtype."""
-    out = []
-    for op, a, dt in accs:
-        out.append(f"    {a} = {_identity(op, dt.name)}  # the carries: an exclusive scan of the totals")
-        out.append("    for chunk in range(nch):")
-        out.append(f"        {a}_t = {a}_tot[chunk]")
-        out.append(f"        {a}_tot[chunk] = {a}")
-        out.append(f"        {a} = {_np_type(dt.name)}(" + OPCODES[op].combine.format(a=a, b=f"{a}_t") + ")")
-    return out
-
-
 def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                access: tuple[Sequence[Any], frozenset[str]] | None = None) -> KernelSource:
     """The kernel of ``block`` (0-based instruction indices), or raise :class:`Unsupported`.
@@ -276,15 +259,6 @@ def _scalar_expression(ins: Instruction, ops: Sequence[str], loop: tuple[np.dtyp
     return expr
 
 
-def _helpers(instructions: Sequence[Instruction], kernel: str) -> list[str]:
-    """The sources of the table's helper functions (``_ipow``) that ``kernel`` calls, each
-    once, in the order the block's instructions first need them."""
-    found: list[str] = []
-    for ins in instructions:
-        found += [h for h in OPCODES[ins.opcode].helpers_in(kernel) if h not in found]
-    return found
-
-
 class _Emitter:
     """One kernel's source being written from its layout: the lines before the loops
     (``pre``), at the top and bottom of each parallel iteration (``opening``, ``closing``),
@@ -311,6 +285,8 @@ class _Emitter:
         self.store_of: dict[int, int] = {}   # instruction -> its line of ``stores``
         self.spans: dict[int, tuple[int, int]] = {}
         self.accs: list[tuple[int, str, np.dtype]] = []   # scans: instruction, accumulator, its dtype
+        self.scan_value: dict[int, str] = {}   # scan -> the value it combines (its operand, typed)
+        self.vector_calls: dict[int, tuple[str, str, str] | None] = {}   # codegen_strip.vector_call
         self.randoms = 0
         self.pre: list[str] = []
         self.opening: list[str] = []
@@ -425,7 +401,9 @@ class _Emitter:
             elif i in forms and forms[i].form is not ReductionForm.ELEMENT:
                 self.reduction(forms[i], ins, ops, comment)
             else:
-                self.store(i, ins, self.expression(i, ins, ops, loop, comment), loop, comment)
+                expr = self.expression(i, ins, ops, loop, comment)
+                self.vector_calls[i] = vector_call(op, ops, loop, expr)
+                self.store(i, ins, expr, loop, comment)
 
     def expression(self, i: int, ins: Instruction, ops: list[str], loop: tuple[np.dtype, ...] | None,
                    comment: str) -> str:
@@ -453,6 +431,7 @@ class _Emitter:
             dt = np.dtype(next(s.dtype for s in self.lay.scans if s.index == i))
             self.accs.append((i, a, dt))
             src = ins.inputs[0]
+            self.scan_value[i] = _typed(self.operand(src), src, dt)
             self.body.append(f"{a} = {_np_type(dt.name)}(" + OPCODES[op.combining].combine.format(
                 a=a, b=_typed(self.operand(src), src, dt)) + ")" + comment)
             return a
@@ -625,6 +604,9 @@ class _Emitter:
             self.body += got[1]
             self.closing += got[2]
         else:
+            select = fold_select(lay.filters, i, op, ins.views_in[0].dtype, out.dtype) if guard else None
+            if select is not None:   # the filter's mask as a select, not a branch (fold_select)
+                guard, src = "", f"({src} if {select[0]} else {select[1]})"
             self.body.append(f"{guard}{a} = " + OPCODES[op].combine.format(a=a, b=src) + comment)
             self.closing.append(f"{a}_part[{slot}] = {a}")
         # an explicit loop in order, not ``{a}_part.max()``: in a parallel kernel Numba turns
@@ -665,7 +647,7 @@ class _Emitter:
             lines.append(f"    {', '.join(f'u{k}' for k in ks)} = {', '.join(f'np.uint64({k})' for k in ks)}"
                          "  # unsigned offsets: no negative-index checks")
         kernel = "\n".join(lines + setup + [f"    {p}" for p in self.pre] + nest)
-        return "".join(h + "\n\n" for h in _helpers(self.lay.instructions, kernel)) + kernel
+        return "".join(h + "\n\n" for h in kernel_helpers(self.lay.instructions, kernel)) + kernel
 
     def argument_comments(self) -> list[str]:
         """One comment per argument: the view it is, or the whole base it indexes."""
@@ -741,8 +723,18 @@ class _Emitter:
         """The scan block as one serial loop: each accumulator from its identity, the whole
         body and the stores per element (004's scanomap run sequentially)."""
         lines = [f"{a} = {_identity(self.lay.instruction(k).opcode.combining, dt.name)}" for k, a, dt in self.accs]
+        parts = self.strip_parts()
+        if parts is not None:   # the maps in a loop of their own, strip by strip (fusionlab.codegen_strip)
+            return lines + strip_lines(parts, self.extents[0], self.u(STRIP), self.u(STRIP - 1))
         return lines + [f"for i0 in range({self.extents[0]}):"] + [
             f"    {line}" for line in (self.body or ["pass"]) + self.stores]
+
+    def strip_parts(self) -> StripParts | None:
+        """The scan's lines split for strips (:func:`~fusionlab.codegen_strip.split_for_strips`)."""
+        busy = bool(self.pre or self.opening or self.closing or self.inner_open or self.inner_close)
+        return split_for_strips(self.lay, EmittedScan(tuple(self.body), dict(self.spans), tuple(self.stores),
+                                                      dict(self.store_of), tuple(self.accs), dict(self.scan_value),
+                                                      dict(self.vector_calls)), busy)
 
     def two_pass_scan(self) -> list[str]:
         """A one-dimensional scan block as 004's chunked scanomap, in two parallel passes over
@@ -784,10 +776,15 @@ class _Emitter:
         out.append(f"    for chunk in {loop}({'nch' if stored else f'nch - {u(1)}'}):  # pass 1: each chunk's total"
                    + (" and local scan" if stored else ""))
         out += [f"        {a} = {_identity(combining[k], dt.name)}" for k, a, dt in accs]
-        out.append(f"        for i0 in {rows}:")
-        out += [f"            {line}" for line in first]
+        parts = self.strip_parts() if stored else None
+        if parts is not None:   # the chunk's maps strip by strip, vectorised
+            local = [f"{memory[i]} = {a}  # {i + 1}: the chunk's local scan" for i, a, _ in accs]
+            out += chunk_strip_lines(parts, local, n, u(_CHUNK), u(1), u(STRIP), u(STRIP - 1))
+        else:
+            out.append(f"        for i0 in {rows}:")
+            out += [f"            {line}" for line in first]
         out += [f"        {a}_tot[chunk] = {a}" for _, a, _ in accs]
-        out += _carries([(combining[k], a, dt) for k, a, dt in accs])
+        out += carry_lines([(combining[k], a, dt) for k, a, dt in accs])
         out.append(f"    for chunk in {loop}(nch):  # pass 2: " + ("the carry added, the consumers" if stored
                                                               else "the body, from each chunk's carry"))
         out += [f"        {a}{'_c' if stored else ''} = {a}_tot[chunk]" for _, a, _ in accs]

@@ -245,6 +245,37 @@ def compaction_chunks(two_pass: bool, split: bool, extents: Sequence[str], u: Ca
     return None, "chunk"
 
 
+def fold_select(plan: FilterPlan | None, i: int, op: Opcode, element: str, out: str) -> tuple[str, str] | None:
+    """For filter-fold ``i`` whose filter shares the block (its element is always there to
+    read): its mask bit's local and the value that leaves the accumulator exactly as it was
+    (-0.0 for a float sum: ``a + -0.0 == a`` for every ``a``, -0.0 and NaN included, where
+    ``a + 0.0`` turns -0.0 into 0.0; the identity for the others: ``a * 1``, ``max(a, -inf)``,
+    ...), so the fold is ``acc = acc + (val if keep else -0.0)``: a select LLVM vectorises,
+    where ``if keep: acc = acc + val`` is a branch on the data (Normalize2's two folds of
+    20,000,000 doubles, one thread: 24.2 ms branching, 5.0 ms selecting). None where the
+    element is not the accumulator's dtype (the promotion stays the combine's) or the fold
+    reads a compacted output under a length guard.
+
+    >>> plan = FilterPlan(domains=(), fused=((3, 2),), guarded=(), contracted=frozenset(), compacting=())
+    >>> fold_select(plan, 3, Opcode.ADD_REDUCE, "float64", "float64")
+    ('acc3_keep', 'np.float64(-0.0)')
+    >>> fold_select(plan, 3, Opcode.MAXIMUM_REDUCE, "int16", "int16")
+    ('acc3_keep', 'np.int16(-32768)')
+    >>> fold_select(plan, 3, Opcode.ADD_REDUCE, "int32", "int64") is None
+    True
+    """
+    if plan is None or element != out or np.dtype(out).kind not in "biuf" or OPCODES[op].identity is None:
+        return None
+    for r, c in plan.fused:
+        if r == i:
+            if op is Opcode.ADD_REDUCE and np.dtype(out).kind == "f":
+                return _filter_locals(c)[1], f"{np_type(out)}(-0.0)"
+            value = OPCODES[op].identity_of(out)
+            text = ("np.inf" if value > 0 else "-np.inf") if isinstance(value, float) and np.isinf(value) else repr(value)
+            return _filter_locals(c)[1], f"{np_type(out)}({text})"
+    return None
+
+
 def is_fold(plan: FilterPlan | None, i: int) -> bool:
     """Whether instruction ``i`` is a filter-fold of the block ``plan`` is of (its filter
     in the block or in an earlier one)."""

@@ -61,7 +61,7 @@ _NUMBA_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "
                            "float32", "float64", "complex64", "complex128"})
 
 _RESERVED = {"chunk", "np", "numba", "kernel", "range", "True", "False", "None", "fill", "sum", "prod", "max", "min",
-             "all", "any", "full", "sp", "nsp", "nch", "tile", "rb"}
+             "all", "any", "full", "sp", "nsp", "nch", "tile", "rb", "_vsin", "_vcos", "_trig_far"}
 
 #: a view in its base's coordinates: per base axis, the iteration axis moving along it (or
 #: None), the step and the start

@@ -150,7 +150,9 @@ def test_a_serial_scan_kernel_is_one_pass_only():
     p = _program(Opcode.ADD_ACCUMULATE, "float64", True)
     k = get_kernel(p, range(len(p)), parallel=False)
     assert "thread_count" not in k.source and "pass 1" not in k.source and "numba.prange" not in k.source
-    assert k.source.count("for i0 in range(") == 1
+    # one pass over memory: strip by strip, the map's loop then the scan's over the same strip
+    # (fusionlab.codegen_strip; NEGATIVE calls nothing: no libm loop)
+    assert k.source.count("for acc_st in range(") == 1 and k.source.count("for i0 in range(acc_s0, acc_s1):") == 2
     x = np.random.default_rng(8).random(N) - 0.5
     arrays = {"X": x, "C": np.empty(N), "D": np.empty(N)}
     CACHE.get(k)(*[arrays[v.base.name] for v in k.arguments], *k.extent_arguments)
