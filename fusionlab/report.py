@@ -394,7 +394,7 @@ def is_first_display_ready(done: Sequence[tuple[str, str]], algorithms: Sequence
     return all((a, selected_model) in done for a in algorithms if a in CHEAP_ALGORITHMS)
 
 
-def rewrite_notices(program: Program) -> list[dict[str, Any]]:
+def rewrite_notices(program: Program, budget: Budget = UNLIMITED) -> list[dict[str, Any]]:
     """Notices saying what a run rewrites of ``program`` before partitioning it (dead parts
     of writes, :mod:`fusionlab.deadwrites`): the explorer shows and partitions the program as
     captured, ``run`` and "Compile & time" the rewritten one.
@@ -403,7 +403,12 @@ def rewrite_notices(program: Program) -> list[dict[str, Any]]:
     >>> rewrite_notices(parse("ARRAY a float64[4]\\nCOPY a, 0\\nCOPY a, 1.0\\nSYNC a"))[0]["message"][:60]
     'a run rewrites this batch before partitioning it: instructio'
     """
-    lines = describe(program, drop_dead_writes(program))
+    try:
+        lines = describe(program, drop_dead_writes(program, budget))
+    except BudgetExceeded:
+        return [{"kind": "budget", "line": None, "message": (
+            "the dead writes of this batch were not analysed within the time budget: what a run rewrites "
+            "before partitioning it is not listed (rerun with a larger --budget)")}]
     return [{"kind": "rewrite", "line": None, "message": f"a run rewrites this batch before partitioning it: {line}"}
             for line in lines]
 
@@ -467,7 +472,7 @@ class ReportParts:
                 return cls(program, None, data, empty, accesses=accesses,  # no partition: no accesses needed
                            notices=[{"kind": "budget", "message": why, "line": None}])
         return cls(program, graph, data, get_graph_data(graph), accesses=accesses or access_info(program),
-                   graph_seconds=time.perf_counter() - started, notices=rewrite_notices(program))
+                   graph_seconds=time.perf_counter() - started, notices=rewrite_notices(program, budget))
 
     def code_fits(self, budget: Budget) -> bool:
         """Whether code generation is likely to end within ``budget``: it builds the WSP
