@@ -91,8 +91,12 @@ def _child(path: str, small: bool) -> dict[str, Any]:
     ip = get_ipython()
     ip.run_line_magic("load_ext", "fusionlab")
     w0, c0 = time.perf_counter(), time.process_time()
+    raised = None
     with capture_output() as out:
-        ip.run_cell_magic("fuse", "", source)
+        try:
+            ip.run_cell_magic("fuse", "", source)
+        except Exception as exc:  # noqa: BLE001  (the cell's own error, raised as a plain cell's)
+            raised = type(exc).__name__
     fused = {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0}
     res = ip.user_ns.get("_fuse")
     if res is not None:
@@ -101,7 +105,7 @@ def _child(path: str, small: bool) -> dict[str, Any]:
         spent["widgets"] = time.process_time() - t
     notices = [] if res is None else [f"{n['kind']}: {n['message'][:160]}" for n in res.report()["notices"]]
     return {
-        "plain": plain, "fused": fused, "phases_cpu": {k: round(v, 3) for k, v in spent.items()},
+        "plain": plain, "fused": fused, "raised": raised, "phases_cpu": {k: round(v, 3) for k, v in spent.items()},
         "calls": calls,
         "instructions": None if res is None else sum(len(b) for b in res.capture.batches),
         "batches": None if res is None else len(res.batches),

@@ -203,21 +203,22 @@ def get_program_data(program: Program) -> dict[str, Any]:
     }
 
 
-def get_graph_data(graph: WSPGraph, max_edges: int = MAX_GRAPH_EDGES) -> dict[str, Any]:
+def get_graph_data(graph: WSPGraph, max_edges: int = MAX_GRAPH_EDGES, conflicts: bool = True) -> dict[str, Any]:
     """The ``graph`` section: dependency edges and fuse-preventing edges with reasons.
 
     Pairs forbidden by iteration shape alone are left out (each instruction's ``domain``
     says its shape). At most ``max_edges`` edges are kept, dependencies first;
-    ``edges_total`` counts them all.
+    ``edges_total`` counts them all. ``conflicts=False``: the dependencies alone (the
+    fuse-preventing edges were not listed within a budget).
     """
     deps_all = sorted(graph.dependencies.items())
-    conflicts = graph.drawn_conflicts()
+    drawn = graph.drawn_conflicts() if conflicts else []
     deps = [{"source": u + 1, "target": v + 1, "kind": d.kind.name.lower(), "base": d.base}
             for (u, v), d in deps_all[:max_edges]]
     room = max(max_edges - len(deps), 0)
     forbidden = [{"a": u + 1, "b": v + 1, "reason": r.name.lower(), "explanation": r.value, "detail": detail}
-                 for u, v, r, detail in conflicts[:room]]
-    return {"dependencies": deps, "forbidden": forbidden, "edges_total": len(deps_all) + len(conflicts)}
+                 for u, v, r, detail in drawn[:room]]
+    return {"dependencies": deps, "forbidden": forbidden, "edges_total": len(deps_all) + len(drawn)}
 
 
 def weight_edges(result: PartitionResult, graph: WSPGraph | None = None, model: Any = None,
@@ -471,8 +472,17 @@ class ReportParts:
                        "computed: rerun with a larger --budget, or explore fewer instructions (a smaller loop)")
                 return cls(program, None, data, empty, accesses=accesses,  # no partition: no accesses needed
                            notices=[{"kind": "budget", "message": why, "line": None}])
-        return cls(program, graph, data, get_graph_data(graph), accesses=accesses or access_info(program),
-                   graph_seconds=time.perf_counter() - started, notices=rewrite_notices(program, budget))
+        notices = []
+        try:
+            graph.drawn_conflicts(budget)
+            graph_data = get_graph_data(graph)
+        except BudgetExceeded:
+            graph_data = get_graph_data(graph, conflicts=False)
+            notices.append({"kind": "budget", "line": None, "message": (
+                "the fuse-preventing edges of this batch were not listed within the time budget: the graph shows "
+                "its dependencies only (the partitions know every edge; rerun with a larger --budget)")})
+        return cls(program, graph, data, graph_data, accesses=accesses or access_info(program),
+                   graph_seconds=time.perf_counter() - started, notices=notices + rewrite_notices(program, budget))
 
     def code_fits(self, budget: Budget) -> bool:
         """Whether code generation is likely to end within ``budget``: it builds the WSP

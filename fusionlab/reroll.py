@@ -212,7 +212,9 @@ def reroll(program: Program, *, max_levels: int = MAX_LEVELS, prefix: str = "lit
     for level in range(1, max_levels + 1):
         nxt, done, refused, lits = _one_pass(current, level, taken, prefix, budget)
         refusals.extend(refused)
-        if not done or refused and refused[-1].reason is RerollRefusal.TIME_BUDGET:
+        if not done:
+            break   # the program as it was (the same object: callers key their caches on it)
+        if refused and refused[-1].reason is RerollRefusal.TIME_BUDGET:
             runs.extend(done)
             constants.update(lits)
             current = nxt
@@ -324,6 +326,7 @@ def _one_pass(program: Program, level: int, taken: set[str], prefix: str,
     constants: dict[str, np.ndarray] = {}
     taken |= {b.name for b in program.bases}
     attempts, s = 0, 0
+    regular: dict[tuple[int, int], tuple[int, int, RerollRefusal | None]] = {}   # (period, phase): _regular_from
     blocked: dict[int, int] = {}   # period -> end of a run refused for a dependency: its tails are too
     while s < len(ins):
         if s % 1024 == 0 and budget.expired():   # positions with no candidate cost time too
@@ -341,7 +344,7 @@ def _one_pass(program: Program, level: int, taken: set[str], prefix: str,
                 return _rebuilt(program, body + list(ins[s:]), new_bases, dropped), done, refused, constants
             try:
                 budget.check("reroll")
-                got = _try_run(ins, s, L, m, uses, taken, prefix, budget)
+                got = _try_run(ins, s, L, m, uses, taken, prefix, budget, regular)
             except BudgetExceeded:
                 refused.append(Refused(s, len(ins) - s, 1, RerollRefusal.TIME_BUDGET, _cut_detail(budget), level))
                 if not done:
@@ -455,7 +458,8 @@ def _operands(ins: Instruction) -> tuple[Any, ...]:
 
 
 def _try_run(ins: Sequence[Instruction], s: int, L: int, m: int, uses: dict[str, tuple[int, int]],
-             taken: set[str], prefix: str, budget: Budget = UNLIMITED) -> _Group | Refused:
+             taken: set[str], prefix: str, budget: Budget = UNLIMITED,
+             regular: dict[tuple[int, int], tuple[int, int, RerollRefusal | None]] | None = None) -> _Group | Refused:
     """The rewrite of ``m`` repetitions of ``ins[s:s+L]`` (perhaps fewer: the longest
     regular prefix), or why not (:class:`BudgetExceeded` when ``budget`` runs out in the
     scans that grow with ``m``)."""
@@ -463,7 +467,7 @@ def _try_run(ins: Sequence[Instruction], s: int, L: int, m: int, uses: dict[str,
     bad = next((x for x in group if x.opcode not in OpFamily.ELEMENTWISE and x.opcode is not Opcode.DEL), None)
     if bad is not None:
         return Refused(s, L, m, RerollRefusal.NOT_ELEMENTWISE, bad.opcode.name)
-    m, why = _regular_count(ins, s, L, m, budget)
+    m, why = _regular_from(ins, s, L, m, budget, {} if regular is None else regular)
     if m < 2:
         return Refused(s, L, 2, why or RerollRefusal.IRREGULAR_OFFSETS)
     # In a regular run every two neighbouring iterations are a translate of the first two,
@@ -526,6 +530,29 @@ def _literal_slots(ins: Sequence[Instruction], s: int, L: int, m: int,
             taken.add(name)
             out.append((_Slot(i, p, View(Base(name, arr.dtype.name, (m,)), (), (), 0), 1), arr))
     return out
+
+
+def _regular_from(ins: Sequence[Instruction], s: int, L: int, m: int, budget: Budget,
+                  known: dict[tuple[int, int], tuple[int, int, RerollRefusal | None]]) -> tuple[int, RerollRefusal | None]:
+    """:func:`_regular_count`, from what an earlier start of the same period and phase
+    found (``known[L, s % L]``: its start, where its regular instances end, why they end): a run
+    regular from ``s0`` is regular from each later instance ``s0 + j*L`` up to the same end
+    (its views' offsets advance by the same strides). A refused run is tried again at each
+    later start: 5,319 rescans of a 9,000-iteration loop took 30 s. An end for mixed bases
+    is not reused (a fresh base's name may repeat one from before the new start)."""
+    got = known.get((L, s % L))
+    if got is not None:
+        s0, end, why = got
+        if s0 <= s < end and (s - s0) % L == 0:
+            left = (end - s) // L
+            if why is not None and m >= left:
+                return left, why
+            if m <= left:
+                return m, None
+    count, why = _regular_count(ins, s, L, m, budget)
+    if why is not RerollRefusal.MIXED_BASES:
+        known[L, s % L] = (s, s + count * L, why)
+    return count, why
 
 
 def _regular_count(ins: Sequence[Instruction], s: int, L: int, m: int,

@@ -247,3 +247,16 @@ def test_capture_stops_at_counted_instructions_with_a_notice(ip: Any) -> None:
     res = capture(source, {}, budget=CaptureBudget(instructions=100))
     assert res.stopped is not None and sum(len(b) for b in res.batches) <= 102
     assert res.namespace["x"].tolist() == _plain(source)[0]["x"].tolist()
+
+
+def test_the_drawn_fuse_preventing_edges_stop_at_the_budget_with_a_notice() -> None:
+    from fusionlab.wsp import WSPGraph
+
+    p = parse('ARRAY a float64[8]\nARRAY b float64[8]\nCOPY a, 1.0\nOPAQUE b, a, name="np.sort"\n'
+              'ADD a, a, b\nSYNC a')
+    whole = ReportParts.of(p)
+    assert whole.graph_data["forbidden"] and not [n for n in whole.notices if n["kind"] == "budget"]
+    cut = ReportParts.of(p, graph=WSPGraph(p), budget=Budget(0.0))
+    assert cut.graph is not None and cut.graph_data["forbidden"] == []
+    assert cut.graph_data["dependencies"] == whole.graph_data["dependencies"]
+    assert any("fuse-preventing edges" in n["message"] for n in cut.notices if n["kind"] == "budget")
