@@ -66,15 +66,17 @@ def _child(path: str, small: bool) -> dict[str, Any]:
     plain = {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0}
 
     spent = {p: 0.0 for p in PHASES}
+    walls = {p: 0.0 for p in PHASES}
     calls = {p: 0 for p in PHASES}
 
     def timed(phase: str, fn: Any) -> Any:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            t = time.process_time()
+            t, w = time.process_time(), time.perf_counter()
             try:
                 return fn(*args, **kwargs)
             finally:
                 spent[phase] += time.process_time() - t
+                walls[phase] += time.perf_counter() - w
                 calls[phase] += 1
         return wrapper
 
@@ -106,6 +108,7 @@ def _child(path: str, small: bool) -> dict[str, Any]:
     notices = [] if res is None else [f"{n['kind']}: {n['message'][:160]}" for n in res.report()["notices"]]
     return {
         "plain": plain, "fused": fused, "raised": raised, "phases_cpu": {k: round(v, 3) for k, v in spent.items()},
+        "phases_wall": {k: round(v, 3) for k, v in walls.items()},
         "calls": calls,
         "instructions": None if res is None else sum(len(b) for b in res.capture.batches),
         "batches": None if res is None else len(res.batches),
@@ -143,7 +146,8 @@ def main(argv: list[str]) -> None:
         ph = row["phases_cpu"]
         print(f"{path.stem:24} plain {row['plain']['wall']:7.2f}s fused {row['fused']['wall']:6.2f}s "
               f"(cpu {row['fused']['cpu']:6.2f}) ins {row['instructions']:>6} batches {row['batches']:>5} | "
-              + " ".join(f"{k[:5]}={v:.2f}" for k, v in ph.items() if v >= 0.05), flush=True)
+              + " ".join(f"{k[:5]}={v:.2f}/{row['phases_wall'][k]:.1f}" for k, v in ph.items() if v >= 0.05),
+              flush=True)
     load = os.getloadavg()
     doc = {"load_average": [round(x, 2) for x in load], "small": small, "phases": list(PHASES),
            "unit": "seconds (phases: CPU of the kernel process, inclusive; plain/fused: wall and CPU)",
