@@ -260,3 +260,15 @@ def test_the_drawn_fuse_preventing_edges_stop_at_the_budget_with_a_notice() -> N
     assert cut.graph is not None and cut.graph_data["forbidden"] == []
     assert cut.graph_data["dependencies"] == whole.graph_data["dependencies"]
     assert any("fuse-preventing edges" in n["message"] for n in cut.notices if n["kind"] == "budget")
+
+
+def test_thousands_of_batches_are_listed_once_per_kind_in_the_widget() -> None:
+    from fusionlab.examples import fig3
+
+    few = FuseResult([fig3() for _ in range(3)], algorithms=["greedy"], cost_models=["bohrium"])
+    assert len(few.widgets(show=False).batch.options) == 3
+    many = FuseResult([fig3() for _ in range(60)] + [parse(_unrolled(2))], algorithms=["greedy"],
+                      cost_models=["bohrium"], reroll=False)
+    options = many.widgets(show=False).batch.options
+    assert [k for _, k in options] == [0, 60]
+    assert "and 59 more batches like it" in options[0][0]
