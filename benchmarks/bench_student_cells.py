@@ -140,23 +140,29 @@ def main(argv: list[str]) -> None:
         row["cell"] = path.stem
         row["process_seconds"] = round(time.perf_counter() - started, 2)
         rows.append(row)
+        _write(rows, small, names)   # after each cell: a run cut short keeps its rows
         if "error" in row:
             print(f"{path.stem:24} ERROR {row['error'][-300:]}", flush=True)
             continue
         ph = row["phases_cpu"]
         print(f"{path.stem:24} plain {row['plain']['wall']:7.2f}s fused {row['fused']['wall']:6.2f}s "
-              f"(cpu {row['fused']['cpu']:6.2f}) ins {row['instructions']:>6} batches {row['batches']:>5} | "
+              f"(cpu {row['fused']['cpu']:6.2f}) ins {row['instructions'] or 0:>6} batches {row['batches'] or 0:>5} | "
               + " ".join(f"{k[:5]}={v:.2f}/{row['phases_wall'][k]:.1f}" for k, v in ph.items() if v >= 0.05),
               flush=True)
+    print(f"written {_write(rows, small, names)}; load {os.getloadavg()}")
+
+
+def _write(rows: list[dict[str, Any]], small: bool, names: list[str]) -> Path:
     load = os.getloadavg()
     doc = {"load_average": [round(x, 2) for x in load], "small": small, "phases": list(PHASES),
-           "unit": "seconds (phases: CPU of the kernel process, inclusive; plain/fused: wall and CPU)",
+           "unit": "seconds (phases_cpu / phases_wall: CPU and wall of the kernel process, inclusive; "
+                   "plain/fused: wall and CPU of the whole cell)",
            "rows": rows}
     out = OUT if not small else OUT.with_name("student_cells_small.json")
     if names:
         out = out.with_name(out.stem + "_partial.json")
     out.write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"written {out}; load {load}")
+    return out
 
 
 if __name__ == "__main__":
