@@ -55,6 +55,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .budget import UNLIMITED, Budget
 from .bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
 
 __all__ = ["DeadRefusal", "DeadDecision", "DeadWrites", "drop_dead_writes", "WALK", "describe"]
@@ -401,7 +402,7 @@ def _decide(program: Program, i: int, index: _Index) -> tuple[DeadDecision, list
     return DeadDecision(i, name, views, tuple(parts.killers)), parts.pieces
 
 
-def drop_dead_writes(program: Program) -> DeadWrites:
+def drop_dead_writes(program: Program, budget: Budget = UNLIMITED) -> DeadWrites:
     """Restrict each element-wise instruction to the parts of its output that are read
     before being overwritten (see the module's docstring); the program is returned
     unchanged (the same object) when nothing is dead.
@@ -409,6 +410,8 @@ def drop_dead_writes(program: Program) -> DeadWrites:
     Each restricted instruction is replaced, in place, by one instruction per remaining
     part (none when all of it is dead); a removed part was overwritten before any read, so
     every read sees the value it saw, and each base ends with the values it ended with.
+    ``budget`` is checked every few hundred instructions (:class:`BudgetExceeded` when it
+    runs out: the explorer then lists no rewrite; ``run`` passes none).
 
     >>> from fusionlab import parse
     >>> p = parse("ARRAY a float64[8]\\nCOPY a, 0\\nCOPY a[2:5], 1.0\\nSYNC a")
@@ -419,6 +422,8 @@ def drop_dead_writes(program: Program) -> DeadWrites:
     index = _index(program)
     decisions, new, origin = [], [], []
     for i, ins in enumerate(program):
+        if i % 256 == 0:
+            budget.check("dead writes")
         boxes = None
         if ins.opcode in OpFamily.ELEMENTWISE:
             decision, boxes = _decide(program, i, index)

@@ -203,21 +203,22 @@ def get_program_data(program: Program) -> dict[str, Any]:
     }
 
 
-def get_graph_data(graph: WSPGraph, max_edges: int = MAX_GRAPH_EDGES) -> dict[str, Any]:
+def get_graph_data(graph: WSPGraph, max_edges: int = MAX_GRAPH_EDGES, conflicts: bool = True) -> dict[str, Any]:
     """The ``graph`` section: dependency edges and fuse-preventing edges with reasons.
 
     Pairs forbidden by iteration shape alone are left out (each instruction's ``domain``
     says its shape). At most ``max_edges`` edges are kept, dependencies first;
-    ``edges_total`` counts them all.
+    ``edges_total`` counts them all. ``conflicts=False``: the dependencies alone (the
+    fuse-preventing edges were not listed within a budget).
     """
     deps_all = sorted(graph.dependencies.items())
-    conflicts = graph.drawn_conflicts()
+    drawn = graph.drawn_conflicts() if conflicts else []
     deps = [{"source": u + 1, "target": v + 1, "kind": d.kind.name.lower(), "base": d.base}
             for (u, v), d in deps_all[:max_edges]]
     room = max(max_edges - len(deps), 0)
     forbidden = [{"a": u + 1, "b": v + 1, "reason": r.name.lower(), "explanation": r.value, "detail": detail}
-                 for u, v, r, detail in conflicts[:room]]
-    return {"dependencies": deps, "forbidden": forbidden, "edges_total": len(deps_all) + len(conflicts)}
+                 for u, v, r, detail in drawn[:room]]
+    return {"dependencies": deps, "forbidden": forbidden, "edges_total": len(deps_all) + len(drawn)}
 
 
 def weight_edges(result: PartitionResult, graph: WSPGraph | None = None, model: Any = None,
@@ -394,7 +395,7 @@ def is_first_display_ready(done: Sequence[tuple[str, str]], algorithms: Sequence
     return all((a, selected_model) in done for a in algorithms if a in CHEAP_ALGORITHMS)
 
 
-def rewrite_notices(program: Program) -> list[dict[str, Any]]:
+def rewrite_notices(program: Program, budget: Budget = UNLIMITED) -> list[dict[str, Any]]:
     """Notices saying what a run rewrites of ``program`` before partitioning it (dead parts
     of writes, :mod:`fusionlab.deadwrites`): the explorer shows and partitions the program as
     captured, ``run`` and "Compile & time" the rewritten one.
@@ -403,7 +404,12 @@ def rewrite_notices(program: Program) -> list[dict[str, Any]]:
     >>> rewrite_notices(parse("ARRAY a float64[4]\\nCOPY a, 0\\nCOPY a, 1.0\\nSYNC a"))[0]["message"][:60]
     'a run rewrites this batch before partitioning it: instructio'
     """
-    lines = describe(program, drop_dead_writes(program))
+    try:
+        lines = describe(program, drop_dead_writes(program, budget))
+    except BudgetExceeded:
+        return [{"kind": "budget", "line": None, "message": (
+            "the dead writes of this batch were not analysed within the time budget: what a run rewrites "
+            "before partitioning it is not listed (rerun with a larger --budget)")}]
     return [{"kind": "rewrite", "line": None, "message": f"a run rewrites this batch before partitioning it: {line}"}
             for line in lines]
 
@@ -466,8 +472,17 @@ class ReportParts:
                        "computed: rerun with a larger --budget, or explore fewer instructions (a smaller loop)")
                 return cls(program, None, data, empty, accesses=accesses,  # no partition: no accesses needed
                            notices=[{"kind": "budget", "message": why, "line": None}])
-        return cls(program, graph, data, get_graph_data(graph), accesses=accesses or access_info(program),
-                   graph_seconds=time.perf_counter() - started, notices=rewrite_notices(program))
+        notices = []
+        try:
+            graph.drawn_conflicts(budget)
+            graph_data = get_graph_data(graph)
+        except BudgetExceeded:
+            graph_data = get_graph_data(graph, conflicts=False)
+            notices.append({"kind": "budget", "line": None, "message": (
+                "the fuse-preventing edges of this batch were not listed within the time budget: the graph shows "
+                "its dependencies only (the partitions know every edge; rerun with a larger --budget)")})
+        return cls(program, graph, data, graph_data, accesses=accesses or access_info(program),
+                   graph_seconds=time.perf_counter() - started, notices=notices + rewrite_notices(program, budget))
 
     def code_fits(self, budget: Budget) -> bool:
         """Whether code generation is likely to end within ``budget``: it builds the WSP

@@ -70,6 +70,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from .budget import UNLIMITED, Budget, BudgetExceeded
 from .bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, ProgramError, View, check_instruction
 
 __all__ = ["RerollRefusal", "Rerolled", "Refused", "Reroll", "reroll", "reroll_batches", "MAX_PERIOD", "MAX_LEVELS",
@@ -101,6 +102,7 @@ class RerollRefusal(enum.Enum):
     NOT_DATA_PARALLEL = "a rerolled instruction would read a view overlapping its output without being it (Def. 11)"
     TOO_LARGE_TO_CHECK = f"the views meet and have more than {MAX_CHECKED_ELEMENTS} elements to compare"
     BUDGET = f"more than {MAX_ATTEMPTS} candidate runs in one pass (the pass's budget)"
+    TIME_BUDGET = "rerolling stopped at its time budget: from here on the batch is explored as captured"
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,12 @@ class Reroll:
             lines.append(f"... and {more} more runs rerolled")
         if self.runs:
             lines.insert(0, f"rerolled: {len(self.original)} instructions -> {len(self.program)}")
-        by_reason = Counter(r.reason for r in self.refusals)
+        cut = next((r for r in self.refusals if r.reason is RerollRefusal.TIME_BUDGET), None)
+        if cut is not None:
+            lines.append(f"rerolling stopped at its time budget{f' ({cut.detail})' if cut.detail else ''} at "
+                         f"captured instruction {cut.start + 1}: the rest of the batch is explored as captured "
+                         "(a larger --budget rerolls more; --no-reroll skips rerolling)")
+        by_reason = Counter(r.reason for r in self.refusals if r.reason is not RerollRefusal.TIME_BUDGET)
         for reason, n in by_reason.most_common():
             first = next(r for r in self.refusals if r.reason is reason)
             lines.append(f"{n} run{'s' if n != 1 else ''} not rerolled: {reason.value} "
@@ -175,7 +182,7 @@ class Reroll:
 
 
 def reroll(program: Program, *, max_levels: int = MAX_LEVELS, prefix: str = "lit",
-           avoid: Iterable[str] = ()) -> Reroll:
+           avoid: Iterable[str] = (), budget: Budget = UNLIMITED) -> Reroll:
     """Reroll every legal run of repeated instruction groups of ``program``, pass after
     pass (a pass can reroll the groups the one before made: nested loops) until a pass
     changes nothing or ``max_levels`` passes ran (the budget). Literals that differ between
@@ -183,21 +190,39 @@ def reroll(program: Program, *, max_levels: int = MAX_LEVELS, prefix: str = "lit
     names of the other batches that share the inputs), handed to the run as inputs
     (:attr:`Reroll.constants`).
 
+    ``budget`` is checked between candidate runs (and inside the scans of a long one):
+    when it runs out, what was rerolled is kept, the rest of the program stays as
+    captured, and a refusal of reason :attr:`RerollRefusal.TIME_BUDGET` says where it
+    stopped (a spent budget leaves the program as captured).
+
     >>> from fusionlab import parse
     >>> p = parse("ARRAY x float64[3]\\nCOPY x[0], 1\\nCOPY x[1], 1\\nCOPY x[2], 1")
     >>> got = reroll(p)
     >>> got.program.to_text().splitlines()[-1], len(got.runs)
     ('COPY x, 1', 1)
+    >>> cut = reroll(p, budget=Budget(0.0))
+    >>> cut.program is p, cut.refusals[0].reason.name
+    (True, 'TIME_BUDGET')
     """
+    return _reroll(program, max_levels, prefix, set(avoid), budget)
+
+
+def _reroll(program: Program, max_levels: int, prefix: str, taken: set[str], budget: Budget) -> Reroll:
+    """:func:`reroll` adding the names it makes to ``taken`` (the batches of a capture
+    share one set: copying the names of 4,545 batches for each took 10 s)."""
     runs: list[Rerolled] = []
     refusals: list[Refused] = []
     constants: dict[str, np.ndarray] = {}
-    taken = set(avoid)
     current = program
     for level in range(1, max_levels + 1):
-        nxt, done, refused, lits = _one_pass(current, level, taken, prefix)
+        nxt, done, refused, lits = _one_pass(current, level, taken, prefix, budget)
         refusals.extend(refused)
         if not done:
+            break   # the program as it was (the same object: callers key their caches on it)
+        if refused and refused[-1].reason is RerollRefusal.TIME_BUDGET:
+            runs.extend(done)
+            constants.update(lits)
+            current = nxt
             break
         runs.extend(done)
         constants.update(lits)
@@ -205,10 +230,11 @@ def reroll(program: Program, *, max_levels: int = MAX_LEVELS, prefix: str = "lit
     return Reroll(current, program, tuple(runs), tuple(refusals), constants)
 
 
-def reroll_batches(batches: Sequence[Program]) -> list[Reroll]:
+def reroll_batches(batches: Sequence[Program], budget: Budget = UNLIMITED) -> list[Reroll]:
     r""":func:`reroll` of each batch of a capture; the arrays of literals are named
     ``lit<batch>_<n>``, apart from every array of every batch (the batches share one
-    storage: their inputs are found by name).
+    storage: their inputs are found by name). One ``budget`` for them all: the batches
+    after it ran out stay as captured (each with a ``TIME_BUDGET`` refusal).
 
     >>> from fusionlab import parse
     >>> p = parse("ARRAY x float64[2]\nCOPY x[0], 1.5\nCOPY x[1], 2.5")
@@ -216,8 +242,8 @@ def reroll_batches(batches: Sequence[Program]) -> list[Reroll]:
     >>> [sorted(r.constants) for r in got], got[1].program.to_text().splitlines()[-1]
     ([['lit0_0'], ['lit1_0']], 'COPY x, lit1_0')
     """
-    names = {b.name for p in batches for b in p.bases}
-    return [reroll(p, prefix=f"lit{k}_", avoid=names) for k, p in enumerate(batches)]
+    taken = {b.name for p in batches for b in p.bases}
+    return [_reroll(p, MAX_LEVELS, f"lit{k}_", taken, budget) for k, p in enumerate(batches)]
 
 
 # --------------------------------------------------------------------------- finding runs
@@ -285,12 +311,15 @@ def _candidates(rep: np.ndarray, s: int) -> list[tuple[int, int]]:
     return list(zip(periods[order].tolist(), counts[order].tolist()))
 
 
-def _one_pass(program: Program, level: int, taken: set[str],
-              prefix: str) -> tuple[Program, list[Rerolled], list[Refused], dict[str, np.ndarray]]:
+def _one_pass(program: Program, level: int, taken: set[str], prefix: str,
+              budget: Budget = UNLIMITED) -> tuple[Program, list[Rerolled], list[Refused], dict[str, np.ndarray]]:
     """One pass from the first instruction to the last: at each position the best run
     (most instructions covered) that is legal is rerolled and skipped. The names of the
-    literals' arrays it makes are added to ``taken`` (shared by the passes)."""
+    literals' arrays it makes are added to ``taken`` (shared by the passes). When
+    ``budget`` runs out, the pass keeps what it rerolled and the rest as it was."""
     ins = program.instructions
+    if budget.expired():
+        return program, [], [Refused(0, len(ins), 1, RerollRefusal.TIME_BUDGET, _cut_detail(budget), level)], {}
     rep = _repeats(_keys(program), MAX_PERIOD)
     any_run = (rep >= np.arange(1, rep.shape[0] + 1)[:, None]).any(axis=0) if rep.shape[0] else np.zeros(len(ins), bool)
     uses = _uses(program)
@@ -302,8 +331,14 @@ def _one_pass(program: Program, level: int, taken: set[str],
     constants: dict[str, np.ndarray] = {}
     taken |= {b.name for b in program.bases}
     attempts, s = 0, 0
+    regular: dict[tuple[int, int], tuple[int, int, RerollRefusal | None]] = {}   # (period, phase): _regular_from
     blocked: dict[int, int] = {}   # period -> end of a run refused for a dependency: its tails are too
     while s < len(ins):
+        if s % 1024 == 0 and budget.expired():   # positions with no candidate cost time too
+            refused.append(Refused(s, len(ins) - s, 1, RerollRefusal.TIME_BUDGET, _cut_detail(budget), level))
+            if not done:
+                return program, done, refused, constants
+            return _rebuilt(program, body + list(ins[s:]), new_bases, dropped), done, refused, constants
         got: _Group | Refused | None = None
         for L, m in _candidates(rep, s)[:MAX_ACCEPT_TRIES] if any_run[s] else []:
             if s < blocked.get(L, 0) or not any(i.opcode in OpFamily.ELEMENTWISE for i in ins[s: s + L]):
@@ -312,7 +347,14 @@ def _one_pass(program: Program, level: int, taken: set[str],
             if attempts > MAX_ATTEMPTS:
                 refused.append(Refused(s, L, m, RerollRefusal.BUDGET, level=level))
                 return _rebuilt(program, body + list(ins[s:]), new_bases, dropped), done, refused, constants
-            got = _try_run(ins, s, L, m, uses, taken, prefix)
+            try:
+                budget.check("reroll")
+                got = _try_run(ins, s, L, m, uses, taken, prefix, budget, regular)
+            except BudgetExceeded:
+                refused.append(Refused(s, len(ins) - s, 1, RerollRefusal.TIME_BUDGET, _cut_detail(budget), level))
+                if not done:
+                    return program, done, refused, constants
+                return _rebuilt(program, body + list(ins[s:]), new_bases, dropped), done, refused, constants
             if isinstance(got, _Group):
                 break
             refused.append(Refused(s, L, got.count, got.reason, got.detail, level))
@@ -329,6 +371,11 @@ def _one_pass(program: Program, level: int, taken: set[str],
             body.append(ins[s])
             s += 1
     return _rebuilt(program, body, new_bases, dropped), done, refused, constants
+
+
+def _cut_detail(budget: Budget) -> str:
+    seconds = budget.seconds
+    return "" if seconds is None or not np.isfinite(seconds) else f"its budget: {seconds:g} s"
 
 
 def _uses(program: Program) -> dict[str, tuple[int, int]]:
@@ -416,14 +463,16 @@ def _operands(ins: Instruction) -> tuple[Any, ...]:
 
 
 def _try_run(ins: Sequence[Instruction], s: int, L: int, m: int, uses: dict[str, tuple[int, int]],
-             taken: set[str], prefix: str) -> _Group | Refused:
+             taken: set[str], prefix: str, budget: Budget = UNLIMITED,
+             regular: dict[tuple[int, int], tuple[int, int, RerollRefusal | None]] | None = None) -> _Group | Refused:
     """The rewrite of ``m`` repetitions of ``ins[s:s+L]`` (perhaps fewer: the longest
-    regular prefix), or why not."""
+    regular prefix), or why not (:class:`BudgetExceeded` when ``budget`` runs out in the
+    scans that grow with ``m``)."""
     group = ins[s: s + L]
     bad = next((x for x in group if x.opcode not in OpFamily.ELEMENTWISE and x.opcode is not Opcode.DEL), None)
     if bad is not None:
         return Refused(s, L, m, RerollRefusal.NOT_ELEMENTWISE, bad.opcode.name)
-    m, why = _regular_count(ins, s, L, m)
+    m, why = _regular_from(ins, s, L, m, budget, {} if regular is None else regular)
     if m < 2:
         return Refused(s, L, 2, why or RerollRefusal.IRREGULAR_OFFSETS)
     # In a regular run every two neighbouring iterations are a translate of the first two,
@@ -435,6 +484,7 @@ def _try_run(ins: Sequence[Instruction], s: int, L: int, m: int, uses: dict[str,
     escaped = _escaping(ins, s, L, m, uses)
     if escaped:
         return Refused(s, L, m, RerollRefusal.TEMPORARY_ESCAPES, escaped)
+    budget.check("reroll")
     slots = _slots(ins, s, L, m)
     lits = _literal_slots(ins, s, L, m, taken, prefix)
     if isinstance(lits, Refused):
@@ -487,9 +537,34 @@ def _literal_slots(ins: Sequence[Instruction], s: int, L: int, m: int,
     return out
 
 
-def _regular_count(ins: Sequence[Instruction], s: int, L: int, m: int) -> tuple[int, RerollRefusal | None]:
+def _regular_from(ins: Sequence[Instruction], s: int, L: int, m: int, budget: Budget,
+                  known: dict[tuple[int, int], tuple[int, int, RerollRefusal | None]]) -> tuple[int, RerollRefusal | None]:
+    """:func:`_regular_count`, from what an earlier start of the same period and phase
+    found (``known[L, s % L]``: its start, where its regular instances end, why they end): a run
+    regular from ``s0`` is regular from each later instance ``s0 + j*L`` up to the same end
+    (its views' offsets advance by the same strides). A refused run is tried again at each
+    later start: 5,319 rescans of a 9,000-iteration loop took 30 s. An end for mixed bases
+    is not reused (a fresh base's name may repeat one from before the new start)."""
+    got = known.get((L, s % L))
+    if got is not None:
+        s0, end, why = got
+        if s0 <= s < end and (s - s0) % L == 0:
+            left = (end - s) // L
+            if why is not None and m >= left:
+                return left, why
+            if m <= left:
+                return m, None
+    count, why = _regular_count(ins, s, L, m, budget)
+    if why is not RerollRefusal.MIXED_BASES:
+        known[L, s % L] = (s, s + count * L, why)
+    return count, why
+
+
+def _regular_count(ins: Sequence[Instruction], s: int, L: int, m: int,
+                   budget: Budget = UNLIMITED) -> tuple[int, RerollRefusal | None]:
     """How many instances from the first are alike: each view operand of one base in all
-    (offsets advancing by one stride) or of a fresh base in each (at one offset)."""
+    (offsets advancing by one stride) or of a fresh base in each (at one offset).
+    ``budget`` is checked every few thousand instances."""
     limit, why = m, None
     for i in range(L):
         for p, v0 in enumerate(_operands(ins[s + i])):
@@ -499,6 +574,8 @@ def _regular_count(ins: Sequence[Instruction], s: int, L: int, m: int) -> tuple[
             shared = v1.base.name == v0.base.name
             seen = {v0.base.name}
             for k in range(1, limit):
+                if k % 4096 == 0:
+                    budget.check("reroll")
                 vk = _operands(ins[s + k * L + i])[p]
                 if shared and vk.base.name != v0.base.name or not shared and vk.base.name in seen:
                     limit, why = k, RerollRefusal.MIXED_BASES

@@ -95,7 +95,7 @@ class WSPGraph:
         self._units: list[BlockSummary | None] = [None] * n
         self._build(UNLIMITED if budget is None else budget)
         self._forbid_filter_readers()
-        self._scan_rules()
+        self._scan_rules(UNLIMITED if budget is None else budget)
         self._contraction_rules()
         self._histogram_rules()
 
@@ -160,17 +160,20 @@ class WSPGraph:
             self.succ[i].add(j)
             self.pred[j].add(i)
 
-    def _scan_rules(self) -> None:
+    def _scan_rules(self, budget: Budget = UNLIMITED) -> None:
         """The fuse-preventing edges of scans that are not about one base (004 §4.2): a
         scan with any reduction or filter, with a scan along another axis, and with a later scan
         its result flows into (through element-wise consumers, which may share its block).
-        Same-shape pairs only: other pairs are forbidden by shape already."""
+        Same-shape pairs only: other pairs are forbidden by shape already. ``budget`` is
+        checked per scan (300 cumsums of a loop, each's data flow followed: 20 s on a
+        loaded machine)."""
         scans = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.SCAN]
         if not scans:
             return
         reductions = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.REDUCTION]
         filters = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.FILTER]
         for s in scans:
+            budget.check("WSP graph")
             fs = self.program[s]
             for f in filters:
                 if self.domain[f] == self.domain[s]:
@@ -271,15 +274,18 @@ class WSPGraph:
                 if got is not None:
                     yield u, v, got[0], got[1]
 
-    def drawn_conflicts(self) -> list[tuple[int, int, Conflict, str]]:
+    def drawn_conflicts(self, budget: Budget = UNLIMITED) -> list[tuple[int, int, Conflict, str]]:
         """The fuse-preventing edges a picture shows: all but those of shape alone (node
-        labels show each shape). Linear in the explicit edges and opaque pairs, cached."""
+        labels show each shape). Linear in the explicit edges and opaque pairs, cached.
+        ``budget`` is checked per opaque instruction (:class:`BudgetExceeded`; nothing is
+        cached then)."""
         cached = getattr(self, "_drawn", None)
         if cached is None:
             # an explicit edge is what forbidden() answers first (never a shape)
             edges = dict(self._explicit)
             opaque = [i for i in range(self.n) if self.opaque[i]]
             for o in opaque:
+                budget.check("WSP graph: drawn edges")
                 for j in range(self.n):
                     key = (min(o, j), max(o, j))
                     if j != o and (self.domain[j] is not None or self.opaque[j]) and key not in edges:

@@ -27,7 +27,10 @@ class CaptureBudget:
     (``math.inf``: no limit; 0: record nothing, the whole cell runs as plain NumPy).
 
     ``clock`` is the time source (tests inject one; wall-clock time by default). The time
-    is read every :attr:`every` instructions only: reading it costs as much as recording.
+    is read every :attr:`every` instructions (1 by default: ``time.perf_counter`` costs
+    ~0.1 µs, recording an instruction 20 µs or more; read every 64 instructions, a cell of
+    10^7-element operations, each 0.3 s on a loaded machine, stopped after 20.9 s of a
+    10 s budget).
 
     Examples
     --------
@@ -45,7 +48,7 @@ class CaptureBudget:
     seconds: float = math.inf
     instructions: float = math.inf
     clock: Callable[[], float] = field(default=time.perf_counter, compare=False)
-    every: int = 64
+    every: int = 1
 
     def __post_init__(self) -> None:
         for name in ("seconds", "instructions"):

@@ -214,9 +214,15 @@ def drop_superseded(batch: list[Instruction], superseded: set[int]) -> list[Inst
                 keep[k] and any(v.base.name == name for v in batch[k].reads()) for k in range(i + 1, end)):
             continue
         keep[i] = False
+    # the instructions touching each base, listed once: scanning the batch for each freed base
+    # took 39 s at the close of 1,000 masked updates (3,000 temporaries, 9,000 instructions)
+    touches: dict[str, list[int]] = {}
+    for k, ins in enumerate(batch):
+        for name in {v.base.name for v in ins.outputs + ins.reads()}:
+            touches.setdefault(name, []).append(k)
     for name, end in freed_at.items():
-        touched = [k for k in range(end) if keep[k] and any(
-            v.base.name == name for v in batch[k].outputs + batch[k].reads())]
-        if not touched and any(not keep[k] and batch[k].outputs[0].base.name == name for k in range(end)):
+        before = [k for k in touches.get(name, ()) if k < end]
+        if not any(keep[k] for k in before) and any(
+                not keep[k] and batch[k].outputs[0].base.name == name for k in before):
             keep[end] = False
     return [ins for ins, k in zip(batch, keep) if k]

@@ -40,7 +40,7 @@ from ..partition import ALGORITHMS
 from ..report import DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT
 from .channel import ExplorerChannel
 from .display import ExplorerView
-from .session import FIRST_DISPLAY_SECONDS, SVG_SECONDS, FuseResult
+from .session import FIRST_DISPLAY_SECONDS, REROLL_SECONDS, SVG_SECONDS, WINDOW_INSTRUCTIONS, FuseResult
 from .timing import DEFAULT_COMPILE_SECONDS
 
 __all__ = ["FuseMagics", "LAST_RESULT", "DEFAULT_BUDGET", "DEFAULT_EXACT_TIME"]
@@ -61,6 +61,7 @@ _DEFAULTS: dict[str, Any] = {
     "trace_limit": DEFAULT_TRACE_LIMIT,
     "capture_budget": DEFAULT_CAPTURE.seconds,
     "capture_instructions": DEFAULT_CAPTURE.instructions,
+    "window": float(WINDOW_INSTRUCTIONS),
 }
 # Seconds of the whole exploration of a cell by default (capture is not cut).
 DEFAULT_BUDGET = _DEFAULTS["budget"]
@@ -156,6 +157,9 @@ class FuseMagics(Magics):
     @argument("--capture-instructions", type=float, default=None,
               help="instructions capture may record (inf: no limit; 0: run the cell as plain NumPy); "
                    f"default {int(DEFAULT_CAPTURE.instructions)}")
+    @argument("--window", type=float, default=None,
+              help="instructions of each batch the explorer shows (its first ones; inf: all); Compile & time "
+                   f"runs the whole cell; default {WINDOW_INSTRUCTIONS:,}")
     @argument("--widgets", action="store_true", default=False,
               help="also show the ipywidgets explorer (for front ends without the JupyterLab extension)")
     @argument("--no-reroll", action="store_true", default=False,
@@ -215,6 +219,8 @@ class FuseMagics(Magics):
         algorithms = opts["algorithms"]
         if opts["algorithm"] not in algorithms:
             algorithms = algorithms + [opts["algorithm"]]
+        # one budget for the cell: it started with the capture, which it does not cut
+        budget = Budget(opts["budget"], started=started, interrupt=Interrupt())
         try:
             result = FuseResult(
                 [b for b in cap.batches if len(b)], capture=cap, name=opts["name"] or "",
@@ -223,13 +229,12 @@ class FuseMagics(Magics):
                          "ilp": {"time_limit": 10.0, "max_variables": 4000}},
                 baseline_namespace=baseline_ns, budget_seconds=opts["budget"], trace_limit=opts["trace_limit"],
                 exact_seconds=opts["exact_time"], compile_seconds=opts["compile_budget"],
-                reroll=not opts["reroll_off"],
+                reroll=not opts["reroll_off"], reroll_budget=budget.child(REROLL_SECONDS),
+                window=None if opts["window"] == float("inf") else int(opts["window"]),
             )
         except NonMonotonicCostModel as exc:
             print(f"fusionlab: {exc}", file=sys.stderr)
             return shown
-        # one budget for the cell: it started with the capture, which it does not cut
-        budget = Budget(opts["budget"], started=started, interrupt=Interrupt())
         self.last = result
         ns[LAST_RESULT] = result
         if opts["name"]:
@@ -318,6 +323,7 @@ class FuseMagics(Magics):
             "compile_budget": args.compile_budget if args.compile_budget is not None else c["compile_budget"],
             "trace_limit": args.trace_limit if args.trace_limit is not None else c["trace_limit"],
             "capture": _capture_budget(args, c),
+            "window": args.window if args.window is not None else c["window"],
             "reroll_off": bool(args.no_reroll),
             "name": args.name,
             "no_explorer": args.no_explorer,
@@ -335,6 +341,8 @@ class FuseMagics(Magics):
             raise UsageError("--budget must be a positive number of seconds")
         if not opts["compile_budget"] >= 0:
             raise UsageError("--compile-budget must be 0 or more seconds (inf: no limit)")
+        if not opts["window"] >= 1:
+            raise UsageError("--window must be 1 or more instructions (inf: all)")
         if opts["trace_limit"] < 0:
             raise UsageError("--trace-limit must be 0 or more search-tree nodes")
         if args.name is not None and not args.name.isidentifier():
@@ -389,6 +397,8 @@ class FuseMagics(Magics):
               help=f"default seconds capture records a cell (fusionlab's default: {DEFAULT_CAPTURE.seconds:g})")
     @argument("--capture-instructions", type=float, default=None,
               help=f"default instructions capture records (fusionlab's default: {int(DEFAULT_CAPTURE.instructions)})")
+    @argument("--window", type=float, default=None,
+              help=f"default instructions of a batch the explorer shows (fusionlab's default: {WINDOW_INSTRUCTIONS})")
     @argument("--reset", action="store_true", default=False, help="back to fusionlab's defaults")
     @line_magic
     def fuse_config(self, line: str) -> dict[str, Any]:
@@ -425,6 +435,8 @@ class FuseMagics(Magics):
             new["capture_budget"] = args.capture_budget
         if args.capture_instructions is not None:
             new["capture_instructions"] = args.capture_instructions
+        if args.window is not None:
+            new["window"] = args.window
         saved, self.config_values = self.config_values, new
         try:
             self._options("")  # validate the whole set before keeping it

@@ -48,7 +48,8 @@ from .share import ExactShare
 from .timing import DEFAULT_COMPILE_SECONDS, DEFAULT_RUN_SECONDS, SPREAD_WARNING, normalise_timings
 
 __all__ = ["FuseResult", "ManualOutcome", "normalise_timings", "SVG_SECONDS", "SPREAD_WARNING",
-           "FIRST_DISPLAY_SECONDS", "DEFAULT_COMPILE_SECONDS", "DEFAULT_RUN_SECONDS"]
+           "FIRST_DISPLAY_SECONDS", "DEFAULT_COMPILE_SECONDS", "DEFAULT_RUN_SECONDS", "REROLL_SECONDS",
+           "WINDOW_INSTRUCTIONS"]
 
 # The first display comes once the cheap partitions are known, or this many seconds into the
 # cell (between two partitions), whichever is first: a big program shows progress early.
@@ -57,6 +58,15 @@ FIRST_DISPLAY_SECONDS = 1.5
 TEXT_LINES = 60
 # Seconds the graph's layout for the fallback view may take (cut to the cell's budget).
 SVG_SECONDS = 5.0
+# Seconds rerolling the batches may take (cut to the cell's budget): past them the rest is
+# explored as captured, with a notice. A capped capture of 50,000 chained updates took 3.5 s
+# to refuse; a 9,000-iteration loop with a test per iteration, minutes (docs/explorer.md).
+REROLL_SECONDS = 3.0
+# Instructions of a batch the explorer shows (its first ones): the WSP graph, the partitions,
+# the listing and the code of a 50,000-instruction prefix a capture stopped at took 5-15 s of
+# CPU, most of the cell's budget, and left no partition in it (docs/explorer.md, "Student
+# cells"). ``None``: the whole batch.
+WINDOW_INSTRUCTIONS = 10_000
 # Graphs whose DOT text is longer are not laid out in the kernel (a layout grows faster than
 # the text; the views summarise them).
 MAX_DOT_CHARS = 150_000
@@ -124,6 +134,14 @@ class FuseResult:
     run_seconds
         The time budget of :meth:`time`'s timed runs and check against plain NumPy
         together, checked between runs; ``None``: no limit.
+    window
+        The instructions of a batch explored: its first ``window`` (after rerolling), the
+        rest said in a ``window`` notice (:data:`WINDOW_INSTRUCTIONS` by default; ``None``:
+        all). "Compile & time" runs every batch whole.
+    reroll_budget
+        The budget of rerolling (:data:`REROLL_SECONDS` from now by default; the magic
+        passes a child of the cell's budget): the batches, or the part of a batch, it
+        does not reach are explored as captured and a ``reroll`` notice says so.
     """
 
     def __init__(
@@ -144,13 +162,22 @@ class FuseResult:
         compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
         reroll: bool = True,
         run_seconds: float | None = DEFAULT_RUN_SECONDS,
+        reroll_budget: Budget | None = None,
+        window: int | None = WINDOW_INSTRUCTIONS,
     ) -> None:
         if not batches:
             raise ValueError("nothing to explore: the cell recorded no array instruction "
                              "(fusionlab records NumPy array operations; write the cell with them)")
         self.reroll = reroll
-        self.rerolls: list[Reroll] = reroll_batches(list(batches)) if reroll else []
-        self.batches = [r.program for r in self.rerolls] if reroll else list(batches)
+        budget = reroll_budget if reroll_budget is not None else Budget(REROLL_SECONDS)
+        self.rerolls: list[Reroll] = reroll_batches(list(batches), budget=budget) if reroll else []
+        whole = [r.program for r in self.rerolls] if reroll else list(batches)
+        if window is not None and window < 1:
+            raise ValueError(f"the window is at least one instruction (None: all), not {window!r}")
+        self.window = window
+        #: each batch's length before the window cut it (the batches explored are its first part)
+        self.batch_lengths = [len(p) for p in whole]
+        self.batches = [_windowed(p, window) for p in whole]
         self.capture = capture
         self.name = name
         self.algorithms = list(algorithms)
@@ -455,6 +482,9 @@ class FuseResult:
                 notices = [{"kind": n.kind.name.lower(), "message": n.message, "line": n.line}
                            for n in self.capture.notices]
             notices += [{"kind": "reroll", "message": line, "line": None} for line in self.rerolled()]
+            window = self.window_notice()
+            if window is not None:
+                notices.append(window)
             extra = []
             if self.manual is not None:
                 extra = [partition_entry(self.manual, self.graph, model=self.model, accesses=self.parts.accesses)]
@@ -480,6 +510,17 @@ class FuseResult:
             if rs["pending"] and rs["phase"] in ("done", "waiting"):
                 rs["phase"] = "pending"
         return self._report
+
+    def window_notice(self) -> dict[str, Any] | None:
+        """The notice saying the batch shown is the first part of a longer one (``None``
+        when it is whole)."""
+        whole, shown = self.batch_lengths[self.batch], len(self.program)
+        if whole == shown:
+            return None
+        return {"kind": "window", "line": None, "message": (
+            f"batch {self.batch + 1} has {whole:,} instructions: the explorer shows its first {shown:,} (the graph, "
+            f"partitions and code of all of them would not fit the time budget; `%%fuse --window N` shows more, "
+            "`--window inf` all). Compile & time runs the whole cell.")}
 
     def rerolled(self) -> list[str]:
         """What rerolling did to the batch shown, one line each (empty when it is off)."""
@@ -508,6 +549,8 @@ class FuseResult:
         report = self.report()
         lines = [f"fusionlab: batch {self.batch + 1} of {len(self.batches)}, {len(self.program)} instructions",
                  status_line(report)] + self.rerolled()
+        if self.window_notice() is not None:
+            lines.append(self.window_notice()["message"])
         got = self._selected_result()
         if len(self.program) == 0:
             lines.append("warning: the program is empty (0 instructions): nothing to partition")
@@ -722,6 +765,19 @@ class FuseResult:
         what = "not computed" if got is None else f"{got.kernels} blocks cost {format_cost(got.cost)}"
         return (f"<FuseResult {self.name or ''} batch {self.batch + 1}/{len(self.batches)}: "
                 f"{len(self.program)} instructions, {a}/{c} {what}>")
+
+
+def _windowed(program: Program, window: int | None) -> Program:
+    """The first ``window`` instructions of ``program`` (itself when it is no longer): a
+    valid program, its later frees and syncs left out.
+
+    >>> from fusionlab.examples import fig3
+    >>> len(_windowed(fig3(), 5)), len(_windowed(fig3(), None)), len(fig3())
+    (5, 17, 17)
+    """
+    if window is None or len(program) <= window:
+        return program
+    return Program(program.bases, program.instructions[:window])
 
 
 def _layout(dot: str, budget: Budget) -> tuple[str | None, str]:

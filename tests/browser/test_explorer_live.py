@@ -396,3 +396,50 @@ def test_fetch_the_whole_trace(page, lab, lab_root):
     page.wait_for_function("([el, n]) => el.querySelector('.fl-trace').getAttribute('data-fl-step') === String(n)",
                            arg=[root.element_handle(), total], timeout=TIMEOUT)
     assert not page.page_errors
+
+
+BIG_LOOP = """%%fuse --name big --window 2000 --budget 40
+x = np.zeros(10)
+for i in range(100_000):
+    x += 1.0
+"""
+
+
+def test_a_capped_big_loop_returns_with_what_it_could_show(page, lab, lab_root):
+    """A student's 100,000-iteration loop (issue 13): the cell returns (capture stopped at its
+    budget), the explorer shows the window it explored with the notices saying what was cut,
+    its controls answer (another partition, Compile & time), and ``x`` is plain NumPy's."""
+    write_notebook(lab_root / "bigloop.ipynb", [
+        "%load_ext fusionlab\nimport numpy as np", BIG_LOOP,
+        "print(repr(float(x.sum())), type(x).__name__, len(big.program), big.batch_lengths[0])"])
+    open_lab(page, lab, kernel=True)
+    open_notebook(page, "bigloop.ipynb")
+    run_cell(page, 0)
+    wait_idle(page, 0)
+    run_cell(page, 1)
+    wait_idle(page, 1)
+    root = live_explorer(page, 1)
+    root.locator(".fl-kernel-bar[data-fl-channel='open']").wait_for(timeout=TIMEOUT)
+    kinds = root.locator(".fl-notices li").evaluate_all("els => els.map(e => e.className)")
+    assert any("fl-notice-budget" in k for k in kinds) and any("fl-notice-window" in k for k in kinds), kinds
+    assert root.locator("tr.fl-ins").count() == 2000
+    # another partition the budget computed (a loaded machine's budget may have cut some)
+    report = next(o["data"][MIME_TYPE] for o in outputs(page, 1) if MIME_TYPE in o.get("data", {}))
+    sel = report["selected"]
+    other = [p["algorithm"] for p in report["partitions"]
+             if p["blocks"] and p["cost_model"] == sel["cost_model"] and p["algorithm"] != sel["algorithm"]]
+    assert other, [(p["algorithm"], p["status"]) for p in report["partitions"]]
+    root.locator("select[data-fl-control='algorithm']").select_option(other[0])
+    reply = kernel_reply(page, 1, "select")
+    assert reply["ok"], reply
+    wait_selected(page, 1, other[0])
+    root = live_explorer(page, 1)
+    root.locator("input[data-fl-control='repeat']").fill("1")
+    root.locator("[data-fl-action='time']").click()
+    timed = kernel_reply(page, 1, "time")
+    assert timed["ok"], timed
+    run_cell(page, 2)
+    wait_idle(page, 2)
+    total, kind, shown, whole = stdout(page, 2).split()
+    assert (float(total), kind, int(shown)) == (1_000_000.0, "ndarray", 2000) and int(whole) > 2000
+    assert not page.page_errors
