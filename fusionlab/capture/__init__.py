@@ -54,7 +54,7 @@ from ..bytecode import Instruction, Opcode, Program, View
 from ..execute.reference import Externals, Storage, run_reference
 from .budget import DEFAULT_BUDGET, UNLIMITED, CaptureBudget
 from .array import NUMERIC, Traced, TracedFlat, hand_out, unwrap, view_of
-from .functions import GeneratorProxy, Proxy, Recording, make_numpy
+from .functions import GeneratorProxy, Proxy, Recording, make_numpy, random_method
 from .plain import Plainer
 from .recorder import (
     CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines, loop_parents, rename_view,
@@ -600,6 +600,9 @@ def _callee(fn: Any) -> Any:
     The call itself stays in the user's frame (``super()``, ``locals()``). A function of the
     user's session defined outside the cell (an earlier plain cell) runs rewritten as the
     cell is (:func:`_session_function`), so that its own calls are looked up the same way."""
+    drawing = random_method(fn)
+    if drawing is not None:
+        return drawing
     if not _library_callable(fn):
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             f = _session_function(fn.__func__)

@@ -546,6 +546,32 @@ def _random_call(rec: Recorder, what: str, fn: Callable[..., Any], args: tuple[A
     return _random_array(rec, what, result)
 
 
+#: NumPy's random-state objects whose methods may take a cell's arrays (``shuffle``,
+#: ``permutation``, ``choice``): Cython code that reads a stand-in as a sequence
+_RANDOM_STATES = (np.random.RandomState, np.random.Generator)
+
+
+def random_method(fn: Any) -> Callable[..., Any] | None:
+    """For a bound method of a real ``RandomState`` or ``Generator`` (one the cell made with
+    ``np.random.RandomState(seed)``, or an earlier plain cell's), a call that hands it real
+    arrays and reloads the traced arrays it shuffled in place (:func:`_random_call`);
+    ``None`` for anything else. Without it ``rs.shuffle(x)`` swapped the stand-in's rows
+    through ``__getitem__`` views, which duplicated rows (a wrong answer), and
+    ``rs.permutation(x)`` permuted stand-ins."""
+    owner = getattr(fn, "__self__", None)
+    if not isinstance(owner, _RANDOM_STATES) or not callable(fn):
+        return None
+    what = f"{type(owner).__name__}.{getattr(fn, '__name__', 'method')}"
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        rec = next((a._rec for a in (*args, *kwargs.values()) if isinstance(a, Traced)), None)
+        if rec is None:   # nothing traced goes in: plain NumPy's call, its arrays new inputs
+            return fn(*args, **kwargs)
+        return _random_call(rec, what, fn, args, kwargs)
+
+    return call
+
+
 class GeneratorProxy:
     """A ``numpy.random.Generator`` whose array results are recorded as RANDOM; ``real``
     is the generator itself (its state is plain NumPy's), which the user gets back."""
