@@ -47,3 +47,23 @@ def test_a_random_state_from_an_earlier_plain_cell_shuffles_a_cells_array():
     capture(cell, ns)
     assert type(ns["y"]) is np.ndarray and np.array_equal(ns["y"], plain["y"])
     assert leaks(ns["rs"], path="rs") == [] and type(ns["rs"]) is np.random.RandomState
+
+
+def test_an_uninitialised_array_written_outside_the_program_is_reloaded_even_if_unchanged():
+    # np.empty_like's memory, then written by np.nditer (outside the program): the change was
+    # seen by comparing the memory with what it held at the escape, and memory that already
+    # held the written values (freed by an earlier run of the same cell) looked unchanged, so
+    # the program read ``out`` as never written: ``run --check`` gave zeros (u5_nditer_ops).
+    # Writing the memory's own values back makes that coincidence certain.
+    from fusionlab.bytecode import Opcode
+    from fusionlab.partition import partition
+
+    source = ("import numpy as np\nout = np.empty((3, 4))\n"
+              "with np.nditer(out, op_flags=['readwrite']) as it:\n    for z in it:\n        z[...] = z * 1\n"
+              "twice = out * 2\n")
+    ns: dict = {"__name__": "__main__"}
+    cap = capture(source, ns)
+    ops = [ins.opcode for b in cap.batches for ins in b]
+    assert Opcode.OPAQUE in ops and ops.index(Opcode.OPAQUE) < ops.index(Opcode.MULTIPLY)
+    replay = cap.replay({k: partition(b, "greedy", "bohrium").blocks for k, b in enumerate(cap.batches)})
+    assert np.array_equal(replay["twice"], ns["out"] * 2, equal_nan=True)
