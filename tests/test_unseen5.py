@@ -67,3 +67,22 @@ def test_an_uninitialised_array_written_outside_the_program_is_reloaded_even_if_
     assert Opcode.OPAQUE in ops and ops.index(Opcode.OPAQUE) < ops.index(Opcode.MULTIPLY)
     replay = cap.replay({k: partition(b, "greedy", "bohrium").blocks for k, b in enumerate(cap.batches)})
     assert np.array_equal(replay["twice"], ns["out"] * 2, equal_nan=True)
+
+
+def test_arrays_in_a_dict_with_numpy_string_or_bool_keys_replay_under_their_keys():
+    # the output's label was d[np.str_('abc')] (NumPy 2's repr of the key), which the check
+    # could not look up: verify and run --check reported "plain NumPy has no such variable"
+    # for each store of u5_structured_groupby; a True key gave d[True], the same
+    from fusionlab.execute.check import check_namespace
+    from fusionlab.partition import partition
+
+    source = ("import numpy as np\nstores = np.unique(np.array(['xyz', 'abc', 'xyz']))\n"
+              "d = {s: np.arange(3.0) * k for k, s in enumerate(stores)}\n"
+              "e = {True: np.ones(2) * 3, 2: np.ones(2) - 5}\n")
+    plain = plain_namespace(source)
+    ns: dict = {"__name__": "__main__"}
+    cap = capture(source, ns)
+    assert sorted(cap.outputs) == ["d['abc']", "d['xyz']", "e[2]"]
+    replay = cap.replay({k: partition(b, "greedy", "bohrium").blocks for k, b in enumerate(cap.batches)})
+    report = check_namespace(replay, plain)
+    assert report.ok and report.compared == 3, report.mismatches

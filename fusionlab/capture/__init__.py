@@ -351,8 +351,11 @@ def _kept_arrays(ns: dict[str, Any], left: Mapping[int, Any]) -> list[tuple[str,
         if isinstance(v, (list, tuple)):
             items = list(enumerate(v))
         elif isinstance(v, dict):
-            items = [(key, x) for key, x in v.items() if isinstance(key, int) or (
-                isinstance(key, str) and key.isprintable() and not set(key) & set("[]'\\"))]
+            # keys as the label's plain ``int`` or ``str`` (an ``np.str_`` key's repr is
+            # ``np.str_('a')``, a bool's ``True``: labels nothing could look up)
+            items = [(int(key), x) if isinstance(key, int) else (str(key), x) for key, x in v.items()
+                     if isinstance(key, int) and not isinstance(key, bool) or (
+                         isinstance(key, str) and key.isprintable() and not set(key) & set("[]'\\"))]
         else:
             continue
         stack.extend((f"{label}[{key!r}]", x, depth + 1) for key, x in reversed(items))
