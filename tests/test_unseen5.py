@@ -86,3 +86,24 @@ def test_arrays_in_a_dict_with_numpy_string_or_bool_keys_replay_under_their_keys
     replay = cap.replay({k: partition(b, "greedy", "bohrium").blocks for k, b in enumerate(cap.batches)})
     report = check_namespace(replay, plain)
     assert report.ok and report.compared == 3, report.mismatches
+
+
+def test_a_ufunc_reduce_with_the_inputs_own_dtype_keeps_it():
+    # np.add.reduce(i8, dtype=np.int8) was reduced without dtype= (the input had it already):
+    # NumPy's default, int64, where NumPy gives int8 (u5_reduce_dtypes); dtype=int16 of an
+    # int8 array was copied to int16 and then reduced to int64 the same way
+    from fusionlab.execute.runner import run
+    from test_numba import CACHE
+
+    source = ("import numpy as np\ni8 = np.full(300, 100, dtype=np.int8)\na = np.add.reduce(i8, dtype=np.int8)\n"
+              "b = np.add.reduce(i8 * 1, dtype=np.int16)\nc = np.add.accumulate(i8 + 0, dtype=np.int8)\n"
+              "d = np.multiply.reduce(np.arange(1, 30, dtype=np.int32), dtype=np.int32)\n"
+              "e = np.add.reduce(np.ones((3, 200), dtype=np.uint8), axis=1, dtype=np.uint8)\n")
+    got, plain = _both(source)
+    for k in "abcde":
+        assert type(got[k]) is type(plain[k]) and got[k].dtype == plain[k].dtype, (k, got[k], plain[k])
+        assert np.array_equal(got[k], plain[k]), k
+    with redirect_stdout(io.StringIO()):
+        cap = capture(source, {})
+    r = run(cap, "greedy", "bohrium", check=True, driver="blocks", min_size=0, cache=CACHE)
+    assert r.kernels >= 1 and r.check is not None and r.check.ok, r.check

@@ -1180,7 +1180,8 @@ def _reduction(rec: Recorder, opcode: Opcode, ufunc: np.ufunc, method: str, src:
         if np.dtype(dtype).kind not in NUMERIC:
             return None
         src = _copy_of(src, dtype=np.dtype(dtype))
-    real = getattr(ufunc, method)(src._real, axis=axis)
+    # dtype= also when it is the input's own: np.add.reduce of int8 gives int64 without it
+    real = getattr(ufunc, method)(src._real, axis=axis, **({} if dtype is None else {"dtype": np.dtype(dtype)}))
     result = _result(rec, real, None)
     ax = None if axis is None else int(axis) % max(src.ndim, 1)
     if method == "reduce" and src.ndim == 1:
