@@ -107,3 +107,19 @@ def test_a_ufunc_reduce_with_the_inputs_own_dtype_keeps_it():
         cap = capture(source, {})
     r = run(cap, "greedy", "bohrium", check=True, driver="blocks", min_size=0, cache=CACHE)
     assert r.kernels >= 1 and r.check is not None and r.check.ok, r.check
+
+
+def test_an_iterator_over_a_cells_array_is_numpys_iterator_at_the_same_position():
+    # iter(rows) kept after one next() was capture's generator in the session (s101): the
+    # values were plain arrays, the object a 'generator' where plain NumPy gives 'iterator'
+    source = ("import numpy as np\nrows = np.arange(8.0).reshape(4, 2) * 2\nit = iter(rows)\nfirst = next(it)\n"
+              "fresh = iter(rows[:, 0] + 1)\nkept = [iter(rows[1] * 1)]\n")
+    got, plain = _both(source)
+    for k in ("it", "fresh"):
+        assert type(got[k]) is type(plain[k]), (k, type(got[k]), type(plain[k]))
+    assert type(got["kept"][0]) is type(plain["kept"][0])
+    for a, b in ((got["it"], plain["it"]), (got["fresh"], plain["fresh"]), (got["kept"][0], plain["kept"][0])):
+        ours, theirs = list(a), list(b)
+        assert len(ours) == len(theirs) and all(type(x) is type(y) and np.array_equal(x, y)
+                                                for x, y in zip(ours, theirs))
+    assert leaks(got["it"], path="it") == []

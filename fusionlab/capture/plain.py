@@ -111,6 +111,9 @@ class Plainer:
         if isinstance(x, functools.partial):
             self._partial(x)
             return x
+        if isinstance(x, types.GeneratorType) and x.gi_code.co_qualname == "Traced.__iter__" \
+                and x.gi_frame is not None:
+            return self._array_iterator(x)
         if isinstance(x, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
             frame = getattr(x, "gi_frame", None) or getattr(x, "cr_frame", None) or getattr(x, "ag_frame", None)
             # the user's generators, and capture's own (iterating over a traced array)
@@ -138,6 +141,19 @@ class Plainer:
         ):
             self._instance(x)
         return x
+
+    def _array_iterator(self, g: types.GeneratorType) -> Any:
+        """``iter(x)`` of a traced array (a generator of capture's): plain NumPy's iterator
+        over the real array, at the same position (``iter(rows)`` kept with one row taken
+        was a ``generator`` in the user's session, an ``iterator`` in plain NumPy's)."""
+        local = g.gi_frame.f_locals
+        real = self(local.get("self"))
+        if not isinstance(real, np.ndarray) or real.ndim == 0:
+            return g
+        it = iter(real)
+        for _ in range(local["i"] + 1 if "i" in local else 0):   # no ``i`` yet: not started
+            next(it, None)
+        return it
 
     def _objects(self, a: np.ndarray) -> None:
         """The items of an object array (``obj[1] = x * 2`` stored the traced array itself)."""
