@@ -123,3 +123,17 @@ def test_an_iterator_over_a_cells_array_is_numpys_iterator_at_the_same_position(
         assert len(ours) == len(theirs) and all(type(x) is type(y) and np.array_equal(x, y)
                                                 for x, y in zip(ours, theirs))
     assert leaks(got["it"], path="it") == []
+
+
+def test_a_weak_reference_taken_in_a_cell_refers_to_the_real_array_afterwards():
+    # weakref.ref(keep) in a fused cell referred to the stand-in, which died with the cell:
+    # r() was None afterwards where plain NumPy gives keep itself (s103)
+    import weakref
+
+    keep = np.arange(5.0)
+    ns: dict = {"__name__": "__main__", "np": np, "keep": keep}
+    capture("import weakref\nr = weakref.ref(keep)\nview = keep[1:4]\nview *= 10\nx = keep * 2\n"
+            "rs = {'x': weakref.ref(x)}\nok = r() is keep\n", ns)
+    assert ns["ok"] is True and ns["keep"] is keep and keep.tolist() == [0.0, 10.0, 20.0, 30.0, 4.0]
+    assert type(ns["r"]) is weakref.ref and ns["r"]() is keep
+    assert ns["rs"]["x"]() is ns["x"] and type(ns["x"]) is np.ndarray

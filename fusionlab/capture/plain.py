@@ -26,6 +26,7 @@ import dataclasses
 import functools
 import sys
 import types
+import weakref
 from collections import deque
 from typing import Any, Callable
 
@@ -111,6 +112,11 @@ class Plainer:
         if isinstance(x, functools.partial):
             self._partial(x)
             return x
+        if type(x) is weakref.ref:
+            # a weak reference to a stand-in dies with it: to the real object instead
+            target = x()
+            real = None if target is None else self(target)
+            return x if real is None or real is target else weakref.ref(real, x.__callback__)
         if isinstance(x, types.GeneratorType) and x.gi_code.co_qualname == "Traced.__iter__" \
                 and x.gi_frame is not None:
             return self._array_iterator(x)
