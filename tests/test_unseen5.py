@@ -137,3 +137,16 @@ def test_a_weak_reference_taken_in_a_cell_refers_to_the_real_array_afterwards():
     assert ns["ok"] is True and ns["keep"] is keep and keep.tolist() == [0.0, 10.0, 20.0, 30.0, 4.0]
     assert type(ns["r"]) is weakref.ref and ns["r"]() is keep
     assert ns["rs"]["x"]() is ns["x"] and type(ns["x"]) is np.ndarray
+
+
+def test_iter_of_a_traced_scalar_raises_at_once_as_numpys_does():
+    # Traced.__iter__ was a generator: iter(x.sum()) succeeded and raised only at next(), so
+    # the "is it iterable?" idiom (try: iter(v)) said True for scalars and the cell then
+    # raised "iteration over a 0-d array" where plain NumPy takes the scalar branch
+    source = ("import numpy as np\ndef iterable(v):\n    try:\n        iter(v)\n        return True\n"
+              "    except TypeError:\n        return False\nx = np.linspace(0, 1, 5)\n"
+              "a = (iterable(x), iterable(x.sum()), iterable(x[2]), iterable(np.asarray(x.max())), iterable(x * 2))\n"
+              "s = x.sum()\nvals = [float(v) for v in (s if iterable(s) else [s])]\n")
+    got, plain = _both(source)
+    assert got["a"] == plain["a"] == (True, False, False, False, True)
+    assert got["vals"] == plain["vals"] == [2.5]

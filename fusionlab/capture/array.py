@@ -36,6 +36,13 @@ _METADATA = {"flags", "itemsize", "nbytes", "ndim", "size"}
 _ALIASING = {"base", "data", "ctypes"}
 
 
+def _items(a: "Traced") -> Any:
+    """``iter(a)``'s items, first-axis sub-arrays (plain.py hands a kept one back as
+    NumPy's own iterator at the same position, from its ``a`` and ``i``)."""
+    for i in range(len(a)):
+        yield a[i]
+
+
 class Foreign(Exception):
     """An operand the bytecode cannot describe (an ndarray subclass, an object array, a
     duck array): the operation runs as plain NumPy."""
@@ -308,11 +315,12 @@ class Traced:
     def __reduce_ex__(self, protocol: Any) -> Any:
         return self._leave("pickle").__reduce_ex__(protocol)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Any:
+        # raised by iter() itself, as NumPy does (``try: iter(v)`` tells scalars apart);
+        # a generator would raise only at its first next()
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
-        for i in range(len(self)):
-            yield self[i]
+        return _items(self)
 
     # -- protocols ---------------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:

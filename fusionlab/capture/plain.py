@@ -117,8 +117,8 @@ class Plainer:
             target = x()
             real = None if target is None else self(target)
             return x if real is None or real is target else weakref.ref(real, x.__callback__)
-        if isinstance(x, types.GeneratorType) and x.gi_code.co_qualname == "Traced.__iter__" \
-                and x.gi_frame is not None:
+        if isinstance(x, types.GeneratorType) and x.gi_code.co_name == "_items" and x.gi_frame is not None \
+                and str(x.gi_frame.f_globals.get("__name__")).startswith(__package__ or "-"):
             return self._array_iterator(x)
         if isinstance(x, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
             frame = getattr(x, "gi_frame", None) or getattr(x, "cr_frame", None) or getattr(x, "ag_frame", None)
@@ -153,7 +153,7 @@ class Plainer:
         over the real array, at the same position (``iter(rows)`` kept with one row taken
         was a ``generator`` in the user's session, an ``iterator`` in plain NumPy's)."""
         local = g.gi_frame.f_locals
-        real = self(local.get("self"))
+        real = self(local.get("a"))
         if not isinstance(real, np.ndarray) or real.ndim == 0:
             return g
         it = iter(real)
