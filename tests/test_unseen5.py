@@ -150,3 +150,29 @@ def test_iter_of_a_traced_scalar_raises_at_once_as_numpys_does():
     got, plain = _both(source)
     assert got["a"] == plain["a"] == (True, False, False, False, True)
     assert got["vals"] == plain["vals"] == [2.5]
+
+
+@pytest.mark.parametrize("assign", ["x[:, 3] = x[1]", "x.T[3] = x[1]", "x[:, 3][...] = x[1]"])
+def test_an_assignment_numpy_copies_element_by_element_from_its_own_target_replays_as_numpy(assign):
+    # x[:, 3] = x[1] overlaps at x[1, 3]: NumPy copies a 1-D view of same-signed strides
+    # without a temporary (array_assign_array.c), so x[3, 3] gets the x[1, 3] it has just
+    # written (1.0); the bytecode's COPY read a copy first (2.0): verify and run --check
+    # differed from NumPy (u5_row_to_column: a[:, i] = a[i] in a loop)
+    from fusionlab.partition import partition
+
+    source = f"import numpy as np\nx = np.zeros((4, 4))\nx[1] = np.arange(4.0)\n{assign}\ny = x * 2\n"
+    got, plain = _both(source)
+    assert np.array_equal(got["x"], plain["x"]) and plain["x"][3, 3] == 1.0
+    cap = capture(source, {})
+    for algorithm in ("greedy", "singleton"):
+        replay = cap.replay({k: partition(b, algorithm, "bohrium").blocks for k, b in enumerate(cap.batches)})
+        assert np.array_equal(replay["x"], plain["x"]) and np.array_equal(replay["y"], plain["y"]), algorithm
+
+
+def test_an_overlapping_assignment_numpy_buffers_stays_a_recorded_copy():
+    # where NumPy's result is the buffered one (a shift), the COPY stays in the program
+    from fusionlab.bytecode import Opcode
+
+    cap = capture("import numpy as np\nx = np.arange(10.0) * 1\nx[1:] = x[:-1]\nx[::-1] = x * 1\n", {})
+    ops = [ins.opcode for b in cap.batches for ins in b]
+    assert Opcode.OPAQUE not in ops and ops.count(Opcode.COPY) >= 2

@@ -371,7 +371,14 @@ class Traced:
         if _is_basic(key):
             vkey = _view_key(key)
             target = self._derive(lambda a: a[vkey])
+            buffered = _overlapping_source(value, target)
             target._real[...] = unwrap(value)
+            if buffered is not None and not _holds(target._real, buffered):
+                # NumPy copied a 1-D view element by element from memory it was writing (no
+                # temporary: ``x[:, 2] = x[1]``): the COPY the bytecode spells out reads a
+                # copy first, so the program keeps what NumPy left instead
+                reload_all(rec, [target])
+                return
             emit_split(rec, Instruction(Opcode.COPY, (target._v,), (operand(value),)))
             return
         listed = listed_key(key, self.shape) if self.ndim else None
@@ -752,6 +759,21 @@ def operand(x: Any) -> View | Literal:
     if isinstance(x, (bool, int, float, complex, np.generic)):
         return Literal(x.item() if isinstance(x, np.generic) else x)
     raise Foreign(type(x).__name__)
+
+
+def _overlapping_source(value: Any, target: "Traced") -> np.ndarray | None:
+    """A copy of ``value`` when it is a view overlapping ``target`` (not the same view):
+    what a buffered assignment would write."""
+    if isinstance(value, Traced) and isinstance(value._v, View) and value._v != target._v \
+            and value._v.overlaps(target._v):
+        return np.array(value._real, copy=True)
+    return None
+
+
+def _holds(real: np.ndarray, buffered: np.ndarray) -> bool:
+    """Whether ``real`` holds ``buffered`` broadcast and cast as an assignment does."""
+    want = np.broadcast_to(buffered, real.shape).astype(real.dtype)
+    return bool(np.array_equal(real, want, equal_nan=real.dtype.kind in "fc"))
 
 
 def emit_split(rec: Recorder, ins: Instruction) -> None:
