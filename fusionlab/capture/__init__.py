@@ -603,6 +603,8 @@ def _callee(fn: Any) -> Any:
     The call itself stays in the user's frame (``super()``, ``locals()``). A function of the
     user's session defined outside the cell (an earlier plain cell) runs rewritten as the
     cell is (:func:`_session_function`), so that its own calls are looked up the same way."""
+    if fn is memoryview:
+        return _memoryview
     drawing = random_method(fn)
     if drawing is not None:
         return drawing
@@ -616,6 +618,12 @@ def _callee(fn: Any) -> Any:
     def handing(*args: Any, **kwargs: Any) -> Any:
         return fn(*(_handed(a) for a in args), **{k: _handed(v) for k, v in kwargs.items()})
     return handing
+
+
+def _memoryview(obj: Any) -> memoryview:
+    """``memoryview(x)``: a stand-in has no buffer (TypeError), so a traced array's is its
+    real memory's, handed out as ``x.data`` is (the base escapes: writes are reloaded)."""
+    return obj.data if isinstance(obj, Traced) else memoryview(obj)
 
 
 def _session_function(fn: types.FunctionType) -> types.FunctionType:
