@@ -192,3 +192,31 @@ def test_a_memoryview_of_a_cells_array_is_its_memory():
     cap = capture(source, {})
     replay = cap.replay({k: partition(b, "greedy", "bohrium").blocks for k, b in enumerate(cap.batches)})
     assert np.array_equal(replay["d"], plain["d"])
+
+
+@pytest.mark.parametrize("change", ["y = np.nan_to_num(x, copy=False)", "y = x.byteswap(inplace=True)",
+                                    "y = x.byteswap(True)"])
+def test_a_function_that_changes_its_argument_and_hands_it_back_is_recorded(change):
+    # np.nan_to_num(x, copy=False) and x.byteswap(inplace=True) return x itself, changed:
+    # capture took the result for a view of x and never recorded the change (the replay
+    # kept the NaN and the unswapped bytes: wrong answers), and ``y is x`` was False
+    from fusionlab.partition import partition
+
+    source = (f"import numpy as np\nx = np.array([1.0, np.nan, np.inf, -2.0]) * 1\n{change}\nsame = y is x\n"
+              "z = x[:3] + 1\n")
+    got, plain = _both(source)
+    assert got["same"] is plain["same"] is True
+    cap = capture(source, {})
+    replay = cap.replay({k: partition(b, "greedy", "bohrium").blocks for k, b in enumerate(cap.batches)})
+    for k in ("x", "z"):
+        assert np.array_equal(replay[k], plain[k], equal_nan=True), (k, replay[k], plain[k])
+        assert np.array_equal(got[k], plain[k], equal_nan=True), k
+
+
+def test_ndarray_dot_takes_out():
+    # x.dot(y, out=o) raised "Traced.dot() got an unexpected keyword argument 'out'"
+    source = ("import numpy as np\nz = np.arange(6.0).reshape(2, 3) * 2\no = np.empty(2)\nr = z.dot(np.ones(3), out=o)\n"
+              "same = r is o\nq = o + 1\n")
+    got, plain = _both(source)
+    assert got["same"] is plain["same"] is True
+    assert np.array_equal(got["q"], plain["q"]) and np.array_equal(got["o"], plain["o"])

@@ -415,7 +415,16 @@ class Traced:
     def any(self, axis: Any = None, **kw: Any) -> Any: return np.any(self, axis=axis, **kw)
     def cumsum(self, axis: Any = None, **kw: Any) -> Any: return np.cumsum(self, axis=axis, **kw)
     def cumprod(self, axis: Any = None, **kw: Any) -> Any: return np.cumprod(self, axis=axis, **kw)
-    def dot(self, o: Any, *args: Any) -> Any: return np.dot(self, o, *args)
+    def dot(self, o: Any, *args: Any, **kw: Any) -> Any: return np.dot(self, o, *args, **kw)   # out=
+
+    def byteswap(self, inplace: bool = False) -> Any:
+        if not inplace:
+            return opaque(self._rec, "ndarray.byteswap", lambda a: a.byteswap(), (self,), {})
+        # in place it returns the array itself: the opaque call's result was taken for a
+        # view of its argument and the bytes it swapped were never recorded
+        self._real.byteswap(inplace=True)
+        reload_all(self._rec, [self])
+        return self
     def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
         return np.take(self, indices, axis=axis, out=out, mode=mode)
 
@@ -1281,8 +1290,14 @@ def opaque(
             out_view = next(t for t in written if real is t._r)
             written = [t for t in written if t is not out_view]
         else:
-            viewed = as_view(rec, real, tuple(traced), name)
+            # the argument itself handed back (np.nan_to_num(x, copy=False) is x), else a view
+            viewed = next((t for t in traced if real is t._r), None)
+            viewed = as_view(rec, real, tuple(traced), name) if viewed is None else viewed
             if viewed is not None:
+                if kwargs.get("copy") is False or kwargs.get("inplace") is True:
+                    # it handed back its argument changed in place (np.nan_to_num(x, copy=False))
+                    reload_all(rec, [t for t in traced if t._h.real is not None
+                                     and np.may_share_memory(real, t._h.real)])
                 return viewed
             if not traceable(real):
                 if real is None:
