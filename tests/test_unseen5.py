@@ -220,3 +220,17 @@ def test_ndarray_dot_takes_out():
     got, plain = _both(source)
     assert got["same"] is plain["same"] is True
     assert np.array_equal(got["q"], plain["q"]) and np.array_equal(got["o"], plain["o"])
+
+
+def test_ascontiguousarray_and_asanyarray_hand_back_the_array_itself_as_numpy_does():
+    # np.ascontiguousarray(M) of a C-contiguous traced M went out through
+    # __array_interface__ (the base escaped) and came back a new array: ``c is M`` False,
+    # and a write to c did not reach M (u5_inplace_returns)
+    source = ("import numpy as np\nM = np.arange(6.0).reshape(2, 3) * 1\nc = np.ascontiguousarray(M)\nc[0, 0] = -7\n"
+              "t = np.ascontiguousarray(M.T)\nt[0, 1] = 50\nf = np.ascontiguousarray(M, dtype=np.float32)\n"
+              "d = np.asanyarray(M)\nm = np.asanyarray(np.matrix([[1.0, 2.0]]))\n"
+              "alias = (c is M, t is M, d is M, type(m).__name__, t.flags['C_CONTIGUOUS'], f.dtype.name)\n")
+    got, plain = _both(source)
+    assert got["alias"] == plain["alias"] == (True, False, True, "matrix", True, "float32")
+    for k in ("M", "t", "f"):
+        assert np.array_equal(got[k], plain[k]) and got[k].dtype == plain[k].dtype, k

@@ -461,7 +461,23 @@ def make_numpy(rec: Recorder) -> Proxy:
             return array_copy(obj, dtype or obj.dtype) if obj._scalar else obj.astype(dtype)
         return np.asarray(obj if isinstance(obj, Traced) else unwrap(obj), dtype, *args, **kw)
 
+    def ascontiguousarray(obj: Any, dtype: Any = None, **kw: Any) -> Any:
+        # a C-contiguous traced array is handed back itself, as NumPy does (``c is a``);
+        # otherwise a recorded C-ordered copy (it went out through __array_interface__)
+        if isinstance(obj, Traced) and not kw and not obj._scalar and obj.ndim >= 1 \
+                and np.dtype(dtype or obj.dtype).kind in NUMERIC:
+            if np.dtype(dtype or obj.dtype) == obj.dtype and obj._real.flags.c_contiguous:
+                return obj
+            return array_copy(obj, dtype or obj.dtype)
+        return np.ascontiguousarray(obj if isinstance(obj, Traced) else unwrap(obj), dtype, **kw)
+
+    def asanyarray(obj: Any, *args: Any, **kw: Any) -> Any:
+        # a traced array is an ndarray (np.asarray's rule); a subclass (np.matrix) stays one
+        return asarray(obj, *args, **kw) if isinstance(obj, Traced) else np.asanyarray(unwrap(obj), *args, **kw)
+
     overrides: dict[str, Any] = {
+        "ascontiguousarray": Recording(np.ascontiguousarray, ascontiguousarray, rec),
+        "asanyarray": Recording(np.asanyarray, asanyarray, rec),
         "zeros": creator(0), "ones": creator(1), "empty": creator(None),
         "full": Recording(np.full, full, rec), "arange": Recording(np.arange, arange, rec),
         "linspace": Recording(np.linspace, linspace, rec), "array": Recording(np.array, array, rec),
