@@ -234,3 +234,14 @@ def test_ascontiguousarray_and_asanyarray_hand_back_the_array_itself_as_numpy_do
     assert got["alias"] == plain["alias"] == (True, False, True, "matrix", True, "float32")
     for k in ("M", "t", "f"):
         assert np.array_equal(got[k], plain[k]) and got[k].dtype == plain[k].dtype, k
+
+
+def test_np_real_is_numpys_function_in_a_cell():
+    # the numpy stand-in had a ``real`` property (the module it stands for), so np.real was
+    # the numpy module: np.real(c) raised "'module' object is not callable"
+    source = ("import numpy as np\nfrom numpy import real as re_\nx = np.linspace(0, 1, 6)\nc = np.exp(1j * x) * 2\n"
+              "r = np.real(c) + np.imag(c)\nq = re_(c * 1j)\nfn = np.real.__name__\n")
+    got, plain = _both(source)
+    assert got["fn"] == plain["fn"] == "real"
+    for k in ("r", "q"):
+        assert type(got[k]) is np.ndarray and np.allclose(got[k], plain[k], rtol=1e-15, atol=0), k

@@ -223,7 +223,7 @@ def _stand_ins(np_proxy: Proxy) -> dict[int, Any]:
     """Real NumPy objects (by id) and the stand-in captured code gets for each."""
     out: dict[int, Any] = {}
     for proxy in (np_proxy, np_proxy.random, np_proxy.lib, np_proxy.lib.stride_tricks):
-        out[id(proxy.real)] = proxy
+        out[id(proxy.real_module)] = proxy
         for value in vars(proxy).values():
             if isinstance(value, Recording):
                 out[id(value.real)] = value
@@ -236,7 +236,7 @@ def _swap_numpy(ns: dict[str, Any], np_proxy: Proxy) -> None:
     swap = _stand_ins(np_proxy)
     for k, v in list(ns.items()):
         got = swap.get(id(v))
-        if got is not None and got.real is v:
+        if got is not None and _to_real(got) is v:
             ns[k] = got
 
 
@@ -244,7 +244,9 @@ def _to_real(x: Any) -> Any:
     """The real object behind one of capture's stand-ins, or ``None``."""
     if isinstance(x, Traced):
         return unwrap(x)
-    if isinstance(x, (Proxy, Recording, GeneratorProxy)):
+    if isinstance(x, Proxy):
+        return x.real_module
+    if isinstance(x, (Recording, GeneratorProxy)):
         return x.real
     if isinstance(x, TracedFlat):   # ``f = a.flat`` kept: NumPy's flatiter of the real array
         return x.real

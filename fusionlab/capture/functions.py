@@ -388,8 +388,8 @@ class Proxy(types.ModuleType):
         return sorted(set(dir(self._real)) | set(self.__dict__))
 
     @property
-    def real(self) -> types.ModuleType:
-        """The module this one stands for."""
+    def real_module(self) -> types.ModuleType:
+        """The module this one stands for (not ``real``: that is ``np.real``)."""
         return self._real
 
 
