@@ -245,3 +245,27 @@ def test_np_real_is_numpys_function_in_a_cell():
     assert got["fn"] == plain["fn"] == "real"
     for k in ("r", "q"):
         assert type(got[k]) is np.ndarray and np.allclose(got[k], plain[k], rtol=1e-15, atol=0), k
+
+
+def test_a_traced_numpy_scalar_has_its_python_methods_and_scalar_parts():
+    # s = x.sum() under capture: s.is_integer() raised AttributeError (only ndarray's
+    # attributes were looked up), and s.real / s.imag were 0-d arrays, not np.float64
+    source = ("import numpy as np\nx = np.linspace(0.5, 2, 4)\ns = x.sum()\n"
+              "b = (s.is_integer(), s.as_integer_ratio(), s.hex(), s.conjugate())\nparts = (s.real, s.imag, x[1].real)\n")
+    got, plain = _both(source)
+    assert got["b"] == plain["b"] == (True, (5, 1), "0x1.4000000000000p+2", 5.0)
+    assert [type(v) for v in got["parts"]] == [type(v) for v in plain["parts"]] == [np.float64] * 3
+    assert got["parts"] == plain["parts"]
+
+
+def test_the_standard_librarys_numeric_modules_and_bytes_get_plain_values():
+    # statistics.mean(x) converted its result with type(x[0]), the stand-in's class
+    # (TypeError from Traced.__init__); fractions.Fraction(s) refused a stand-in; bytes(x)
+    # took the stand-in for an integer ("only integer scalar arrays can be converted")
+    source = ("import numpy as np, statistics, fractions\nx = np.linspace(0.5, 2, 4)\ns = x.sum()\n"
+              "m = statistics.mean(x)\nmd = statistics.median(x * 2)\nfr = fractions.Fraction(s)\n"
+              "u = np.arange(6).astype(np.uint8) * 3\nb = bytes(u)\nba = bytearray(u[::2])\nz = u + 1\n")
+    got, plain = _both(source)
+    for k in ("m", "md", "fr", "b", "ba"):
+        assert type(got[k]) is type(plain[k]) and got[k] == plain[k], (k, got[k], plain[k])
+    assert np.array_equal(got["z"], plain["z"])

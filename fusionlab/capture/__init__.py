@@ -564,12 +564,18 @@ CALLEE = "__fusionlab_callee__"
 #: which a handing wrapper would replace (and it shows stand-ins as NumPy's objects)
 _RECORDED = frozenset({"numpy", "fusionlab", "IPython", "ipykernel"})
 _SITE = tuple({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
+#: The standard library's numeric modules, written in Python, which are handed plain NumPy
+#: objects as an installed library is: ``statistics.mean(x)`` converts its result with
+#: ``type(x[0])``, the stand-in's class, and ``fractions.Fraction(s)`` refuses a stand-in
+_NUMERIC_STDLIB = frozenset({"statistics", "fractions", "decimal"})
 
 
 @functools.lru_cache(maxsize=None)
 def _installed_library(package: str) -> bool:
     """Whether ``package`` (a top-level module name) is an installed library other than
     NumPy: its file is under site-packages (matplotlib, scipy, pandas, numba, IPython)."""
+    if package in _NUMERIC_STDLIB:
+        return True
     module = sys.modules.get(package)
     path = getattr(module, "__file__", None) or ""
     return package not in _RECORDED and bool(path) and path.startswith(_SITE)
@@ -593,6 +599,8 @@ def _library_callable(fn: Any) -> bool:
     ``sys.modules['__main__']`` is the launcher, which is installed)."""
     if isinstance(fn, types.FunctionType):
         module = fn.__module__ if isinstance(fn.__module__, str) else ""
+        if module.partition(".")[0] in _NUMERIC_STDLIB:
+            return True
         return fn.__code__.co_filename.startswith(_SITE) and module.partition(".")[0] not in _RECORDED
     package = _owner_module(fn).partition(".")[0]
     return package != "__main__" and _installed_library(package)
@@ -607,6 +615,8 @@ def _callee(fn: Any) -> Any:
     cell is (:func:`_session_function`), so that its own calls are looked up the same way."""
     if fn is memoryview:
         return _memoryview
+    if fn is bytes or fn is bytearray:
+        return functools.partial(_bytes, fn)
     drawing = random_method(fn)
     if drawing is not None:
         return drawing
@@ -626,6 +636,12 @@ def _memoryview(obj: Any) -> memoryview:
     """``memoryview(x)``: a stand-in has no buffer (TypeError), so a traced array's is its
     real memory's, handed out as ``x.data`` is (the base escapes: writes are reloaded)."""
     return obj.data if isinstance(obj, Traced) else memoryview(obj)
+
+
+def _bytes(kind: type, *args: Any, **kwargs: Any) -> Any:
+    """``bytes(x)``, ``bytearray(x)``: a stand-in has no buffer (``bytes`` then took it for
+    an integer and raised TypeError); its value leaves the program, as ``x.tobytes()``."""
+    return kind(*(a._leave(f"{kind.__name__}()") if isinstance(a, Traced) else a for a in args), **kwargs)
 
 
 def _session_function(fn: types.FunctionType) -> types.FunctionType:

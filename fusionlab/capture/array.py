@@ -212,6 +212,8 @@ class Traced:
 
     @property
     def real(self) -> Any:
+        if self._scalar:   # np.float64(5).real is a scalar, not a 0-d view
+            return self._leave("scalar.real").real
         if self.dtype.kind != "c":
             return self._derive(lambda a: a.real)
         return as_view(self._rec, self._real.real, (self,), "ndarray.real")
@@ -223,6 +225,8 @@ class Traced:
 
     @property
     def imag(self) -> Any:
+        if self._scalar:
+            return self._leave("scalar.imag").imag
         if self.dtype.kind != "c":
             return self._real.imag  # new read-only zeros, not the array's memory
         return as_view(self._rec, self._real.imag, (self,), "ndarray.imag")
@@ -513,6 +517,10 @@ class Traced:
         if name.startswith("_"):  # no __array_interface__: NumPy outside capture must ask __array__
             raise AttributeError(name)
         real_attr = getattr(np.ndarray, name, None)
+        if real_attr is None and self._scalar:
+            # a NumPy scalar's own (np.float64 is a float: is_integer, hex, as_integer_ratio):
+            # its value leaves the program, as float() does
+            return getattr(self._leave(f"{type(unwrap(self)).__name__}.{name}"), name)
         if real_attr is None:
             raise AttributeError(f"'numpy.ndarray' object has no attribute {name!r}")
         if name in _METADATA:
