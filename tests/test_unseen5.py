@@ -269,3 +269,22 @@ def test_the_standard_librarys_numeric_modules_and_bytes_get_plain_values():
     for k in ("m", "md", "fr", "b", "ba"):
         assert type(got[k]) is type(plain[k]) and got[k] == plain[k], (k, got[k], plain[k])
     assert np.array_equal(got["z"], plain["z"])
+
+
+def test_a_vectorized_function_keeps_plain_defaults_after_the_cell():
+    # np.vectorize(lambda v, w=x * 2: ...) kept the traced default inside the vectorize
+    # object (NumPy's class: not walked), a stand-in a later cell would get
+    ns: dict = {"__name__": "__main__"}
+    capture("import numpy as np\nx = np.linspace(0, 1, 4)\nvf = np.vectorize(lambda v, w=x * 2: v + w.sum())\n"
+            "r = vf(x)\n", ns)
+    assert leaks(ns["vf"], path="vf") == []
+    assert type(ns["vf"].pyfunc.__defaults__[0]) is np.ndarray and ns["vf"](1.0) == 5.0
+
+
+def test_a_fresh_namespace_keeps_builtins_so_the_cells_functions_work_afterwards():
+    # capture removed __builtins__ from a namespace that had none (plain exec leaves them):
+    # a method the cell defined then failed to print an array ("Unable to configure default
+    # ndarray.__str__", from an import without builtins), in verify's and capture()'s namespace
+    cap = capture("import numpy as np\nx = np.arange(4.0)\nclass A:\n    def __init__(self):\n        self.v = x * 2\n"
+                  "    def __repr__(self):\n        return f'A({self.v})'\na = A()\n")
+    assert repr(cap.namespace["a"]) == "A([0. 2. 4. 6.])"

@@ -524,10 +524,10 @@ def capture(
             if w is not v:
                 run_ns[k] = w
     value = plainer(value)
-    if had_builtins:
-        run_ns["__builtins__"] = old_builtins
-    else:
-        run_ns.pop("__builtins__", None)
+    # plain exec leaves the builtins in a namespace that had none: without them a function
+    # the cell defined could not import (NumPy's array printing in its f-string raised
+    # "Unable to configure default ndarray.__str__" once capture had removed them)
+    run_ns["__builtins__"] = old_builtins if had_builtins else vars(builtins)
     cap = Capture(
         batches=rec.batches,
         namespace=run_ns,

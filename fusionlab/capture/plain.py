@@ -34,7 +34,7 @@ import numpy as np
 
 _ATOMIC = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, type(Ellipsis), range, slice)
 #: NumPy's own classes written in Python that keep the arrays they are built from
-_NUMPY_HOLDERS = (np.poly1d, np.polynomial.Polynomial, np.polynomial.Chebyshev, np.polynomial.Legendre,
+_NUMPY_HOLDERS = (np.vectorize, np.poly1d, np.polynomial.Polynomial, np.polynomial.Chebyshev, np.polynomial.Legendre,
                   np.polynomial.Hermite, np.polynomial.HermiteE, np.polynomial.Laguerre)
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python
 
