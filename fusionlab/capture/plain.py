@@ -154,6 +154,8 @@ class Plainer:
         was a ``generator`` in the user's session, an ``iterator`` in plain NumPy's)."""
         local = g.gi_frame.f_locals
         real = self(local.get("a"))
+        # the generator itself too: a holder that cannot be changed (a zip's C state) keeps it
+        self._frame(g.gi_frame)
         if not isinstance(real, np.ndarray) or real.ndim == 0:
             return g
         it = iter(real)
