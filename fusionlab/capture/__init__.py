@@ -55,7 +55,7 @@ from ..execute.reference import Externals, Storage, run_reference
 from .budget import DEFAULT_BUDGET, UNLIMITED, CaptureBudget
 from .cached import call_plainly, is_cached
 from .array import NUMERIC, Traced, TracedFlat, hand_out, unwrap, view_of
-from .functions import GeneratorProxy, Proxy, Recording, make_numpy
+from .functions import GeneratorProxy, Proxy, Recording, make_numpy, random_method
 from .plain import Plainer
 from .recorder import (
     CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines, loop_parents, rename_view,
@@ -224,7 +224,7 @@ def _stand_ins(np_proxy: Proxy) -> dict[int, Any]:
     """Real NumPy objects (by id) and the stand-in captured code gets for each."""
     out: dict[int, Any] = {}
     for proxy in (np_proxy, np_proxy.random, np_proxy.lib, np_proxy.lib.stride_tricks):
-        out[id(proxy.real)] = proxy
+        out[id(proxy.real_module)] = proxy
         for value in vars(proxy).values():
             if isinstance(value, Recording):
                 out[id(value.real)] = value
@@ -237,7 +237,7 @@ def _swap_numpy(ns: dict[str, Any], np_proxy: Proxy) -> None:
     swap = _stand_ins(np_proxy)
     for k, v in list(ns.items()):
         got = swap.get(id(v))
-        if got is not None and got.real is v:
+        if got is not None and _to_real(got) is v:
             ns[k] = got
 
 
@@ -245,7 +245,9 @@ def _to_real(x: Any) -> Any:
     """The real object behind one of capture's stand-ins, or ``None``."""
     if isinstance(x, Traced):
         return unwrap(x)
-    if isinstance(x, (Proxy, Recording, GeneratorProxy)):
+    if isinstance(x, Proxy):
+        return x.real_module
+    if isinstance(x, (Recording, GeneratorProxy)):
         return x.real
     if isinstance(x, TracedFlat):   # ``f = a.flat`` kept: NumPy's flatiter of the real array
         return x.real
@@ -352,8 +354,11 @@ def _kept_arrays(ns: dict[str, Any], left: Mapping[int, Any]) -> list[tuple[str,
         if isinstance(v, (list, tuple)):
             items = list(enumerate(v))
         elif isinstance(v, dict):
-            items = [(key, x) for key, x in v.items() if isinstance(key, int) or (
-                isinstance(key, str) and key.isprintable() and not set(key) & set("[]'\\"))]
+            # keys as the label's plain ``int`` or ``str`` (an ``np.str_`` key's repr is
+            # ``np.str_('a')``, a bool's ``True``: labels nothing could look up)
+            items = [(int(key), x) if isinstance(key, int) else (str(key), x) for key, x in v.items()
+                     if isinstance(key, int) and not isinstance(key, bool) or (
+                         isinstance(key, str) and key.isprintable() and not set(key) & set("[]'\\"))]
         else:
             continue
         stack.extend((f"{label}[{key!r}]", x, depth + 1) for key, x in reversed(items))
@@ -521,10 +526,10 @@ def capture(
             if w is not v:
                 run_ns[k] = w
     value = plainer(value)
-    if had_builtins:
-        run_ns["__builtins__"] = old_builtins
-    else:
-        run_ns.pop("__builtins__", None)
+    # plain exec leaves the builtins in a namespace that had none: without them a function
+    # the cell defined could not import (NumPy's array printing in its f-string raised
+    # "Unable to configure default ndarray.__str__" once capture had removed them)
+    run_ns["__builtins__"] = old_builtins if had_builtins else vars(builtins)
     cap = Capture(
         batches=rec.batches,
         namespace=run_ns,
@@ -563,12 +568,18 @@ RECORDER = "__fusionlab_recorder__"
 #: which a handing wrapper would replace (and it shows stand-ins as NumPy's objects)
 _RECORDED = frozenset({"numpy", "fusionlab", "IPython", "ipykernel"})
 _SITE = tuple({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
+#: The standard library's numeric modules, written in Python, which are handed plain NumPy
+#: objects as an installed library is: ``statistics.mean(x)`` converts its result with
+#: ``type(x[0])``, the stand-in's class, and ``fractions.Fraction(s)`` refuses a stand-in
+_NUMERIC_STDLIB = frozenset({"statistics", "fractions", "decimal"})
 
 
 @functools.lru_cache(maxsize=None)
 def _installed_library(package: str) -> bool:
     """Whether ``package`` (a top-level module name) is an installed library other than
     NumPy: its file is under site-packages (matplotlib, scipy, pandas, numba, IPython)."""
+    if package in _NUMERIC_STDLIB:
+        return True
     module = sys.modules.get(package)
     path = getattr(module, "__file__", None) or ""
     return package not in _RECORDED and bool(path) and path.startswith(_SITE)
@@ -592,6 +603,8 @@ def _library_callable(fn: Any) -> bool:
     ``sys.modules['__main__']`` is the launcher, which is installed)."""
     if isinstance(fn, types.FunctionType):
         module = fn.__module__ if isinstance(fn.__module__, str) else ""
+        if module.partition(".")[0] in _NUMERIC_STDLIB:
+            return True
         return fn.__code__.co_filename.startswith(_SITE) and module.partition(".")[0] not in _RECORDED
     package = _owner_module(fn).partition(".")[0]
     return package != "__main__" and _installed_library(package)
@@ -612,6 +625,13 @@ def _callee(fn: Any) -> Any:
             rec.notice(NoticeKind.PLAIN, f"{name} is cached (functools.lru_cache): its calls run as plain "
                                          "NumPy, so that its cache keeps NumPy's arrays")
         return lambda *args, **kwargs: call_plainly(fn, args, kwargs)
+    if fn is memoryview:
+        return _memoryview
+    if fn is bytes or fn is bytearray:
+        return functools.partial(_bytes, fn)
+    drawing = random_method(fn)
+    if drawing is not None:
+        return drawing
     if not _library_callable(fn):
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             f = _session_function(fn.__func__)
@@ -622,6 +642,18 @@ def _callee(fn: Any) -> Any:
     def handing(*args: Any, **kwargs: Any) -> Any:
         return fn(*(_handed(a) for a in args), **{k: _handed(v) for k, v in kwargs.items()})
     return handing
+
+
+def _memoryview(obj: Any) -> memoryview:
+    """``memoryview(x)``: a stand-in has no buffer (TypeError), so a traced array's is its
+    real memory's, handed out as ``x.data`` is (the base escapes: writes are reloaded)."""
+    return obj.data if isinstance(obj, Traced) else memoryview(obj)
+
+
+def _bytes(kind: type, *args: Any, **kwargs: Any) -> Any:
+    """``bytes(x)``, ``bytearray(x)``: a stand-in has no buffer (``bytes`` then took it for
+    an integer and raised TypeError); its value leaves the program, as ``x.tobytes()``."""
+    return kind(*(a._leave(f"{kind.__name__}()") if isinstance(a, Traced) else a for a in args), **kwargs)
 
 
 def _session_function(fn: types.FunctionType) -> types.FunctionType:

@@ -36,6 +36,13 @@ _METADATA = {"flags", "itemsize", "nbytes", "ndim", "size"}
 _ALIASING = {"base", "data", "ctypes"}
 
 
+def _items(a: "Traced") -> Any:
+    """``iter(a)``'s items, first-axis sub-arrays (plain.py hands a kept one back as
+    NumPy's own iterator at the same position, from its ``a`` and ``i``)."""
+    for i in range(len(a)):
+        yield a[i]
+
+
 class Foreign(Exception):
     """An operand the bytecode cannot describe (an ndarray subclass, an object array, a
     duck array): the operation runs as plain NumPy."""
@@ -205,6 +212,8 @@ class Traced:
 
     @property
     def real(self) -> Any:
+        if self._scalar:   # np.float64(5).real is a scalar, not a 0-d view
+            return self._leave("scalar.real").real
         if self.dtype.kind != "c":
             return self._derive(lambda a: a.real)
         return as_view(self._rec, self._real.real, (self,), "ndarray.real")
@@ -216,6 +225,8 @@ class Traced:
 
     @property
     def imag(self) -> Any:
+        if self._scalar:
+            return self._leave("scalar.imag").imag
         if self.dtype.kind != "c":
             return self._real.imag  # new read-only zeros, not the array's memory
         return as_view(self._rec, self._real.imag, (self,), "ndarray.imag")
@@ -308,11 +319,12 @@ class Traced:
     def __reduce_ex__(self, protocol: Any) -> Any:
         return self._leave("pickle").__reduce_ex__(protocol)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Any:
+        # raised by iter() itself, as NumPy does (``try: iter(v)`` tells scalars apart);
+        # a generator would raise only at its first next()
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
-        for i in range(len(self)):
-            yield self[i]
+        return _items(self)
 
     # -- protocols ---------------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -363,7 +375,14 @@ class Traced:
         if _is_basic(key):
             vkey = _view_key(key)
             target = self._derive(lambda a: a[vkey])
+            buffered = _overlapping_source(value, target)
             target._real[...] = unwrap(value)
+            if buffered is not None and not _holds(target._real, buffered):
+                # NumPy copied a 1-D view element by element from memory it was writing (no
+                # temporary: ``x[:, 2] = x[1]``): the COPY the bytecode spells out reads a
+                # copy first, so the program keeps what NumPy left instead
+                reload_all(rec, [target])
+                return
             emit_split(rec, Instruction(Opcode.COPY, (target._v,), (operand(value),)))
             return
         listed = listed_key(key, self.shape) if self.ndim else None
@@ -400,7 +419,16 @@ class Traced:
     def any(self, axis: Any = None, **kw: Any) -> Any: return np.any(self, axis=axis, **kw)
     def cumsum(self, axis: Any = None, **kw: Any) -> Any: return np.cumsum(self, axis=axis, **kw)
     def cumprod(self, axis: Any = None, **kw: Any) -> Any: return np.cumprod(self, axis=axis, **kw)
-    def dot(self, o: Any, *args: Any) -> Any: return np.dot(self, o, *args)
+    def dot(self, o: Any, *args: Any, **kw: Any) -> Any: return np.dot(self, o, *args, **kw)   # out=
+
+    def byteswap(self, inplace: bool = False) -> Any:
+        if not inplace:
+            return opaque(self._rec, "ndarray.byteswap", lambda a: a.byteswap(), (self,), {})
+        # in place it returns the array itself: the opaque call's result was taken for a
+        # view of its argument and the bytes it swapped were never recorded
+        self._real.byteswap(inplace=True)
+        reload_all(self._rec, [self])
+        return self
     def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
         return np.take(self, indices, axis=axis, out=out, mode=mode)
 
@@ -489,6 +517,10 @@ class Traced:
         if name.startswith("_"):  # no __array_interface__: NumPy outside capture must ask __array__
             raise AttributeError(name)
         real_attr = getattr(np.ndarray, name, None)
+        if real_attr is None and self._scalar:
+            # a NumPy scalar's own (np.float64 is a float: is_integer, hex, as_integer_ratio):
+            # its value leaves the program, as float() does
+            return getattr(self._leave(f"{type(unwrap(self)).__name__}.{name}"), name)
         if real_attr is None:
             raise AttributeError(f"'numpy.ndarray' object has no attribute {name!r}")
         if name in _METADATA:
@@ -744,6 +776,21 @@ def operand(x: Any) -> View | Literal:
     if isinstance(x, (bool, int, float, complex, np.generic)):
         return Literal(x.item() if isinstance(x, np.generic) else x)
     raise Foreign(type(x).__name__)
+
+
+def _overlapping_source(value: Any, target: "Traced") -> np.ndarray | None:
+    """A copy of ``value`` when it is a view overlapping ``target`` (not the same view):
+    what a buffered assignment would write."""
+    if isinstance(value, Traced) and isinstance(value._v, View) and value._v != target._v \
+            and value._v.overlaps(target._v):
+        return np.array(value._real, copy=True)
+    return None
+
+
+def _holds(real: np.ndarray, buffered: np.ndarray) -> bool:
+    """Whether ``real`` holds ``buffered`` broadcast and cast as an assignment does."""
+    want = np.broadcast_to(buffered, real.shape).astype(real.dtype)
+    return bool(np.array_equal(real, want, equal_nan=real.dtype.kind in "fc"))
 
 
 def emit_split(rec: Recorder, ins: Instruction) -> None:
@@ -1180,7 +1227,8 @@ def _reduction(rec: Recorder, opcode: Opcode, ufunc: np.ufunc, method: str, src:
         if np.dtype(dtype).kind not in NUMERIC:
             return None
         src = _copy_of(src, dtype=np.dtype(dtype))
-    real = getattr(ufunc, method)(src._real, axis=axis)
+    # dtype= also when it is the input's own: np.add.reduce of int8 gives int64 without it
+    real = getattr(ufunc, method)(src._real, axis=axis, **({} if dtype is None else {"dtype": np.dtype(dtype)}))
     result = _result(rec, real, None)
     ax = None if axis is None else int(axis) % max(src.ndim, 1)
     if method == "reduce" and src.ndim == 1:
@@ -1250,8 +1298,14 @@ def opaque(
             out_view = next(t for t in written if real is t._r)
             written = [t for t in written if t is not out_view]
         else:
-            viewed = as_view(rec, real, tuple(traced), name)
+            # the argument itself handed back (np.nan_to_num(x, copy=False) is x), else a view
+            viewed = next((t for t in traced if real is t._r), None)
+            viewed = as_view(rec, real, tuple(traced), name) if viewed is None else viewed
             if viewed is not None:
+                if kwargs.get("copy") is False or kwargs.get("inplace") is True:
+                    # it handed back its argument changed in place (np.nan_to_num(x, copy=False))
+                    reload_all(rec, [t for t in traced if t._h.real is not None
+                                     and np.may_share_memory(real, t._h.real)])
                 return viewed
             if not traceable(real):
                 if real is None:

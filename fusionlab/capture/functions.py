@@ -388,8 +388,8 @@ class Proxy(types.ModuleType):
         return sorted(set(dir(self._real)) | set(self.__dict__))
 
     @property
-    def real(self) -> types.ModuleType:
-        """The module this one stands for."""
+    def real_module(self) -> types.ModuleType:
+        """The module this one stands for (not ``real``: that is ``np.real``)."""
         return self._real
 
 
@@ -461,7 +461,23 @@ def make_numpy(rec: Recorder) -> Proxy:
             return array_copy(obj, dtype or obj.dtype) if obj._scalar else obj.astype(dtype)
         return np.asarray(obj if isinstance(obj, Traced) else unwrap(obj), dtype, *args, **kw)
 
+    def ascontiguousarray(obj: Any, dtype: Any = None, **kw: Any) -> Any:
+        # a C-contiguous traced array is handed back itself, as NumPy does (``c is a``);
+        # otherwise a recorded C-ordered copy (it went out through __array_interface__)
+        if isinstance(obj, Traced) and not kw and not obj._scalar and obj.ndim >= 1 \
+                and np.dtype(dtype or obj.dtype).kind in NUMERIC:
+            if np.dtype(dtype or obj.dtype) == obj.dtype and obj._real.flags.c_contiguous:
+                return obj
+            return array_copy(obj, dtype or obj.dtype)
+        return np.ascontiguousarray(obj if isinstance(obj, Traced) else unwrap(obj), dtype, **kw)
+
+    def asanyarray(obj: Any, *args: Any, **kw: Any) -> Any:
+        # a traced array is an ndarray (np.asarray's rule); a subclass (np.matrix) stays one
+        return asarray(obj, *args, **kw) if isinstance(obj, Traced) else np.asanyarray(unwrap(obj), *args, **kw)
+
     overrides: dict[str, Any] = {
+        "ascontiguousarray": Recording(np.ascontiguousarray, ascontiguousarray, rec),
+        "asanyarray": Recording(np.asanyarray, asanyarray, rec),
         "zeros": creator(0), "ones": creator(1), "empty": creator(None),
         "full": Recording(np.full, full, rec), "arange": Recording(np.arange, arange, rec),
         "linspace": Recording(np.linspace, linspace, rec), "array": Recording(np.array, array, rec),
@@ -544,6 +560,32 @@ def _random_call(rec: Recorder, what: str, fn: Callable[..., Any], args: tuple[A
         reload_all(rec, traced)
         rec.notice(NoticeKind.OPAQUE, what)
     return _random_array(rec, what, result)
+
+
+#: NumPy's random-state objects whose methods may take a cell's arrays (``shuffle``,
+#: ``permutation``, ``choice``): Cython code that reads a stand-in as a sequence
+_RANDOM_STATES = (np.random.RandomState, np.random.Generator)
+
+
+def random_method(fn: Any) -> Callable[..., Any] | None:
+    """For a bound method of a real ``RandomState`` or ``Generator`` (one the cell made with
+    ``np.random.RandomState(seed)``, or an earlier plain cell's), a call that hands it real
+    arrays and reloads the traced arrays it shuffled in place (:func:`_random_call`);
+    ``None`` for anything else. Without it ``rs.shuffle(x)`` swapped the stand-in's rows
+    through ``__getitem__`` views, which duplicated rows (a wrong answer), and
+    ``rs.permutation(x)`` permuted stand-ins."""
+    owner = getattr(fn, "__self__", None)
+    if not isinstance(owner, _RANDOM_STATES) or not callable(fn):
+        return None
+    what = f"{type(owner).__name__}.{getattr(fn, '__name__', 'method')}"
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        rec = next((a._rec for a in (*args, *kwargs.values()) if isinstance(a, Traced)), None)
+        if rec is None:   # nothing traced goes in: plain NumPy's call, its arrays new inputs
+            return fn(*args, **kwargs)
+        return _random_call(rec, what, fn, args, kwargs)
+
+    return call
 
 
 class GeneratorProxy:

@@ -26,6 +26,7 @@ import dataclasses
 import functools
 import sys
 import types
+import weakref
 from collections import deque
 from typing import Any, Callable
 
@@ -33,7 +34,7 @@ import numpy as np
 
 _ATOMIC = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, type(Ellipsis), range, slice)
 #: NumPy's own classes written in Python that keep the arrays they are built from
-_NUMPY_HOLDERS = (np.poly1d, np.polynomial.Polynomial, np.polynomial.Chebyshev, np.polynomial.Legendre,
+_NUMPY_HOLDERS = (np.vectorize, np.poly1d, np.polynomial.Polynomial, np.polynomial.Chebyshev, np.polynomial.Legendre,
                   np.polynomial.Hermite, np.polynomial.HermiteE, np.polynomial.Laguerre)
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python
 
@@ -111,6 +112,14 @@ class Plainer:
         if isinstance(x, functools.partial):
             self._partial(x)
             return x
+        if type(x) is weakref.ref:
+            # a weak reference to a stand-in dies with it: to the real object instead
+            target = x()
+            real = None if target is None else self(target)
+            return x if real is None or real is target else weakref.ref(real, x.__callback__)
+        if isinstance(x, types.GeneratorType) and x.gi_code.co_name == "_items" and x.gi_frame is not None \
+                and str(x.gi_frame.f_globals.get("__name__")).startswith(__package__ or "-"):
+            return self._array_iterator(x)
         if isinstance(x, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
             frame = getattr(x, "gi_frame", None) or getattr(x, "cr_frame", None) or getattr(x, "ag_frame", None)
             # the user's generators, and capture's own (iterating over a traced array)
@@ -138,6 +147,21 @@ class Plainer:
         ):
             self._instance(x)
         return x
+
+    def _array_iterator(self, g: types.GeneratorType) -> Any:
+        """``iter(x)`` of a traced array (a generator of capture's): plain NumPy's iterator
+        over the real array, at the same position (``iter(rows)`` kept with one row taken
+        was a ``generator`` in the user's session, an ``iterator`` in plain NumPy's)."""
+        local = g.gi_frame.f_locals
+        real = self(local.get("a"))
+        # the generator itself too: a holder that cannot be changed (a zip's C state) keeps it
+        self._frame(g.gi_frame)
+        if not isinstance(real, np.ndarray) or real.ndim == 0:
+            return g
+        it = iter(real)
+        for _ in range(local["i"] + 1 if "i" in local else 0):   # no ``i`` yet: not started
+            next(it, None)
+        return it
 
     def _objects(self, a: np.ndarray) -> None:
         """The items of an object array (``obj[1] = x * 2`` stored the traced array itself)."""

@@ -159,7 +159,11 @@ class Handle:
         if not self.escaped:
             if not self.lazy:  # a lazy input is compared from its snapshot, taken at first use
                 self.touch()
-                self.belief = np.array(self.real, copy=True)
+                # a base no instruction wrote and no input defines (``np.empty``'s) holds memory
+                # the program does not know: whatever it holds at the next use is reloaded (its
+                # old garbage could equal what a plain writer leaves there: no change seen)
+                known = self.base.name in self.rec.written or self.base.name in self.rec.inputs
+                self.belief = np.array(self.real, copy=True) if known else None
             self.escaped = True
 
     def geometry(self) -> np.ndarray:

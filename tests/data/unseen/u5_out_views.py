@@ -1,0 +1,21 @@
+"""ufuncs and reductions writing with out= into views: transposed, strided, reversed and Fortran."""
+import numpy as np
+
+a = np.arange(20.0).reshape(4, 5)
+b = np.zeros((5, 4))
+np.multiply(a, 2, out=b.T)
+c = np.ones(10)
+np.add(c[::2], c[1::2], out=c[1::2])
+r = np.arange(8.0)
+np.negative(r[::-2], out=r[:4][::-1])
+np.sqrt(r, out=r[::-1])
+f = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+np.exp(f, out=f)
+s = np.empty(4)
+np.sum(a, axis=1, out=s)
+m = np.empty((1, 5))
+np.max(a, axis=0, keepdims=True, out=m)
+cs = np.empty_like(a)
+np.cumsum(a, axis=1, out=cs)
+q, rem = np.empty(5), np.empty(5)
+np.divmod(a[0] + 7, 3, out=(q, rem))
