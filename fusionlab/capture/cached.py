@@ -94,7 +94,9 @@ def _code_names(code: types.CodeType) -> Iterator[str]:
 
 def _real(value: Any) -> Any:
     """The plain object for one of capture's stand-ins (``None`` for anything else)."""
-    if isinstance(value, (Proxy, Recording, GeneratorProxy)):
+    if isinstance(value, Proxy):
+        return value.real_module
+    if isinstance(value, (Recording, GeneratorProxy)):
         return value.real
     if isinstance(value, Traced):
         return hand_out(value)   # marks the base escaped: what the call writes is reloaded
