@@ -142,7 +142,9 @@ SYNC S
     assert d.slots == (("float64", 5000), ("float64", 5000))
     assert "V = s1" in d.source and "U = s1" in d.source
     # S is synced, written again after its SYNC: copied first, both values returned intact
-    assert "S_1 = m1" in d.source and "S_1[:] = S  # copied before it is written" in d.source
+    # (S's two values are rows of one new array: small synced values share one, row by row)
+    assert "S = m0[0]" in d.source and "S_1 = m0[1]" in d.source
+    assert "S_1[:] = S  # copied before it is written" in d.source
     out = Driver([plan(p, blocks, min_size=0)], Externals(), CACHE)()
     want = run_reference(p)
     assert float(out["S"]) == float(want["S"]) == float(np.sum(np.arange(5000.0) + 1))
@@ -207,11 +209,11 @@ def test_a_compiled_driver_has_a_call_budget():
     cap = _capture("shallow_water")
     batches, inputs, externals = _parts(cap)
     plans = _plans(batches, "greedy", "bohrium", 0, None, MergeCache())
-    with pytest.raises(Unsupported, match="more than 3 kernel calls"):
+    with pytest.raises(Unsupported, match="more than 3 kernel call sites"):
         get_driver(plans, externals, list(inputs), max_calls=3)
     d = Driver(plans, externals, CACHE, inputs, mode="numba", max_calls=3)
     # over the budget, the same driver runs as Python (not block by block), and says why
-    assert d.runs == "python driver" and "more than 3 kernel calls" in d.reason and "Python form" in d.reason
+    assert d.runs == "python driver" and "more than 3 kernel call sites" in d.reason and "Python form" in d.reason
     want = Driver(plans, externals, CACHE, inputs, mode="blocks")()
     got = d()
     assert sorted(got) == sorted(want) and all(np.allclose(got[k], want[k]) for k in want)
@@ -230,7 +232,7 @@ def test_over_the_call_budget_an_opaque_block_after_it_runs_block_by_block():
     plans = _plans(batches, "greedy", "bohrium", 0, None, MergeCache())
     d = Driver(plans, externals, CACHE, inputs, mode="numba", max_calls=3)
     assert d.spec is None and d.runs == "block by block"
-    assert "more than 3 kernel calls" in d.reason and "OPAQUE runs with NumPy" in d.reason
+    assert "OPAQUE runs with NumPy" in d.reason
     want = Driver(plans, externals, CACHE, inputs, mode="blocks")()
     got = d()
     assert sorted(got) == sorted(want) and all(np.array_equal(got[k], want[k]) for k in want)
@@ -317,7 +319,9 @@ DEL s0
     second = parse("ARRAY k float64[5000]\nRANGE k\nMULTIPLY k, k, 2.0\nSYNC k\n")
     plans = [plan(first, [[0], [1, 2], [3, 4], [5]], min_size=0), plan(second, [[0, 1, 2]], min_size=0)]
     src = get_driver(plans).source
-    assert "v_k = " in src and "v_k_1 = " in src and "v_s0 = " in src and "v_m0 = " in src
+    # k has one name in both batches (a base's name is the same in every batch, so that
+    # repeated batches fold into loops)
+    assert src.count("v_k = ") == 2 and "v_s0 = " in src and "v_m0 = " in src
     got = Driver(plans, Externals(), CACHE, mode="python")()
     want = {**run_reference(first), **run_reference(second)}
     assert sorted(got) == sorted(want)
