@@ -86,7 +86,7 @@ __all__ = ["DriverSource", "Driver", "get_driver", "DEFAULT_MAX_CALLS", "MODES",
 
 #: Runs with more kernel calls get no driver: compiling one function of thousands of calls
 #: takes longer than the Python between them (see docs/backend.md for the measurement).
-DEFAULT_MAX_CALLS = 128
+DEFAULT_MAX_CALLS = 256
 
 
 class TooManyCalls(Unsupported):
