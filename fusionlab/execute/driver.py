@@ -30,8 +30,10 @@ order ``run_plan`` runs them:
 :func:`get_driver` returns the driver as data (its source and what to pass), or raises
 :class:`~fusionlab.codegen.Unsupported` with the reason it cannot be built: a block NumPy
 must run (an opaque call, a scan), a kernel Numba has refused, or (:class:`TooManyCalls`)
-more kernel calls than ``max_calls`` — compiling a function of thousands of calls costs
-more than it saves, so :class:`Driver` then runs the same driver as Python.
+more call sites than ``max_calls`` after repeated calls are folded into loops over tables
+(:mod:`.driver_loops`: the source grows with the distinct statements, not the calls) —
+compiling hundreds of call sites costs more than it saves, so :class:`Driver` then runs
+the same driver as Python.
 :class:`Driver` runs it, as Python or compiled.
 
 Examples
@@ -84,13 +86,20 @@ from .threads import DEFAULT_CHUNKS_PER_THREAD, ThreadChoice, ThreadPolicy
 
 __all__ = ["DriverSource", "Driver", "get_driver", "DEFAULT_MAX_CALLS", "MODES", "TooManyCalls"]
 
-#: Runs with more kernel calls get no driver: compiling one function of thousands of calls
-#: takes longer than the Python between them (see docs/backend.md for the measurement).
+#: Drivers with more kernel call sites (after folding repeated calls into loops) are not
+#: compiled: 201 call sites compiled in 1.85 s of CPU, about 9 ms a site and growing, while a
+#: compiled call saves 0.8 µs over the Python driver's (docs/backend.md, "Loops over call
+#: tables"; benchmarks/bench_driver_compile.py).
 DEFAULT_MAX_CALLS = 256
 
 
 class TooManyCalls(Unsupported):
-    """A compiled driver would call more kernels than its budget (the Python driver has none)."""
+    """A compiled driver would have more call sites than its budget (the Python driver has
+    none); ``spec`` is the driver, for its Python form."""
+
+    def __init__(self, message: str, spec: "DriverSource | None" = None) -> None:
+        super().__init__(message)
+        self.spec = spec
 
 
 @dataclass(frozen=True)
@@ -153,7 +162,7 @@ def get_driver(plans: Sequence[Plan], externals: Externals | None = None, inputs
 
     ``externals`` holds the recorded draws (lending needs their type and layout), ``inputs``
     names the bases whose first contents come from the caller, ``failed`` the kernels Numba
-    refused (by key); ``max_calls`` caps the kernel calls (None: no cap).
+    refused (by key); ``max_calls`` caps the kernel call sites after folding (None: no cap).
     ``chunk_per_loop`` sets the dynamic schedule's chunk before each parallel loop that
     differs from the last (``set_chunk``, :func:`fusionlab.execute.threads.set_chunk`: in
     Python and compiled alike, and a compiled driver calling it is cached on disk); without
@@ -243,7 +252,7 @@ def get_driver(plans: Sequence[Plan], externals: Externals | None = None, inputs
     if max_calls is not None and out.call_sites > max_calls:
         raise TooManyCalls(f"more than {max_calls} kernel call sites after folding repeated calls into loops "
                            f"({out.call_sites} for {calls} calls): compiling one driver would cost more than "
-                           "the Python between them")
+                           "the Python between them", out)
     return out
 
 
@@ -326,8 +335,114 @@ def _last_uses(events: list[tuple[Any, ...]]) -> dict[int, int]:
     return last
 
 
+class _Memory:
+    """Where the driver's arrays live: draws, inputs (small ones packed by type), slots
+    (small ones slices of an arena per type), rows of new arrays; and the parameters that
+    pass them in."""
+
+    def __init__(self) -> None:
+        self.draws: dict[tuple[int, bool], str] = {}
+        self.inputs: dict[str, tuple[Base, str]] = {}
+        self.packed_in = _Arenas("inp")
+        self.packed_at: dict[str, tuple[Base, int, int]] = {}   # a small input: (base, arena, offset)
+        self.slots: list[tuple[str, int]] = []
+        self.arenas = _Arenas("ar")
+        self.fresh: list[list[Any]] = []   # [dtype, elements, zeroed, rows]
+        self.groups: dict[tuple[str, int, bool], int] = {}
+        self.free: dict[tuple[str, int], list[str]] = {}   # freed buffers by (dtype, elements)
+        self.buffer_of: dict[int, tuple[tuple[str, int], str]] = {}
+
+    def draw_arg(self, key: int, flat: bool) -> str:
+        if (key, flat) not in self.draws:
+            self.draws[(key, flat)] = f"r{key}" if flat else f"q{key}"
+        return self.draws[(key, flat)]
+
+    def buffer(self, inc: _Inc, n: int) -> str:
+        """A buffer of ``n`` elements for ``inc``: one freed before, or a new one."""
+        key = (inc.base.dtype, n)
+        if self.free.get(key):   # the first freed: the same choice in every repetition of a batch
+            expr = self.free[key].pop(0)
+        elif _small(*key):
+            expr = self.arenas.expr(*self.arenas.place(*key), n)
+        else:
+            self.slots.append(key)
+            expr = f"s{len(self.slots) - 1}"
+        self.buffer_of[id(inc)] = (key, expr)
+        return expr
+
+    def release(self, inc: _Inc) -> None:
+        got = self.buffer_of.pop(id(inc), None)
+        if got is not None:
+            self.free.setdefault(got[0], []).append(got[1])
+
+    def row(self, dtype: str, n: int, zero: bool) -> tuple[int, int]:
+        """A row of a new array each run: (array, row)."""
+        gkey = (dtype, n, zero)
+        if gkey in self.groups:
+            g = self.groups[gkey]
+            self.fresh[g][3] += 1
+        else:
+            g = len(self.fresh)
+            self.fresh.append([dtype, n, zero, 1])
+            if _small(dtype, n):
+                self.groups[gkey] = g
+        return g, self.fresh[g][3] - 1
+
+    def input_expr(self, base: Base) -> str:
+        if _small(base.dtype, base.size):
+            if base.name not in self.packed_at:
+                self.packed_at[base.name] = (base, *self.packed_in.place(base.dtype, base.size))
+            elif self.packed_at[base.name][0].dtype != base.dtype:
+                raise Unsupported(f"input {base.name} changes type between batches")
+            _, j, at = self.packed_at[base.name]
+            return self.packed_in.expr(j, at, base.size)
+        if base.name not in self.inputs:
+            self.inputs[base.name] = (base, f"in_{len(self.inputs)}")
+        elif self.inputs[base.name][0].dtype != base.dtype:
+            raise Unsupported(f"input {base.name} changes type between batches")
+        return self.inputs[base.name][1]
+
+    def draw_order(self) -> list[tuple[int, bool]]:
+        return sorted(self.draws, key=lambda d: (d[0], not d[1]))
+
+    def params(self, tables: int) -> list[str]:
+        return [self.draws[d] for d in self.draw_order()] + [name for _, name in self.inputs.values()] + \
+            [f"inp{j}" for j in range(len(self.packed_in.arenas))] + [f"s{k}" for k in range(len(self.slots))] + \
+            [f"ar{j}" for j in range(len(self.arenas.arenas))] + [f"m{k}" for k in range(len(self.fresh))] + \
+            [f"{TABLE_NAME}{k}" for k in range(tables)] + ["ch"]
+
+    def packed_inputs(self) -> tuple[tuple[str, int, tuple[tuple[Base, int], ...]], ...]:
+        return tuple((d, n, tuple((base, at) for base, j, at in self.packed_at.values() if j == k))
+                     for k, (d, n) in enumerate(self.packed_in.arenas))
+
+
+def _bind(inc: _Inc, mem: _Memory, where: dict[int, tuple[str, int, int]]) -> list[str]:
+    """The statements that give a new incarnation its memory (its name already taken)."""
+    base = inc.base
+    n = max(base.size, 1)
+    if inc.init == "draw":
+        where[id(inc)] = ("draw", inc.source, 0)
+        return [f"{inc.var} = {mem.draw_arg(inc.source, True)}  # {base.name}: recorded draw {inc.source}, lent"]
+    out = []
+    if inc.returned:
+        # new memory each run, made by NumPy (which asks for huge pages for large
+        # arrays: Numba's own allocations measured up to 40% slower kernels at `large`)
+        g, row = mem.row(base.dtype, n, inc.init == "zero" or inc.init == "input" and n != base.size)
+        where[id(inc)] = ("fresh", g, row)
+        out.append(f"{inc.var} = m{g}[{row}]  # {base.name}: synced, returned (new each run)")
+    else:
+        out.append(f"{inc.var} = {mem.buffer(inc, n)}  # {base.name}: {n} {base.dtype}")
+        if inc.init == "zero" or inc.init == "input" and n != base.size:
+            out.append(f"{inc.var}[:] = 0")
+    if inc.init == "copy":
+        out.append(f"{inc.var}[:] = {inc.source.var}  # copied before it is written")
+    if inc.init == "input":
+        out.append(f"{inc.var}[:{base.size}] = {mem.input_expr(base)}  # {base.name}: the input")
+    return out
+
+
 def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chunk_per_loop: bool = True) -> DriverSource:
-    """The driver's source from the walk's events: names, slots, statements, loops."""
+    """The driver's source from the walk's events: names, memory, statements, loops."""
     kernels: dict[str, tuple[str, KernelSource]] = {}
     for ev in events:
         if ev[0] == "call" and ev[1].key not in kernels:
@@ -338,91 +453,18 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chu
         if ev[0] == "new":
             dies.setdefault(last[id(ev[1])], []).append(ev[1])
     names = _Names()
-    draws: dict[tuple[int, bool], str] = {}
-    inputs: dict[str, tuple[Base, str]] = {}
-    packed_in = _Arenas("inp")
-    packed_at: dict[str, tuple[Base, int, int]] = {}   # a small input: (base, arena, offset)
-    slots: list[tuple[str, int]] = []
-    arenas = _Arenas("ar")
-    fresh: list[list[Any]] = []   # [dtype, elements, zeroed, rows]
-    groups: dict[tuple[str, int, bool], int] = {}
+    mem = _Memory()
     where: dict[int, tuple[str, int, int]] = {}   # a returned incarnation: ("fresh", array, row) or ("draw", key, 0)
-    free: dict[tuple[str, int], list[str]] = {}   # freed buffers by (dtype, elements): their expressions
-    buffer_of: dict[int, tuple[tuple[str, int], str]] = {}
     body: list[str] = []
     chunked_for = 0   # the parallel loop the schedule's chunk was last set for
-
-    def draw_arg(key: int, flat: bool) -> str:
-        if (key, flat) not in draws:
-            draws[(key, flat)] = f"r{key}" if flat else f"q{key}"
-        return draws[(key, flat)]
-
-    def buffer(dtype: str, n: int) -> str:
-        key = (dtype, n)
-        if free.get(key):   # the first freed: the same choice in every repetition of a batch
-            return free[key].pop(0)
-        if _small(dtype, n):
-            return arenas.expr(*arenas.place(dtype, n), n)
-        slots.append(key)
-        return f"s{len(slots) - 1}"
-
-    def input_expr(base: Base) -> str:
-        if _small(base.dtype, base.size):
-            if base.name not in packed_at:
-                packed_at[base.name] = (base, *packed_in.place(base.dtype, base.size))
-            elif packed_at[base.name][0].dtype != base.dtype:
-                raise Unsupported(f"input {base.name} changes type between batches")
-            _, j, at = packed_at[base.name]
-            return packed_in.expr(j, at, base.size)
-        if base.name not in inputs:
-            inputs[base.name] = (base, f"in_{len(inputs)}")
-        elif inputs[base.name][0].dtype != base.dtype:
-            raise Unsupported(f"input {base.name} changes type between batches")
-        return inputs[base.name][1]
-
     for i, ev in enumerate(events):
         if ev[0] == "comment":
             body.append(f"# {ev[1]}")
         elif ev[0] == "new":
-            inc = ev[1]
-            base = inc.base
-            inc.var = names.take(base.dtype)
-            n = max(base.size, 1)
-            if inc.init == "draw":
-                where[id(inc)] = ("draw", inc.source, 0)
-                body.append(f"{inc.var} = {draw_arg(inc.source, True)}  # {base.name}: recorded draw {inc.source}, lent")
-            elif inc.returned:
-                # new memory each run, made by NumPy (which asks for huge pages for large
-                # arrays: Numba's own allocations measured up to 40% slower kernels at `large`)
-                zero = inc.init == "zero" or inc.init == "input" and n != base.size
-                gkey = (base.dtype, n, zero)
-                if gkey in groups:
-                    g = groups[gkey]
-                    fresh[g][3] += 1
-                else:
-                    g = len(fresh)
-                    fresh.append([base.dtype, n, zero, 1])
-                    if _small(base.dtype, n):
-                        groups[gkey] = g
-                where[id(inc)] = ("fresh", g, fresh[g][3] - 1)
-                body.append(f"{inc.var} = m{g}[{fresh[g][3] - 1}]  # {base.name}: synced, returned (new each run)")
-                if inc.init == "copy":
-                    body.append(f"{inc.var}[:] = {inc.source.var}  # copied before it is written")
-            else:
-                key = (base.dtype, n)
-                expr = buffer(*key)
-                buffer_of[id(inc)] = (key, expr)
-                body.append(f"{inc.var} = {expr}  # {base.name}: {n} {base.dtype}")
-                if inc.init == "zero" or inc.init == "input" and n != base.size:
-                    body.append(f"{inc.var}[:] = 0")
-                elif inc.init == "copy":
-                    body.append(f"{inc.var}[:] = {inc.source.var}  # copied before it is written")
-            if inc.init == "input":
-                body.append(f"{inc.var}[:{base.size}] = {input_expr(base)}  # {base.name}: the input")
+            ev[1].var = names.take(ev[1].base.dtype)
+            body += _bind(ev[1], mem, where)
         elif ev[0] == "release":
-            got = buffer_of.pop(id(ev[1]), None)
-            if got is not None:
-                free.setdefault(got[0], []).append(got[1])
+            mem.release(ev[1])
         elif ev[0] == "call":
             spec, args, numbered = ev[1], ev[2], ev[3]
             if chunk_per_loop and spec.parallel_iterations and spec.parallel_iterations != chunked_for:
@@ -432,29 +474,23 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chu
                 chunked_for = spec.parallel_iterations
                 body.append(f"set_chunk(max(1, {chunked_for} // ch) if ch else 0)")
             exprs = [_view(inc.var, max(inc.base.size, 1), v) for inc, v in args]
-            exprs += [draw_arg(k, False) for k in spec.randoms]
+            exprs += [mem.draw_arg(k, False) for k in spec.randoms]
             exprs += [f"np.uint64({n})" for n in spec.extents + spec.offsets]   # offsets: kernel arguments
             body.append(f"{kernels[spec.key][0]}({', '.join(exprs)})  # block {list(numbered)}")
         for inc in dies.pop(i, ()):   # after its last use, its name serves the next array of its type
             names.give(inc.var)
     folded = fold(body)
     returns = list(final.values())
-    draw_order = sorted(draws, key=lambda d: (d[0], not d[1]))
-    params = [draws[d] for d in draw_order] + [name for _, name in inputs.values()] + \
-        [f"inp{j}" for j in range(len(packed_in.arenas))] + [f"s{k}" for k in range(len(slots))] + \
-        [f"ar{j}" for j in range(len(arenas.arenas))] + [f"m{k}" for k in range(len(fresh))] + \
-        [f"{TABLE_NAME}{k}" for k in range(len(folded.tables))] + ["ch"]
-    lines = ["@numba.njit(cache=True)", f"def driver({', '.join(params)}):"]
+    lines = ["@numba.njit(cache=True)", f"def driver({', '.join(mem.params(len(folded.tables)))}):"]
     lines += [f"    {line}" for line in folded.lines]
     # the synced arrays are the caller's (rows of its new arrays, or lent draws): nothing to return
     lines.append("    return ()")
-    packed = tuple((d, n, tuple((base, at) for base, j, at in packed_at.values() if j == k))
-                   for k, (d, n) in enumerate(packed_in.arenas))
     return DriverSource(
-        "\n".join(lines), tuple(kernels.values()), tuple(draw_order), tuple(b for b, _ in inputs.values()),
-        tuple(slots) + tuple((d, n) for d, n in arenas.arenas), tuple((d, n, z, r) for d, n, z, r in fresh),
-        tuple(inc.base for inc in returns), calls, tuple(where[id(inc)] for inc in returns), folded.tables,
-        folded.call_sites, packed, len(slots),
+        "\n".join(lines), tuple(kernels.values()), tuple(mem.draw_order()),
+        tuple(b for b, _ in mem.inputs.values()), tuple(mem.slots) + tuple((d, n) for d, n in mem.arenas.arenas),
+        tuple((d, n, z, r) for d, n, z, r in mem.fresh), tuple(inc.base for inc in returns), calls,
+        tuple(where[id(inc)] for inc in returns), folded.tables, folded.call_sites, mem.packed_inputs(),
+        len(mem.slots),
     )
 
 
@@ -546,12 +582,8 @@ class Driver:
                                    self.max_calls if self.mode == "numba" else None)
         except TooManyCalls as exc:
             # too long to compile: the same driver runs as Python, which still skips the
-            # per-block bookkeeping (LU or Gaussian elimination in Python loops: thousands of calls)
-            try:
-                self.spec = get_driver(self.plans, self.externals, list(self.inputs), self.cache.failed, None)
-            except Unsupported as later:   # a block past the 128th call runs with NumPy
-                self.reason = f"{exc}; {later}"
-                return
+            # per-block bookkeeping (calls that do not fold: hundreds of distinct kernels)
+            self.spec = exc.spec
             self.reason = f"{exc}; its Python form runs"
             self.mode = "python"
         except Unsupported as exc:
