@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import warnings
+import dataclasses
 from contextlib import redirect_stdout
 
 import numpy as np
@@ -16,6 +17,7 @@ from fusionlab.codegen import get_kernel
 from fusionlab.execute.numba_backend import KernelCache, Plan, plan, run_plan
 from fusionlab.execute.reference import Externals, Storage, run_reference
 from fusionlab.execute.runner import compare, format_records, run
+from fusionlab.timemodel import default_figures
 from fusionlab.workloads import WORKLOADS
 
 from test_capture import numpy_sources
@@ -71,13 +73,26 @@ def test_small_blocks_run_serially_or_with_numpy_and_say_why():
     # the same block at or above min_size: a parallel kernel, another cache entry
     assert "parallel=True" in plan(FIG1, [[0, 1, 2, 3]], min_size=0).blocks[0].kernel.source
     assert plan(FIG1, [[0, 1, 2, 3]], min_size=0).blocks[0].kernel.key != fused.kernel.key
-    # one instruction: nothing to fuse, NumPy runs it
-    singles = plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20).blocks
+    # one instruction: nothing to fuse; block by block NumPy runs it or its serial kernel,
+    # whichever the machine's figures say is the cheaper call from Python
+    numpy_wins = dataclasses.replace(default_figures(), launch={**default_figures().launch, "numpy": 0.1e-6})
+    singles = plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20, figures=numpy_wins).blocks
     computing = [bp for bp in singles if bp.reason != "no computing instruction"]
-    assert computing and all(bp.kernel is None and "one instruction" in bp.reason for bp in computing)
+    assert computing and all(bp.kernel is None and bp.reason.startswith("NumPy: one instruction on 10000 elements")
+                             and "against NumPy’s 0.1 µs" in bp.reason for bp in computing)
     # ... block by block; the run's driver calls their serial kernels instead
     assert all(bp.serial is not None and "parallel=False" in bp.serial.source and bp.compiled is bp.serial
                for bp in computing)
+    kernel_wins = plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20, figures=default_figures()).blocks
+    chosen = [bp for bp in kernel_wins if bp.reason != "no computing instruction"]
+    assert all(bp.kernel is not None and bp.serial is None and "parallel=False" in bp.kernel.source
+               and bp.reason.startswith("serial kernel: one instruction") and "against NumPy’s 6.0 µs" in bp.reason
+               for bp in chosen)
+    for figures in (numpy_wins, default_figures()):   # either way NumPy's values
+        inputs = {"A": np.arange(10000.0), "B": np.full(10000, 2.0)}
+        out = run_plan(plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20, figures=figures), Storage(inputs),
+                       Externals(), CACHE)
+        np.testing.assert_array_equal(out["A"], run_reference(FIG1, inputs=inputs)["A"])
     # and the serial kernel computes what NumPy does
     inputs = {"A": np.arange(10000.0), "B": np.full(10000, 2.0)}
     out = run_plan(plan(FIG1, [[0, 1, 2, 3]], min_size=1 << 20), Storage(inputs), Externals(), CACHE)

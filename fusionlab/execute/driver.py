@@ -30,8 +30,10 @@ order ``run_plan`` runs them:
 :func:`get_driver` returns the driver as data (its source and what to pass), or raises
 :class:`~fusionlab.codegen.Unsupported` with the reason it cannot be built: a block NumPy
 must run (an opaque call, a scan), a kernel Numba has refused, or (:class:`TooManyCalls`)
-more kernel calls than ``max_calls`` — compiling a function of thousands of calls costs
-more than it saves, so :class:`Driver` then runs the same driver as Python.
+more call sites than ``max_calls`` after repeated calls are folded into loops over tables
+(:mod:`.driver_loops`: the source grows with the distinct statements, not the calls) —
+compiling hundreds of call sites costs more than it saves, so :class:`Driver` then runs
+the same driver as Python.
 :class:`Driver` runs it, as Python or compiled.
 
 Examples
@@ -51,13 +53,13 @@ Examples
 >>> plans = [plan(p, [[0, 1, 2, 3, 4]], min_size=0)]
 >>> print(get_driver(plans).source)  # doctest: +ELLIPSIS
 @numba.njit(cache=True)
-def driver(s0, m0, ch):
+def driver(ar0, m0, ch):
     # batch 1
-    A = s0  # A: 1000 float64
-    S = m0  # S: synced, returned (new each run)
+    x0 = ar0[0:1000]  # A: 1000 float64
+    x1 = m0[0]  # S: synced, returned (new each run)
     set_chunk(max(1, 1 // ch) if ch else 0)
-    k_...(A, S[0:1], np.uint64(1000))  # block [1, 2, 3, 4, 5]
-    return (S,)
+    k_...(x0, x1[0:1], np.uint64(1000))  # block [1, 2, 3, 4, 5]
+    return ()
 >>> run = Driver(plans, Externals(), KernelCache())
 >>> float(run()["S"]), run.runs
 (332833500.0, 'python driver')
@@ -77,19 +79,27 @@ from ..bytecode import Base, Opcode, View
 from ..codegen import KernelSource, Unsupported
 from ..codegen_layout import safe_name
 from ..codegen_contract import serial_library_blas
+from .driver_loops import TABLE_NAME, fold
 from .numba_backend import KernelCache, Plan, raised_by_data, run_plan
 from .reference import Externals, Storage
 from .threads import DEFAULT_CHUNKS_PER_THREAD, ThreadChoice, ThreadPolicy
 
 __all__ = ["DriverSource", "Driver", "get_driver", "DEFAULT_MAX_CALLS", "MODES", "TooManyCalls"]
 
-#: Runs with more kernel calls get no driver: compiling one function of thousands of calls
-#: takes longer than the Python between them (see docs/backend.md for the measurement).
-DEFAULT_MAX_CALLS = 128
+#: Drivers with more kernel call sites (after folding repeated calls into loops) are not
+#: compiled: 201 call sites compiled in 1.85 s of CPU, about 9 ms a site and growing, while a
+#: compiled call saves 0.8 µs over the Python driver's (docs/backend.md, "Loops over call
+#: tables"; benchmarks/bench_driver_compile.py).
+DEFAULT_MAX_CALLS = 256
 
 
 class TooManyCalls(Unsupported):
-    """A compiled driver would call more kernels than its budget (the Python driver has none)."""
+    """A compiled driver would have more call sites than its budget (the Python driver has
+    none); ``spec`` is the driver, for its Python form."""
+
+    def __init__(self, message: str, spec: "DriverSource | None" = None) -> None:
+        super().__init__(message)
+        self.spec = spec
 
 
 @dataclass(frozen=True)
@@ -99,9 +109,10 @@ class DriverSource:
     Arguments, in order: ``draws`` (recorded random values by key, flat when lent to a base,
     as recorded when a kernel reads them), ``inputs`` (the initial contents of input bases,
     flat, of the base's type), ``slots`` (buffers of (dtype, elements) for the bases that
-    are never synced, reused from run to run) and ``fresh`` (new arrays each run, zeroed or
-    not, for the bases that are synced). The driver returns the flat memory of each base in
-    ``returns``.
+    are never synced, reused from run to run), ``fresh`` (new 2-D arrays each run, zeroed or
+    not, whose rows hold the bases that are synced), ``tables`` (the loops' integers,
+    :mod:`.driver_loops`) and ``ch``. The driver returns nothing: each base of ``returns``
+    is a row of a new array or a lent draw, as ``returned`` says, which the caller holds.
     """
 
     source: str
@@ -109,9 +120,22 @@ class DriverSource:
     draws: tuple[tuple[int, bool], ...]   # (key, flat)
     inputs: tuple[Base, ...]
     slots: tuple[tuple[str, int], ...]
-    fresh: tuple[tuple[str, int, bool], ...]   # (dtype, elements, zeroed): new arrays each run, returned
+    #: (dtype, elements, zeroed, rows): new 2-D arrays each run, whose rows are returned
+    fresh: tuple[tuple[str, int, bool, int], ...]
     returns: tuple[Base, ...]
     calls: int
+    #: where each of ``returns`` is: ("fresh", array, row) or ("draw", key, 0)
+    returned: tuple[tuple[str, int, int], ...] = ()
+    #: the loops' tables (:mod:`.driver_loops`): rows of integers, passed after the new arrays
+    tables: tuple[tuple[tuple[int, ...], ...], ...] = ()
+    #: kernel calls in the source (a loop's counted once): what its compilation grows with
+    call_sites: int = 0
+    #: small inputs packed by type: (dtype, elements, ((base, offset), ...)) per packed array,
+    #: passed after ``inputs``
+    packed_inputs: tuple[tuple[str, int, tuple[tuple[Base, int], ...]], ...] = ()
+    #: how many of ``slots`` are buffers of one base (``s0, s1, ...``); the rest are arenas
+    #: of small buffers of one type (``ar0, ar1, ...``), taken from the pool alike
+    own_slots: int = 0
 
     @property
     def key(self) -> str:
@@ -138,7 +162,7 @@ def get_driver(plans: Sequence[Plan], externals: Externals | None = None, inputs
 
     ``externals`` holds the recorded draws (lending needs their type and layout), ``inputs``
     names the bases whose first contents come from the caller, ``failed`` the kernels Numba
-    refused (by key); ``max_calls`` caps the kernel calls (None: no cap).
+    refused (by key); ``max_calls`` caps the kernel call sites after folding (None: no cap).
     ``chunk_per_loop`` sets the dynamic schedule's chunk before each parallel loop that
     differs from the last (``set_chunk``, :func:`fusionlab.execute.threads.set_chunk`: in
     Python and compiled alike, and a compiled driver calling it is cached on disk); without
@@ -219,98 +243,228 @@ def get_driver(plans: Sequence[Plan], externals: Externals | None = None, inputs
                 ensure(base, zero=False)
             args = [(ensure(v.base), v) for v in spec.arguments]
             calls += 1
-            if max_calls is not None and calls > max_calls:
-                raise TooManyCalls(f"more than {max_calls} kernel calls: compiling one driver would cost more "
-                                  "than the Python between them")
             events.append(("call", spec, args, bp.numbered))
             for base in bp.syncs:
                 share(base)
             for name in bp.frees:
                 release(name)
-    return _emit(events, final, calls, chunk_per_loop)
+    out = _emit(events, final, calls, chunk_per_loop)
+    if max_calls is not None and out.call_sites > max_calls:
+        raise TooManyCalls(f"more than {max_calls} kernel call sites after folding repeated calls into loops "
+                           f"({out.call_sites} for {calls} calls): compiling one driver would cost more than "
+                           "the Python between them", out)
+    return out
+
+
+#: A synced array of at most this many bytes shares one 2-D array (made by NumPy each run)
+#: with the others of its type, size and zeroing, as one of its rows: the row is an integer,
+#: which a loop's table can hold, so batches that each sync a small value (a pivot) fold into
+#: one loop. Larger arrays keep arrays of their own: a user holding one row would keep the
+#: whole group alive.
+GROUP_BYTES = 1 << 16
+
+
+class _Names:
+    """The driver's variable names, ``x0, x1, ...``, allocated as registers are: a name is
+    free again after its incarnation's last use, and a new incarnation takes the lowest free
+    name of its type. So repeated batches name their arrays alike and fold into loops
+    (:mod:`.driver_loops`) — capture names the same temporary of each batch differently —
+    and a name never holds two types (Numba types a variable once)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.free: dict[str, list[str]] = {}
+        self.dtype_of: dict[str, str] = {}
+
+    def take(self, dtype: str) -> str:
+        pool = self.free.get(dtype)
+        if pool:
+            name = min(pool, key=lambda v: int(v[1:]))
+            pool.remove(name)
+            return name
+        name = f"x{self.count}"
+        self.count += 1
+        self.dtype_of[name] = dtype
+        return name
+
+    def give(self, name: str) -> None:
+        self.free.setdefault(self.dtype_of[name], []).append(name)
+
+
+class _Arenas:
+    """Small buffers of one type packed into one flat array (an *arena*) at aligned offsets,
+    so that a buffer is an arena's slice whose bounds are integers a loop's table can hold;
+    large buffers stay arrays of their own. ``prefix`` names the arrays."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.arenas: list[list[Any]] = []   # [dtype, elements]
+        self.of: dict[str, int] = {}
+
+    def place(self, dtype: str, n: int) -> tuple[int, int]:
+        """A new region of ``n`` elements: (arena, offset)."""
+        if dtype not in self.of:
+            self.of[dtype] = len(self.arenas)
+            self.arenas.append([dtype, 0])
+        j = self.of[dtype]
+        item = np.dtype(dtype).itemsize
+        align = max(1, 64 // item) if 64 % item == 0 else 1   # cache-line aligned slices
+        at = -(-self.arenas[j][1] // align) * align
+        self.arenas[j][1] = at + n
+        return j, at
+
+    def expr(self, j: int, at: int, n: int) -> str:
+        return f"{self.prefix}{j}[{at}:{at + n}]"
+
+
+def _small(dtype: str, n: int) -> bool:
+    return n * np.dtype(dtype).itemsize <= GROUP_BYTES
+
+
+def _last_uses(events: list[tuple[Any, ...]]) -> dict[int, int]:
+    """The index of the last event that reads each incarnation (by id)."""
+    last: dict[int, int] = {}
+    for i, ev in enumerate(events):
+        if ev[0] == "new":
+            last[id(ev[1])] = i
+            if ev[1].init == "copy":
+                last[id(ev[1].source)] = i
+        elif ev[0] == "call":
+            for inc, _ in ev[2]:
+                last[id(inc)] = i
+    return last
+
+
+class _Memory:
+    """Where the driver's arrays live: draws, inputs (small ones packed by type), slots
+    (small ones slices of an arena per type), rows of new arrays; and the parameters that
+    pass them in."""
+
+    def __init__(self) -> None:
+        self.draws: dict[tuple[int, bool], str] = {}
+        self.inputs: dict[str, tuple[Base, str]] = {}
+        self.packed_in = _Arenas("inp")
+        self.packed_at: dict[str, tuple[Base, int, int]] = {}   # a small input: (base, arena, offset)
+        self.slots: list[tuple[str, int]] = []
+        self.arenas = _Arenas("ar")
+        self.fresh: list[list[Any]] = []   # [dtype, elements, zeroed, rows]
+        self.groups: dict[tuple[str, int, bool], int] = {}
+        self.free: dict[tuple[str, int], list[str]] = {}   # freed buffers by (dtype, elements)
+        self.buffer_of: dict[int, tuple[tuple[str, int], str]] = {}
+
+    def draw_arg(self, key: int, flat: bool) -> str:
+        if (key, flat) not in self.draws:
+            self.draws[(key, flat)] = f"r{key}" if flat else f"q{key}"
+        return self.draws[(key, flat)]
+
+    def buffer(self, inc: _Inc, n: int) -> str:
+        """A buffer of ``n`` elements for ``inc``: one freed before, or a new one."""
+        key = (inc.base.dtype, n)
+        if self.free.get(key):   # the first freed: the same choice in every repetition of a batch
+            expr = self.free[key].pop(0)
+        elif _small(*key):
+            expr = self.arenas.expr(*self.arenas.place(*key), n)
+        else:
+            self.slots.append(key)
+            expr = f"s{len(self.slots) - 1}"
+        self.buffer_of[id(inc)] = (key, expr)
+        return expr
+
+    def release(self, inc: _Inc) -> None:
+        got = self.buffer_of.pop(id(inc), None)
+        if got is not None:
+            self.free.setdefault(got[0], []).append(got[1])
+
+    def row(self, dtype: str, n: int, zero: bool) -> tuple[int, int]:
+        """A row of a new array each run: (array, row)."""
+        gkey = (dtype, n, zero)
+        if gkey in self.groups:
+            g = self.groups[gkey]
+            self.fresh[g][3] += 1
+        else:
+            g = len(self.fresh)
+            self.fresh.append([dtype, n, zero, 1])
+            if _small(dtype, n):
+                self.groups[gkey] = g
+        return g, self.fresh[g][3] - 1
+
+    def input_expr(self, base: Base) -> str:
+        if _small(base.dtype, base.size):
+            if base.name not in self.packed_at:
+                self.packed_at[base.name] = (base, *self.packed_in.place(base.dtype, base.size))
+            elif self.packed_at[base.name][0].dtype != base.dtype:
+                raise Unsupported(f"input {base.name} changes type between batches")
+            _, j, at = self.packed_at[base.name]
+            return self.packed_in.expr(j, at, base.size)
+        if base.name not in self.inputs:
+            self.inputs[base.name] = (base, f"in_{len(self.inputs)}")
+        elif self.inputs[base.name][0].dtype != base.dtype:
+            raise Unsupported(f"input {base.name} changes type between batches")
+        return self.inputs[base.name][1]
+
+    def draw_order(self) -> list[tuple[int, bool]]:
+        return sorted(self.draws, key=lambda d: (d[0], not d[1]))
+
+    def params(self, tables: int) -> list[str]:
+        return [self.draws[d] for d in self.draw_order()] + [name for _, name in self.inputs.values()] + \
+            [f"inp{j}" for j in range(len(self.packed_in.arenas))] + [f"s{k}" for k in range(len(self.slots))] + \
+            [f"ar{j}" for j in range(len(self.arenas.arenas))] + [f"m{k}" for k in range(len(self.fresh))] + \
+            [f"{TABLE_NAME}{k}" for k in range(tables)] + ["ch"]
+
+    def packed_inputs(self) -> tuple[tuple[str, int, tuple[tuple[Base, int], ...]], ...]:
+        return tuple((d, n, tuple((base, at) for base, j, at in self.packed_at.values() if j == k))
+                     for k, (d, n) in enumerate(self.packed_in.arenas))
+
+
+def _bind(inc: _Inc, mem: _Memory, where: dict[int, tuple[str, int, int]]) -> list[str]:
+    """The statements that give a new incarnation its memory (its name already taken)."""
+    base = inc.base
+    n = max(base.size, 1)
+    if inc.init == "draw":
+        where[id(inc)] = ("draw", inc.source, 0)
+        return [f"{inc.var} = {mem.draw_arg(inc.source, True)}  # {base.name}: recorded draw {inc.source}, lent"]
+    out = []
+    if inc.returned:
+        # new memory each run, made by NumPy (which asks for huge pages for large
+        # arrays: Numba's own allocations measured up to 40% slower kernels at `large`)
+        g, row = mem.row(base.dtype, n, inc.init == "zero" or inc.init == "input" and n != base.size)
+        where[id(inc)] = ("fresh", g, row)
+        out.append(f"{inc.var} = m{g}[{row}]  # {base.name}: synced, returned (new each run)")
+    else:
+        out.append(f"{inc.var} = {mem.buffer(inc, n)}  # {base.name}: {n} {base.dtype}")
+        if inc.init == "zero" or inc.init == "input" and n != base.size:
+            out.append(f"{inc.var}[:] = 0")
+    if inc.init == "copy":
+        out.append(f"{inc.var}[:] = {inc.source.var}  # copied before it is written")
+    if inc.init == "input":
+        out.append(f"{inc.var}[:{base.size}] = {mem.input_expr(base)}  # {base.name}: the input")
+    return out
 
 
 def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chunk_per_loop: bool = True) -> DriverSource:
-    """The driver's source from the walk's events: names, slots, statements."""
-    used: set[str] = {"np", "numba", "as_strided", "driver", "ch", "set_chunk"}
+    """The driver's source from the walk's events: names, memory, statements, loops."""
     kernels: dict[str, tuple[str, KernelSource]] = {}
     for ev in events:
         if ev[0] == "call" and ev[1].key not in kernels:
             kernels[ev[1].key] = (f"k_{ev[1].key}", ev[1])
-            used.add(f"k_{ev[1].key}")
-
-    # the driver's own names: draws r0/q0, inputs in_0, slots s0, new arrays m0, kernels k_<hash>
-    reserved = re.compile(r"(r|q|s|m|in_)\d+|k_\w+")
-
-    def fresh_name(stem: str) -> str:
-        stem = re.sub(r"\W", "_", stem)
-        stem = stem if stem[:1].isalpha() else f"a_{stem}"
-        if reserved.fullmatch(stem) or reserved.fullmatch(f"{stem}_1"):
-            # an array named k (k_1, k_2, ... look like kernels) or s0: numbering alone
-            # would never leave the reserved names (the loop below ran forever)
-            stem = f"v_{stem}"
-        name, n = stem, 1
-        while name in used or reserved.fullmatch(name):
-            name, n = f"{stem}_{n}", n + 1
-        used.add(name)
-        return name
-
-    draws: dict[tuple[int, bool], str] = {}
-    inputs: dict[str, tuple[Base, str]] = {}
-    slots: list[tuple[str, int]] = []
-    fresh: list[tuple[str, int, bool]] = []
-    free: dict[tuple[str, int], list[int]] = {}
-    slot_of: dict[int, int] = {}
+    last = _last_uses(events)
+    dies: dict[int, list[_Inc]] = {}
+    for ev in events:
+        if ev[0] == "new":
+            dies.setdefault(last[id(ev[1])], []).append(ev[1])
+    names = _Names()
+    mem = _Memory()
+    where: dict[int, tuple[str, int, int]] = {}   # a returned incarnation: ("fresh", array, row) or ("draw", key, 0)
     body: list[str] = []
     chunked_for = 0   # the parallel loop the schedule's chunk was last set for
-
-    def draw_arg(key: int, flat: bool) -> str:
-        if (key, flat) not in draws:
-            draws[(key, flat)] = f"r{key}" if flat else f"q{key}"
-        return draws[(key, flat)]
-
-    for ev in events:
+    for i, ev in enumerate(events):
         if ev[0] == "comment":
             body.append(f"# {ev[1]}")
         elif ev[0] == "new":
-            inc = ev[1]
-            base = inc.base
-            inc.var = fresh_name(safe_name(base.name))
-            n = max(base.size, 1)
-            if inc.init == "draw":
-                body.append(f"{inc.var} = {draw_arg(inc.source, True)}  # {base.name}: recorded draw {inc.source}, lent")
-                continue
-            if inc.returned:
-                # new memory each run, made by NumPy (which asks for huge pages for large
-                # arrays: Numba's own allocations measured up to 40% slower kernels at `large`)
-                zero = inc.init == "zero" or inc.init == "input" and n != base.size
-                fresh.append((base.dtype, n, zero))
-                body.append(f"{inc.var} = m{len(fresh) - 1}  # {base.name}: synced, returned (new each run)")
-                if inc.init == "copy":
-                    body.append(f"{inc.var}[:] = {inc.source.var}  # copied before it is written")
-            else:
-                key = (base.dtype, n)
-                if free.get(key):
-                    s = free[key].pop()
-                else:
-                    s = len(slots)
-                    slots.append(key)
-                slot_of[id(inc)] = s
-                body.append(f"{inc.var} = s{s}  # {base.name}: {n} {base.dtype}")
-                if inc.init == "zero" or inc.init == "input" and n != base.size:
-                    body.append(f"{inc.var}[:] = 0")
-                elif inc.init == "copy":
-                    body.append(f"{inc.var}[:] = {inc.source.var}  # copied before it is written")
-            if inc.init == "input":
-                if base.name not in inputs:
-                    inputs[base.name] = (base, f"in_{len(inputs)}")
-                elif inputs[base.name][0].dtype != base.dtype:
-                    raise Unsupported(f"input {base.name} changes type between batches")
-                body.append(f"{inc.var}[:{base.size}] = {inputs[base.name][1]}  # {base.name}: the input")
+            ev[1].var = names.take(ev[1].base.dtype)
+            body += _bind(ev[1], mem, where)
         elif ev[0] == "release":
-            s = slot_of.pop(id(ev[1]), None)
-            if s is not None:
-                free.setdefault(slots[s], []).append(s)
+            mem.release(ev[1])
         elif ev[0] == "call":
             spec, args, numbered = ev[1], ev[2], ev[3]
             if chunk_per_loop and spec.parallel_iterations and spec.parallel_iterations != chunked_for:
@@ -320,19 +474,23 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chu
                 chunked_for = spec.parallel_iterations
                 body.append(f"set_chunk(max(1, {chunked_for} // ch) if ch else 0)")
             exprs = [_view(inc.var, max(inc.base.size, 1), v) for inc, v in args]
-            exprs += [draw_arg(k, False) for k in spec.randoms]
+            exprs += [mem.draw_arg(k, False) for k in spec.randoms]
             exprs += [f"np.uint64({n})" for n in spec.extents + spec.offsets]   # offsets: kernel arguments
             body.append(f"{kernels[spec.key][0]}({', '.join(exprs)})  # block {list(numbered)}")
-    returns = [final[name] for name in final]
-    draw_order = sorted(draws, key=lambda d: (d[0], not d[1]))
-    params = [draws[d] for d in draw_order] + [name for _, name in inputs.values()] + \
-        [f"s{k}" for k in range(len(slots))] + [f"m{k}" for k in range(len(fresh))] + ["ch"]
-    lines = ["@numba.njit(cache=True)", f"def driver({', '.join(params)}):"]
-    lines += [f"    {line}" for line in body]
-    lines.append(f"    return ({''.join(f'{inc.var}, ' for inc in returns).rstrip(', ')}{',' if len(returns) == 1 else ''})")
+        for inc in dies.pop(i, ()):   # after its last use, its name serves the next array of its type
+            names.give(inc.var)
+    folded = fold(body)
+    returns = list(final.values())
+    lines = ["@numba.njit(cache=True)", f"def driver({', '.join(mem.params(len(folded.tables)))}):"]
+    lines += [f"    {line}" for line in folded.lines]
+    # the synced arrays are the caller's (rows of its new arrays, or lent draws): nothing to return
+    lines.append("    return ()")
     return DriverSource(
-        "\n".join(lines), tuple(kernels.values()), tuple(draw_order), tuple(b for b, _ in inputs.values()),
-        tuple(slots), tuple(fresh), tuple(inc.base for inc in returns), calls,
+        "\n".join(lines), tuple(kernels.values()), tuple(mem.draw_order()),
+        tuple(b for b, _ in mem.inputs.values()), tuple(mem.slots) + tuple((d, n) for d, n in mem.arenas.arenas),
+        tuple((d, n, z, r) for d, n, z, r in mem.fresh), tuple(inc.base for inc in returns), calls,
+        tuple(where[id(inc)] for inc in returns), folded.tables, folded.call_sites, mem.packed_inputs(),
+        len(mem.slots),
     )
 
 
@@ -400,7 +558,8 @@ class Driver:
     _args: tuple[Any, ...] = field(init=False, default=())
     # dtypes made once: parsing a type's name costs microseconds on every call
     _slot_types: list[tuple[np.dtype, int]] = field(init=False, default_factory=list)
-    _fresh_types: list[tuple[np.dtype, int, bool]] = field(init=False, default_factory=list)
+    _fresh_types: list[tuple[np.dtype, tuple[int, int], bool]] = field(init=False, default_factory=list)
+    _tables: tuple[Any, ...] = field(init=False, default=())
     _outer: int = field(init=False, default=0)
     _policy: ThreadPolicy = field(init=False, default_factory=ThreadPolicy)
     _library_blas: bool = field(init=False, default=False)
@@ -423,12 +582,8 @@ class Driver:
                                    self.max_calls if self.mode == "numba" else None)
         except TooManyCalls as exc:
             # too long to compile: the same driver runs as Python, which still skips the
-            # per-block bookkeeping (LU or Gaussian elimination in Python loops: thousands of calls)
-            try:
-                self.spec = get_driver(self.plans, self.externals, list(self.inputs), self.cache.failed, None)
-            except Unsupported as later:   # a block past the 128th call runs with NumPy
-                self.reason = f"{exc}; {later}"
-                return
+            # per-block bookkeeping (calls that do not fold: hundreds of distinct kernels)
+            self.spec = exc.spec
             self.reason = f"{exc}; its Python form runs"
             self.mode = "python"
         except Unsupported as exc:
@@ -440,9 +595,18 @@ class Driver:
             args.append(draw.reshape(-1) if flat else draw)
         for base in self.spec.inputs:
             args.append(np.ascontiguousarray(np.asarray(self.inputs[base.name], dtype=base.np_dtype).reshape(-1)))
+        for dtype, n, placed in self.spec.packed_inputs:
+            packed = np.zeros(n, dtype=dtype)
+            for base, at in placed:
+                packed[at:at + base.size] = np.asarray(self.inputs[base.name], dtype=base.np_dtype).reshape(-1)
+            args.append(packed)
         self._args = tuple(args)
         self._slot_types = [(np.dtype(d), n) for d, n in self.spec.slots]
-        self._fresh_types = [(np.dtype(d), n, zero) for d, n, zero in self.spec.fresh]
+        self._fresh_types = [(np.dtype(d), (rows, n), zero) for d, n, zero, rows in self.spec.fresh]
+        # the loops' tables: int64 arrays for the compiled driver (one type, whatever the
+        # values: the compiled code is the same), lists for Python (whose int indexing is faster)
+        self._tables = tuple(np.array(t, dtype=np.int64).reshape(len(t), len(t[0])) if self.mode == "numba"
+                             else [list(row) for row in t] for t in self.spec.tables)
 
     @property
     def runs(self) -> str:
@@ -477,7 +641,7 @@ class Driver:
                 self._fn = fn if self.mode == "numba" else fn.py_func   # py_func: the same source, not compiled
             # chunks per parallel loop (threads x chunks per thread; 0: static schedule)
             ch = self.choice.threads * self.chunks_per_thread if self.choice.chunksize else 0
-            out = self._fn(*self._args, *slots, *fresh, ch)
+            self._fn(*self._args, *slots, *fresh, *self._tables, ch)
         except Exception as exc:  # Numba's typing or lowering errors come in many classes
             if raised_by_data(exc):   # the data's error (NumPy's): the driver stays usable
                 raise
@@ -485,7 +649,9 @@ class Driver:
         finally:
             for key, s in zip(spec.slots, slots):
                 pool.give(key, s)
-        return {base.name: a[: base.size].reshape(base.shape) for base, a in zip(spec.returns, out)}
+        draws = self.externals.arrays
+        return {base.name: (fresh[a][row] if kind == "fresh" else draws[a].reshape(-1))[: base.size].reshape(base.shape)
+                for base, (kind, a, row) in zip(spec.returns, spec.returned)}
 
     def _fall_back(self, exc: Exception) -> dict[str, np.ndarray]:
         """Block by block from now on; warn unless a block's own warning says why."""

@@ -30,6 +30,7 @@ import numpy as np
 from ..bytecode import HISTOGRAM_RANGE, Base, Opcode, OpFamily, Program
 from ..codegen import KernelSource, Unsupported, get_kernel
 from ..costs import access_info
+from ..timemodel import MachineFigures, load_figures
 from .reference import Externals, Pool, Storage, block_order, execute_instruction
 from .threads import chunk_setter, set_chunk, thread_counter
 from .zeroing import written_before_read
@@ -37,7 +38,8 @@ from .zeroing import written_before_read
 if TYPE_CHECKING:
     from .driver import DriverSource
 
-__all__ = ["KernelCache", "BlockPlan", "Plan", "plan", "run_plan", "DEFAULT_MIN_SIZE", "raised_by_data"]
+__all__ = ["KernelCache", "BlockPlan", "Plan", "plan", "run_plan", "DEFAULT_MIN_SIZE", "raised_by_data",
+           "small_block_choice"]
 
 
 def raised_by_data(exc: BaseException) -> bool:
@@ -222,8 +224,33 @@ class Plan:
     blocks: tuple[BlockPlan, ...]
 
 
-def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFAULT_MIN_SIZE) -> Plan:
-    """Decide, block by block, between a kernel and NumPy; order the blocks."""
+def small_block_choice(size: int, arguments: int, min_size: int, figures: MachineFigures) -> tuple[bool, str]:
+    """Whether a block of one instruction on ``size`` (< ``min_size``) elements runs its
+    serial kernel block by block (True) or NumPy's call, and why, from the machine's
+    measured figures (:func:`fusionlab.timemodel.load_figures`): a serial kernel's call from
+    Python and each of its ``arguments`` against a lone NumPy call from the executor. The
+    elements cost the same either way (one pass, no temporary to contract); a run's driver
+    always calls the kernel (from compiled code: about 0.01 µs a call, benchmarks/results/driver.json).
+
+    >>> from fusionlab.timemodel import default_figures
+    >>> use, why = small_block_choice(400, 2, 4096, default_figures())
+    >>> use, why
+    (True, 'serial kernel: one instruction on 400 elements (fewer than min_size=4096); its call from Python 1.3 µs against NumPy’s 6.0 µs (machine figures: default)')
+    """
+    launch = figures.launch
+    kernel = launch["serial"] + launch.get("argument", 0.0) * arguments
+    numpy = launch.get("numpy", 0.0)
+    use = kernel < numpy
+    what = "serial kernel" if use else "NumPy"
+    return use, (f"{what}: one instruction on {size} elements (fewer than min_size={min_size}); its call from Python "
+                 f"{kernel * 1e6:.1f} µs against NumPy’s {numpy * 1e6:.1f} µs (machine figures: {figures.source})")
+
+
+def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFAULT_MIN_SIZE,
+         figures: MachineFigures | None = None) -> Plan:
+    """Decide, block by block, between a kernel and NumPy; order the blocks. ``figures``
+    (this machine's calibration by default) decide the blocks of one instruction below
+    ``min_size`` (:func:`small_block_choice`)."""
     order = block_order(program, blocks)
     of = {}
     for b in blocks:
@@ -251,9 +278,9 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
             domain = program[computing[0]].domain if computing else None
             size = math.prod(domain) if domain is not None else 0
             parallel = size >= min_size
-            # one instruction on few elements: NumPy's one ufunc call is as fast as a kernel's
-            # call from Python; a compiled driver, which calls kernels for free, takes its
-            # serial kernel instead (``serial``)
+            # one instruction on few elements: a serial kernel or NumPy's one call, by the
+            # machine's figures for each called from Python (small_block_choice); a run's
+            # driver, whose calls cost far less, takes the serial kernel either way (``serial``)
             alone = domain is not None and not parallel and len(computing) == 1
             spec = get_kernel(program, b, parallel=parallel, access=access)
             bind = _bindable(program, b, spec)
@@ -276,8 +303,10 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
             frees = tuple(program[i].outputs[0].base.name for i in b if program[i].opcode is Opcode.DEL
                           and program[i].outputs[0].base.name not in spec.contracted)
             if alone:
-                out.append(BlockPlan(b, None, f"one instruction on {size} elements (fewer than min_size={min_size})",
-                                     bind, fresh, writes, syncs, frees, lend=_lend(program, bind), serial=spec))
+                figures = figures or load_figures()
+                use, why = small_block_choice(size, len(spec.arguments) + len(spec.randoms), min_size, figures)
+                out.append(BlockPlan(b, spec if use else None, why, bind, fresh, writes, syncs, frees,
+                                     lend=_lend(program, bind), serial=None if use else spec))
                 continue
             why = "" if parallel else f"serial: {size} elements, fewer than min_size={min_size}"
             out.append(BlockPlan(b, spec, why, bind, fresh, writes, syncs, frees, lend=_lend(program, bind)))
