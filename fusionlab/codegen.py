@@ -72,7 +72,7 @@ from .codegen_emit import (
     fold_source, is_fold, gather_expression, histogram_lines, loop_dtypes, np_type,
     weak_result,
 )
-from .codegen_lanes import laned_extreme, laned_lines, unrolled_chunk
+from .codegen_lanes import SplitUpdate, laned_extreme, laned_lines, row_laned, row_laned_lines, unrolled_chunk
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
@@ -322,6 +322,8 @@ class _Emitter:
         self.post: list[str] = []
         self.opening_tile: list[str] = []   # a contraction's BLAS tile, at the top of each block of rows
         self.laned: list[tuple[int, Opcode]] = []   # extreme reductions accumulated in LANES lanes
+        self.split_updates: list[SplitUpdate] = []   # reductions over axis 0 in a split kernel (row lanes)
+        self.inner_accs: list[str] = []   # accumulators of the reductions over the innermost axis
 
     # ------------------------------------------------------------------ operands
     def u(self, k: int) -> str:
@@ -536,12 +538,15 @@ class _Emitter:
             self.pre.append(f"{a}_part = np.empty((nsp, {', '.join(extents[1:])}), dtype={_np_type(out.dtype)})")
             self.opening.append(f"{a}_part[sp].fill({_identity(op, out.dtype)})")
             target = f"{a}_part[sp, {', '.join(keep)}]"
+            if not guard:
+                self.split_updates.append(SplitUpdate(len(self.body), a, op, src, out.dtype, comment))
             self.body.append(f"{guard}{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
             self.post += _combine_parts(op, a, self.arg(out), extents[1:], self.lay.parallel, i)
         elif r.form is ReductionForm.INNER:
             inner = self.lay.innermost
             assert inner is not None
             got = _inner_reduction(i, ins, src, f"{self.arg(out)}[{', '.join(idx[:inner] + idx[inner + 1:])}]")
+            self.inner_accs.append(a)
             self.inner_open.append(got[0])
             self.body.append(guard + got[1] + comment)
             self.inner_close.append(got[2])
@@ -688,6 +693,10 @@ class _Emitter:
         if lay.split:   # ranges of the first axis in parallel, each with its partial results
             lines.append(f"{indent}for sp in {prange}(nsp):")
             lines += [f"{indent}    {x}" for x in self.opening]
+            if row_laned(lay, self.split_updates, self.row_lanes_fit()):   # rows taken ROW_LANES at once
+                return lines + [f"{indent}    {x}" for x in row_laned_lines(
+                    self.body, self.stores, self.inner_open, self.inner_close, self.split_updates,
+                    self.inner_accs, idx, extents, lay.loop_order, u)]
             lines.append(f"{indent}    for {idx[0]} in range(sp * {extents[0]} // nsp, (sp + {u(1)}) * {extents[0]} // nsp):")
             indent += "        "
         if lay.chunked:  # one partial result per chunk, not per element
@@ -723,6 +732,19 @@ class _Emitter:
             lines += [f"{indent}{x}" for x in self.stores]
             lines += [f"{indent[:-4]}{x}" for x in self.inner_close]
         return lines
+
+    def row_lanes_fit(self) -> bool:
+        """Whether every reduction of the kernel is one row lanes can copy: over axis 0
+        unguarded (its one update of the partial row), over the innermost axis (a scalar
+        per row) or dead; no arg reduction (its ties keep the first index: order matters)
+        and no histogram (a count per element into shared bins)."""
+        split = {r.index for r in self.lay.reductions if r.form is ReductionForm.SPLIT}
+        if len(self.split_updates) != len(split):   # a guarded (filtered) update
+            return False
+        ok = {ReductionForm.SPLIT, ReductionForm.INNER, ReductionForm.DEAD}
+        return all(r.form in ok and self.lay.instruction(r.index).opcode not in OpFamily.ARG_REDUCTION
+                   for r in self.lay.reductions) \
+            and not any(ins.opcode in OpFamily.HISTOGRAM for ins in self.lay.instructions)
 
     def chunked_scan(self) -> list[str]:
         """A one-dimensional scan block: the serial scan in one pass when one thread runs it
