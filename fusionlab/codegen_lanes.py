@@ -30,11 +30,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .bytecode import OPCODES, Opcode
+from .bytecode import OPCODES, Opcode, OpFamily
 from .codegen_emit import np_type
-from .codegen_layout import CHUNK, KernelLayout
+from .codegen_layout import CHUNK, KernelLayout, ReductionForm
 
 __all__ = ["LANES", "laned_extreme", "laned_lines", "unrolled_chunk", "ROW_LANES", "SplitUpdate", "row_laned",
+           "combine_split_parts",
            "row_laned_lines"]
 
 #: accumulators per laned reduction: the chunk loop's body is unrolled this many times
@@ -106,6 +107,24 @@ def unrolled_chunk(body: Sequence[str], laned: Sequence[tuple[int, Opcode]], n: 
 
 # --------------------------------------------------------------------------- row lanes
 
+def combine_split_parts(op: Opcode, a: str, out: str, extents: Sequence[str], parallel: bool, i: int) -> list[str]:
+    """Lines that reduce ``{a}_part`` (one partial result per range of axis 0, then the
+    output's axes) over its first axis into ``out``: in parallel over the output's first axis."""
+    js = [f"j{k + 1}" for k in range(len(extents))]
+    lines, pad = [], ""
+    for depth, (j, n) in enumerate(zip(js, extents)):
+        loop = "numba.prange" if depth == 0 and parallel else "range"
+        lines.append(f"{pad}for {j} in {loop}({n}):" + (f"  # {i + 1}: the partial results combined" if not depth else ""))
+        pad += "    "
+    at = ", ".join(js)
+    lines.append(f"{pad}{a}_v = {a}_part[0, {at}]")
+    lines.append(f"{pad}for sp in range(1, nsp):")
+    lines.append(f"{pad}    {a}_v = " + OPCODES[op].combine.format(a=f"{a}_v", b=f"{a}_part[sp, {at}]"))
+    lines.append(f"{pad}{out}[{at}] = {a}_v")
+    return lines
+
+
+
 #: rows of a split range taken together when a kernel reduces over axis 0
 ROW_LANES = 4
 
@@ -123,7 +142,7 @@ class SplitUpdate:
     comment: str
 
 
-def row_laned(layout: KernelLayout, updates: Sequence[SplitUpdate], forms_ok: bool) -> bool:
+def row_laned(layout: KernelLayout, updates: Sequence[SplitUpdate]) -> bool:
     """Whether a split kernel (ranges of axis 0, each with its partial results) takes
     :data:`ROW_LANES` rows at once: every reduction over axis 0 then reads and writes its
     row of partial results once per ``ROW_LANES`` rows, not once per row.
@@ -137,12 +156,26 @@ def row_laned(layout: KernelLayout, updates: Sequence[SplitUpdate], forms_ok: bo
     order of the combining changes: pairwise, which for a float sum is what NumPy's own
     pairwise summation does along rows, and exact for minimum, maximum and integers.
 
-    ``forms_ok``: the caller's word that every reduction of the kernel is a split one, a
-    reduction over the innermost axis (a scalar per row) or dead, none an arg reduction.
+    ``updates``: the kernel's unguarded reductions over axis 0. Every other reduction must
+    be one over the innermost axis (a scalar per row) or dead: no arg reduction (its ties
+    keep the first row: order matters), no reduction over everything, no histogram.
+
+    >>> from fusionlab import parse
+    >>> from fusionlab.codegen_layout import get_kernel_layout
+    >>> p = parse("ARRAY x float64[400, 30]\\nARRAY c float64[30]\\nADD_REDUCE c, x, axis=0")
+    >>> row_laned(get_kernel_layout(p, [0]), [SplitUpdate(0, "acc1", Opcode.ADD_REDUCE, "x[i0, i1]", "float64", "")])
+    True
+    >>> row_laned(get_kernel_layout(p, [0]), [])   # its update guarded (a filter's fold): not laned
+    False
     """
-    return (bool(updates) and forms_ok and layout.split and layout.rank >= 2 and layout.filters is None
-            and not layout.scans and layout.contraction is None and not layout.tiled and not layout.chunked
-            and not layout.two_pass and not layout.randoms)
+    split = [r for r in layout.reductions if r.form is ReductionForm.SPLIT]
+    ok = {ReductionForm.SPLIT, ReductionForm.INNER, ReductionForm.DEAD}
+    return (bool(updates) and len(updates) == len(split) and layout.split and layout.rank >= 2
+            and layout.filters is None and not layout.scans and layout.contraction is None and not layout.tiled
+            and not layout.chunked and not layout.two_pass and not layout.randoms
+            and all(r.form in ok and layout.instruction(r.index).opcode not in OpFamily.ARG_REDUCTION
+                    for r in layout.reductions)
+            and not any(ins.opcode in OpFamily.HISTOGRAM for ins in layout.instructions))
 
 
 def row_laned_lines(body: Sequence[str], stores: Sequence[str], inner_open: Sequence[str],
