@@ -19,6 +19,7 @@ from fusionlab import parse
 from fusionlab.capture import capture
 from fusionlab.codegen import get_kernel
 from fusionlab.codegen_lanes import ROW_LANES
+from fusionlab.codegen_layout import split_ranges
 from fusionlab.execute.numba_backend import plan, run_plan
 from fusionlab.execute.reference import Externals, Storage
 from fusionlab.execute.runner import run
@@ -139,3 +140,15 @@ def test_non_contiguous_views_through_capture_equal_numpy(view):
                                    err_msg=name)
     assert got.check is None or got.check.ok, got.check
     assert any("r_mid" in b.kernel.source for p in got.plans for b in p.blocks if b.kernel is not None)   # row lanes ran
+
+
+@pytest.mark.parametrize("rows,cols", [(8, 1_000_000), (300, 200), (1000, 2000), (4000, 4000), (20, 100), (3, 5)])
+def test_the_ranges_a_kernel_computes_are_its_layouts(rows, cols):
+    # the driver sizes its chunks from the layout's count; the kernel computes it from its extents
+    k = get_kernel(parse(f"ARRAY x float64[{rows}, {cols}]\nARRAY r float64[{rows}]\nARRAY c float64[{cols}]\n"
+                         "ADD_REDUCE r, x, axis=1\nADD_REDUCE c, x, axis=0\n"), [0, 1])
+    line = next(x for x in k.source.splitlines() if "nsp = " in x)
+    expr = line.split("nsp = ", 1)[1].split("  #")[0]
+    env = {"n0": rows, "n1": cols, **{f"u{v}": v for v in (1, 32, 64, 65536)}}
+    assert eval(expr, env) == k.parallel_iterations == split_ranges(rows, rows * cols)
+    assert 1 <= k.parallel_iterations <= min(rows, 64)
