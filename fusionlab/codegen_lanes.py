@@ -1,5 +1,7 @@
 """Laned extreme reductions: a kernel's running minimum or maximum kept in several
-accumulators, the chunk loop's body unrolled once per accumulator.
+accumulators, the chunk loop's body unrolled once per accumulator; and row lanes: a split
+kernel's rows taken :data:`ROW_LANES` at a time, so that its reductions over axis 0 update
+their row of partial results once per ``ROW_LANES`` rows (:func:`row_laned`).
 
 A running extreme over a chunk is a chain of dependent compares: each element waits for
 the last one's result, and Numba's ``np.minimum`` on floats adds branches for NaN. Written
