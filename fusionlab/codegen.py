@@ -73,10 +73,12 @@ from .codegen_emit import (
     fold_source, is_fold, gather_expression, histogram_lines, loop_dtypes, np_type,
     weak_result,
 )
-from .codegen_lanes import laned_extreme, laned_lines, unrolled_chunk
+from .codegen_lanes import (
+    SplitUpdate, combine_split_parts, laned_extreme, laned_lines, row_laned, row_laned_lines, unrolled_chunk,
+)
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
-    display_names, filter_plan, gather_sources, get_kernel_layout, safe_name,
+    display_names, filter_plan, gather_sources, get_kernel_layout, safe_name, split_ranges_source,
 )
 from .codegen_power import literal_power, power_expression
 from .codegen_strip import (STRIP, EmittedScan, StripParts, carry_lines, chunk_strip_lines, identity_text,
@@ -88,7 +90,6 @@ __all__ = ["KernelSource", "Unsupported", "get_kernel", "emit_kernel", "kernel_s
            "gather_expression", "filter_lines", "fold_source"]
 
 _CHUNK = CHUNK
-_SPLIT = SPLIT
 #: the kernel's name for an array (the compiled driver names its variables alike)
 _safe = safe_name
 _np_type = np_type
@@ -148,23 +149,6 @@ def _typed(text: str, x: View | Literal, dtype: np.dtype) -> str:
     if isinstance(x, Literal) or x.dtype != dtype.name:
         return f"{_np_type(dtype.name)}({text})"
     return text
-
-
-def _combine_parts(op: Opcode, a: str, out: str, extents: Sequence[str], parallel: bool, i: int) -> list[str]:
-    """Lines that reduce ``{a}_part`` (one partial result per range of axis 0, then the
-    output's axes) over its first axis into ``out``: in parallel over the output's first axis."""
-    js = [f"j{k + 1}" for k in range(len(extents))]
-    lines, pad = [], ""
-    for depth, (j, n) in enumerate(zip(js, extents)):
-        loop = "numba.prange" if depth == 0 and parallel else "range"
-        lines.append(f"{pad}for {j} in {loop}({n}):" + (f"  # {i + 1}: the partial results combined" if not depth else ""))
-        pad += "    "
-    at = ", ".join(js)
-    lines.append(f"{pad}{a}_v = {a}_part[0, {at}]")
-    lines.append(f"{pad}for sp in range(1, nsp):")
-    lines.append(f"{pad}    {a}_v = " + OPCODES[op].combine.format(a=f"{a}_v", b=f"{a}_part[sp, {at}]"))
-    lines.append(f"{pad}{out}[{at}] = {a}_v")
-    return lines
 
 
 def _inner_reduction(i: int, ins: Instruction, src: str, target: str) -> tuple[str, str, str]:
@@ -298,6 +282,8 @@ class _Emitter:
         self.post: list[str] = []
         self.opening_tile: list[str] = []   # a contraction's BLAS tile, at the top of each block of rows
         self.laned: list[tuple[int, Opcode]] = []   # extreme reductions accumulated in LANES lanes
+        self.split_updates: list[SplitUpdate] = []   # reductions over axis 0 in a split kernel (row lanes)
+        self.inner_accs: list[str] = []   # accumulators of the reductions over the innermost axis
 
     # ------------------------------------------------------------------ operands
     def u(self, k: int) -> str:
@@ -515,12 +501,15 @@ class _Emitter:
             self.pre.append(f"{a}_part = np.empty((nsp, {', '.join(extents[1:])}), dtype={_np_type(out.dtype)})")
             self.opening.append(f"{a}_part[sp].fill({_identity(op, out.dtype)})")
             target = f"{a}_part[sp, {', '.join(keep)}]"
+            if not guard:
+                self.split_updates.append(SplitUpdate(len(self.body), a, op, src, out.dtype, comment))
             self.body.append(f"{guard}{target} = " + OPCODES[op].combine.format(a=target, b=src) + comment)
-            self.post += _combine_parts(op, a, self.arg(out), extents[1:], self.lay.parallel, i)
+            self.post += combine_split_parts(op, a, self.arg(out), extents[1:], self.lay.parallel, i)
         elif r.form is ReductionForm.INNER:
             inner = self.lay.innermost
             assert inner is not None
             got = _inner_reduction(i, ins, src, f"{self.arg(out)}[{', '.join(idx[:inner] + idx[inner + 1:])}]")
+            self.inner_accs.append(a)
             self.inner_open.append(got[0])
             self.body.append(guard + got[1] + comment)
             self.inner_close.append(got[2])
@@ -627,7 +616,7 @@ class _Emitter:
         lines before the loops, the loop nest, and the lines after it."""
         lay = self.lay
         self.emit_body()
-        setup = [f"    nsp = min({self.extents[0]}, {self.u(_SPLIT)})  # ranges of axis 0"] if lay.split else []
+        setup = [f"    nsp = {split_ranges_source(lay, self.extents, self.u)}  # ranges of axis 0"] if lay.split else []
         nest = self.loops()
         nest += [f"        {x}" for x in self.closing]
         nest += [f"    {p}" for p in self.post]
@@ -670,6 +659,10 @@ class _Emitter:
         if lay.split:   # ranges of the first axis in parallel, each with its partial results
             lines.append(f"{indent}for sp in {prange}(nsp):")
             lines += [f"{indent}    {x}" for x in self.opening]
+            if row_laned(lay, self.split_updates):   # rows taken ROW_LANES at once
+                return lines + [f"{indent}    {x}" for x in row_laned_lines(
+                    self.body, self.stores, self.inner_open, self.inner_close, self.split_updates,
+                    self.inner_accs, idx, extents, lay.loop_order, u)]
             lines.append(f"{indent}    for {idx[0]} in range(sp * {extents[0]} // nsp, (sp + {u(1)}) * {extents[0]} // nsp):")
             indent += "        "
         if lay.chunked:  # one partial result per chunk, not per element
