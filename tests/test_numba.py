@@ -83,11 +83,24 @@ def test_small_blocks_run_serially_or_with_numpy_and_say_why():
     # ... block by block; the run's driver calls their serial kernels instead
     assert all(bp.serial is not None and "parallel=False" in bp.serial.source and bp.compiled is bp.serial
                for bp in computing)
-    kernel_wins = plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20, figures=default_figures()).blocks
-    chosen = [bp for bp in kernel_wins if bp.reason != "no computing instruction"]
+    # the kernel's call is the cheaper one, but FIG1's two kernels would each be compiled for
+    # one call: NumPy runs them (a compile costs about 0.3 s, the call saves microseconds)
+    once = plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20, figures=default_figures()).blocks
+    once = [bp for bp in once if bp.reason != "no computing instruction"]
+    assert len(once) == 2 and all(bp.kernel is None and bp.serial is not None and bp.reason.startswith(
+        "NumPy: one instruction on 10000 elements") and "compiled for this one call" in bp.reason for bp in once)
+    # a kernel several blocks call (the views' offsets are its arguments) is compiled once
+    twice = parse("ARRAY A float64[200]\nARRAY B float64[200]\nADD A[10:100], A[10:100], B[10:100]\n"
+                  "ADD A[110:200], A[110:200], B[110:200]\nSYNC A")
+    kernel_wins = plan(twice, [[0], [1], [2]], min_size=1 << 20, figures=default_figures()).blocks
+    chosen = [bp for bp in kernel_wins if bp.instructions != (2,)]
+    assert len(chosen) == 2 and chosen[0].kernel.key == chosen[1].kernel.key
     assert all(bp.kernel is not None and bp.serial is None and "parallel=False" in bp.kernel.source
                and bp.reason.startswith("serial kernel: one instruction") and "against NumPy’s 6.0 µs" in bp.reason
                for bp in chosen)
+    inputs = {"A": np.arange(200.0), "B": np.full(200, 2.0)}
+    out = run_plan(plan(twice, [[0], [1], [2]], min_size=1 << 20), Storage(inputs), Externals(), CACHE)
+    np.testing.assert_array_equal(out["A"], np.arange(200.0) + np.where(np.arange(200) % 100 >= 10, 2.0, 0.0))
     for figures in (numpy_wins, default_figures()):   # either way NumPy's values
         inputs = {"A": np.arange(10000.0), "B": np.full(10000, 2.0)}
         out = run_plan(plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20, figures=figures), Storage(inputs),

@@ -13,6 +13,7 @@ naming the block and Numba's message.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import os
@@ -264,7 +265,8 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
     # zeroing (keyed by the instruction that first touches them)
     unzeroed = written_before_read(program, order)
     access = access_info(program)   # once: get_kernel would walk the program per block
-    out = []
+    out: list[BlockPlan] = []
+    alone_kernels: list[int] = []   # small blocks given their serial kernel by small_block_choice
     for b in seen:
         computing = [i for i in b if program[i].opcode not in OpFamily.SYSTEM]
         writes = frozenset(v.base.name for i in computing for v in program[i].writes())
@@ -305,6 +307,8 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
             if alone:
                 figures = figures or load_figures()
                 use, why = small_block_choice(size, len(spec.arguments) + len(spec.randoms), min_size, figures)
+                if use:
+                    alone_kernels.append(len(out))
                 out.append(BlockPlan(b, spec if use else None, why, bind, fresh, writes, syncs, frees,
                                      lend=_lend(program, bind), serial=None if use else spec))
                 continue
@@ -312,7 +316,34 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
             out.append(BlockPlan(b, spec, why, bind, fresh, writes, syncs, frees, lend=_lend(program, bind)))
         except Unsupported as exc:
             out.append(BlockPlan(b, None, str(exc), writes=writes))
-    return Plan(program, tuple(out))
+    return Plan(program, tuple(_compiled_once(out, alone_kernels)))
+
+
+#: what compiling one small serial kernel costs (CPU seconds, 0.3-0.8 s measured here:
+#: benchmarks/results/driver.json); saving a few microseconds a call never repays it
+COMPILE_SECONDS = 0.3
+
+
+def _compiled_once(blocks: list[BlockPlan], alone: Sequence[int]) -> list[BlockPlan]:
+    """``blocks`` with each small block whose serial kernel no other block of the batch
+    calls run by NumPy again: its kernel would be compiled for one call (a reduction's
+    kernel has its view's offsets in its code, so Gaussian elimination's columns compiled a
+    kernel each: the first run took 43 s of CPU at medium instead of 6.7 s). A run's
+    compiled driver still calls the serial kernel (``serial``)."""
+    uses: dict[str, int] = {}
+    for p in blocks:
+        for k in (p.kernel, p.serial):
+            if k is not None:
+                uses[k.key] = uses.get(k.key, 0) + 1
+    out = list(blocks)
+    for i in alone:
+        p = out[i]
+        if p.kernel is not None and uses[p.kernel.key] == 1:
+            why = p.reason.replace("serial kernel: ", "NumPy: ", 1).split("; its call", 1)[0]
+            out[i] = dataclasses.replace(p, kernel=None, serial=p.kernel, reason=(
+                f"{why}; its serial kernel would be compiled for this one call (about {COMPILE_SECONDS:g} s) "
+                "to save microseconds"))
+    return out
 
 
 def _lend(program: Program, bind: Sequence[int]) -> tuple[tuple[Base, int], ...]:
