@@ -650,8 +650,13 @@ class Driver:
             for key, s in zip(spec.slots, slots):
                 pool.give(key, s)
         draws = self.externals.arrays
-        return {base.name: (fresh[a][row] if kind == "fresh" else draws[a].reshape(-1))[: base.size].reshape(base.shape)
-                for base, (kind, a, row) in zip(spec.returns, spec.returned)}
+        out = {}
+        for base, (kind, a, row) in zip(spec.returns, spec.returned):
+            value = (fresh[a][row] if kind == "fresh" else draws[a].reshape(-1))[: base.size].reshape(base.shape)
+            # small synced arrays share one 2-D array: each is handed out as its own (at most
+            # 64 KiB: holding one must not keep the others alive, nor be a view into them)
+            out[base.name] = value.copy() if kind == "fresh" and len(fresh[a]) > 1 else value
+        return out
 
     def _fall_back(self, exc: Exception) -> dict[str, np.ndarray]:
         """Block by block from now on; warn unless a block's own warning says why."""
