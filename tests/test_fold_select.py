@@ -5,9 +5,6 @@ sees exactly the values the branch gave it."""
 
 from __future__ import annotations
 
-import contextlib
-from typing import Iterator
-
 import numba
 import numpy as np
 import pytest
@@ -18,6 +15,7 @@ from fusionlab.execute.numba_backend import plan, run_plan
 from fusionlab.execute.reference import Externals, Storage
 
 from agreement import CACHE
+from numba_threads import threads
 
 TWO = numba.config.NUMBA_NUM_THREADS >= 2
 PROGRAM = """
@@ -39,14 +37,6 @@ FOLDS = {"ADD_REDUCE": np.add, "MULTIPLY_REDUCE": np.multiply, "MAXIMUM_REDUCE":
          "MINIMUM_REDUCE": np.minimum}
 
 
-@contextlib.contextmanager
-def threads(n: int) -> Iterator[None]:
-    before = numba.get_num_threads()
-    numba.set_num_threads(n)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def _data(dtype: str, n: int, kind: str, fold: str) -> np.ndarray:

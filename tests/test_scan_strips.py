@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-from typing import Iterator
 
 import numba
 import numpy as np
@@ -25,6 +24,7 @@ from fusionlab.execute.runner import _parts, _plans, run
 from fusionlab.partition import MergeCache
 
 from agreement import CACHE
+from numba_threads import threads
 
 U = np.finfo(np.float64).eps / 2
 TWO = numba.config.NUMBA_NUM_THREADS >= 2
@@ -40,14 +40,6 @@ def _vtrig(x, out_sin, out_cos):  # type: ignore[no-untyped-def]
         out_cos[i] = _VCOS(x[i])
 
 
-@contextlib.contextmanager
-def threads(n: int) -> Iterator[None]:
-    before = numba.get_num_threads()
-    numba.set_num_threads(n)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def _ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import io
 from pathlib import Path
-from typing import Iterator
 
 import numba
 import numpy as np
@@ -27,6 +26,7 @@ from fusionlab.execute.threads import thread_count
 from fusionlab.partition import MergeCache
 
 from agreement import CACHE
+from numba_threads import threads
 
 U = np.finfo(np.float64).eps / 2
 N = 10000   # three chunks of 4096: the chunked form has carries to add
@@ -60,15 +60,6 @@ SYNC D
 """
 
 
-@contextlib.contextmanager
-def threads(n: int) -> Iterator[None]:
-    """Numba's thread count for the block (this thread's mask), restored after."""
-    before = numba.get_num_threads()
-    numba.set_num_threads(n)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def _data(dtype: str, op: Opcode) -> np.ndarray:
