@@ -16,6 +16,7 @@ plain NumPy's answers:
 
 from __future__ import annotations
 
+import gc
 import io
 import re
 import pathlib
@@ -58,6 +59,18 @@ def _known(names: list[str]) -> list:
 #: NumPy 2 multiplies complex numbers with fused multiply-adds in its SIMD loops (1 ULP from
 #: ``complex * complex`` in Python or Numba in a third of the values), and 20 iterations of
 #: the chaotic map z -> z**2 + c amplify that ULP to ~1e-13 (more than 16 ULP + terms).
+
+
+def _reset() -> None:
+    """``ip.reset()`` without its full ``gc.collect()``: with every kernel of the test session
+    in memory, that collection took seconds per test (most of this file's time in a clean
+    run); cycles are still collected by the interpreter's own generational collections."""
+    collect = gc.collect
+    gc.collect = lambda generation=2: 0
+    try:
+        ip.reset()
+    finally:
+        gc.collect = collect
 
 
 def _user_names(ns: dict) -> list[str]:
@@ -157,7 +170,7 @@ for _k, _v in list(globals().items()):
 @pytest.mark.parametrize("name", _known(PROGRAMS))
 def test_fuse_cell_leaves_plain_numpys_session(name):
     source = (UNSEEN / name).read_text()
-    ip.reset()
+    _reset()
     # a plain cell of this source is compiled under IPython's name for it (a caught warning keeps it)
     plain = plain_namespace(source, ip.compile.get_code_name(source, ip.transform_cell(source), ip.execution_count))
     with capture_output() as out:
@@ -205,7 +218,7 @@ RAISING_CELLS = {
 
 
 def _play(cell: str) -> tuple:
-    ip.reset()
+    _reset()
     with capture_output() as out:
         result = ip.run_cell(cell)
     names = {k: v for k, v in ip.user_ns.items() if k in _user_names(ip.user_ns)
