@@ -94,7 +94,7 @@ def test_neither_the_driver_nor_the_storage_zeroes_a_base_written_in_pieces(min_
     assert [b.name for bp in pl.blocks for b in bp.fresh if b.name == "N"] == ["N"]
     d = Driver([pl], Externals(), CACHE)
     assert not re.search(r"^\s*N\w* *\[:\] = 0", d.spec.source, re.M)
-    assert d.spec.fresh == (("float64", 6000, False), ("float64", 1, False))   # N, S: np.empty
+    assert d.spec.fresh == (("float64", 6000, False, 1), ("float64", 1, False, 1))   # N, S: np.empty, one row each
     storage = Storage()
     got = run_plan(pl, storage, Externals(), CACHE)
     assert "N" not in storage.zeroed and "N" in storage.allocated
