@@ -461,7 +461,8 @@ def capture_and_plan(name: str, preset: str, budget_s: float) -> tuple[Any, list
                 cap = capture(get_workload(name).script(preset), {})
             captured = time.perf_counter() - started
             # the batches rerolled first, as run() does (fusionlab/reroll.py)
-            plans = _plans(_parts(cap, reroll=True)[0], "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
+            batches, inputs, _ = _parts(cap, reroll=True)
+            plans = _plans(batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache(), keep=set(inputs))
     except _Alarm:
         if cap is None:
             raise PlanBudgetExceeded(f"fusionlab's capture did not finish in {budget_s:.0f} s (--plan-budget)") from None

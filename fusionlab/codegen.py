@@ -70,7 +70,7 @@ from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_
 from .codegen_emit import (
     arg_partials_lines, arg_split_lines, arg_step, compaction_chunks, filter_lines, float_to_int, fold_element,
     fold_select,
-    fold_source, is_fold, gather_expression, histogram_lines, loop_dtypes, np_type,
+    fold_source, is_fold, gather_expression, histogram_lines, ChunkLoop, loop_dtypes, np_type,
     weak_result,
 )
 from .codegen_lanes import (
@@ -565,14 +565,22 @@ class _Emitter:
 
     def histogram(self, i: int, ins: Instruction, ops: list[str], comment: str) -> None:
         """A BINCOUNT's lines (:func:`~fusionlab.codegen_emit.histogram_lines`): one row of
-        bins per chunk when the kernel runs chunks in parallel, else one row."""
-        parallel = self.lay.parallel and self.lay.chunked
+        bins per chunk when the kernel runs chunks in parallel, else one row; a 1-D kernel in
+        chunks counts each chunk from a buffer of its bins, after its element loop."""
+        lay = self.lay
+        parallel = lay.parallel and lay.chunked
         rows = f"(({self.extents[0]} + {self.u(_CHUNK - 1)}) // {self.u(_CHUNK)})" if parallel else "1"
+        chunk = None
+        if parallel and lay.rank == 1 and not (lay.split or lay.tiled or lay.scans):
+            start = f"chunk * {self.u(_CHUNK)}"
+            chunk = ChunkLoop(self.idx[0], start, f"min({self.extents[0]}, (chunk + {self.u(1)}) * {self.u(_CHUNK)}) - {start}",
+                              _CHUNK)
         h = histogram_lines(i, self.arg(ins.outputs[0]), _np_type(ins.outputs[0].dtype), ops, rows,
-                            "chunk" if parallel else "0", parallel, comment)
+                            "chunk" if parallel else "0", parallel, comment, chunk)
         self.pre += h.pre
         self.opening += h.opening
         self.body += h.body
+        self.closing += h.closing
         self.post += h.post
 
     def partials(self, r: Reduction, ins: Instruction, src: str, comment: str) -> None:

@@ -270,7 +270,11 @@ def test_jacobi_run_matches_plain_numpy() -> None:
     r = run(cap, check=True, min_size=0)
     assert r.check is not None and r.check.ok, r.check
     # batch 1: u's fill and walls, then per sweep the copy and two wall rows; batch 2: the sweeps
-    assert len(r.rewrites) == 15 + 4 * 3 and r.rewrites[0].startswith("batch 1: instruction 11 (COPY u, 0)")
+    written = [line for line in r.rewrites if " freed after " not in line]
+    assert len(written) == 15 + 4 * 3 and r.rewrites[0].startswith("batch 1: instruction 11 (COPY u, 0)")
+    # and the arrays whose next use is a later batch's DEL, freed early (fusionlab.deadbases)
+    assert [line.split(" freed")[0] for line in r.rewrites[len(written):]] == \
+        ["batch 1: r", "batch 1: x", "batch 2: f", "batch 2: r_1"]
     # partitions given: run as given, on the batches as captured
     given = run(cap, partitions={k: partition(b, "greedy", "bohrium").blocks for k, b in enumerate(cap.batches)},
                 min_size=0)

@@ -9,7 +9,7 @@ import statistics
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import AbstractSet, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from ..bytecode import Program
 from ..codegen import KernelSource
 from ..codegen_contract import LIBRARY_KERNEL
 from ..costs import get_cost_model
+from ..deadbases import describe_early, free_early
 from ..deadwrites import describe, drop_dead_writes
 from ..partition import MergeCache, partition
 from ..remat import rematerialise
@@ -137,9 +138,12 @@ def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
 
 
 def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size: int,
-           partitions: Mapping[int, Any] | None, merge_cache: MergeCache) -> list[Plan]:
+           partitions: Mapping[int, Any] | None, merge_cache: MergeCache,
+           keep: AbstractSet[str] = frozenset()) -> list[Plan]:
     # partitions repeat through the merge cache; kernels through the kernel cache. Plans
     # are per batch: a kernel's arguments are views of that batch's own arrays.
+    if partitions is None:   # arrays whose next use is a later batch's DEL die where last used
+        batches = free_early(batches, keep).batches   # (keep: the run's inputs)
     plans = []
     for k, batch in enumerate(batches):
         if partitions is None:   # given partitions are run as given, on the batch as captured
@@ -154,10 +158,12 @@ def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size
     return plans
 
 
-def _rewrites(batches: Sequence[Program], plans: Sequence[Plan]) -> list[str]:
-    """What the plans' programs rewrote of the batches (dead parts of writes), per batch."""
-    return [f"batch {k + 1}: {line}" for k, (b, p) in enumerate(zip(batches, plans)) if p.program is not b
-            for line in describe(b, drop_dead_writes(b))]
+def _rewrites(batches: Sequence[Program], plans: Sequence[Plan], keep: AbstractSet[str] = frozenset()) -> list[str]:
+    """What the plans' programs rewrote of the batches (arrays freed early, dead parts of
+    writes), per batch."""
+    early = free_early(batches, keep)
+    return [f"batch {k + 1}: {line}" for k, (b, p) in enumerate(zip(early.batches, plans)) if p.program is not b
+            for line in describe(b, drop_dead_writes(b))] + describe_early(early.moved)
 
 
 def run(
@@ -209,7 +215,8 @@ def run(
     fused, constants, lines, rewrites = _rerolled(batches) if reroll else (batches, {}, [], [])
     cache = cache or KernelCache()
     if plans is None:
-        plans = _plans(fused, algorithm, cost_model, min_size, partitions, MergeCache())
+        plans = _plans(fused, algorithm, cost_model, min_size, partitions, MergeCache(),
+                       keep=set(base_inputs) | set(constants) | set(inputs or {}))
     runner = Driver(plans, externals, cache, {**base_inputs, **constants, **(inputs or {})}, mode=driver)
     t = time.perf_counter()
     synced = runner()
@@ -224,7 +231,8 @@ def run(
     result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""),
                        times=times, threads="" if choice is None else
                        f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}",
-                       rewrites=rewrites + _rewrites(fused, plans), rerolled=lines)
+                       rewrites=rewrites + (_rewrites(fused, plans, set(base_inputs) | set(constants) | set(inputs or {}))
+                                            if partitions is None else []), rerolled=lines)
     if check:   # against the batches as captured: an oracle for the rerolling too
         # the check's own replay, with the error model's bounds beside it (execute/errors.py);
         # the user's floating-point warnings (or their silence under np.errstate) are the
@@ -641,7 +649,9 @@ class _Row:
         got = self.plan_cache.get(key)
         if got is None or got[0] is not self.target:
             batches, inputs, externals = _parts(self.target, self.reroll)
-            got = (self.target, [drop_dead_writes(b).program for b in batches], inputs, externals)
+            # arrays whose next use is a later batch's DEL die where last used (:mod:`fusionlab.deadbases`)
+            early = free_early(batches, set(inputs)).batches
+            got = (self.target, [drop_dead_writes(b).program for b in early], inputs, externals)
             self.plan_cache[key] = got
         return got[1], got[2], got[3]
 
