@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..budget import Budget, BudgetExceeded, Interrupt
+from ..budget import UNLIMITED, Budget, BudgetExceeded, Interrupt
 from ..bytecode import Program
 from ..codegen import KernelSource
 from ..codegen_contract import LIBRARY_KERNEL
@@ -21,7 +21,7 @@ from ..costs import get_cost_model
 from ..deadwrites import describe, drop_dead_writes
 from ..partition import MergeCache, partition
 from ..remat import rematerialise
-from ..reroll import reroll_batches
+from ..reroll import REROLL_SECONDS, RerollRefusal, reroll_batches
 from ..timemodel import TimeModel, load_figures, predict_seconds, runs_block_by_block
 from ..wsp import PartitionState, WSPGraph
 from .compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
@@ -59,6 +59,9 @@ class RunResult:
     rewrites: list[str] = field(default_factory=list)
     #: what the rerolling pass did (:mod:`fusionlab.reroll`), one line each; empty when off
     rerolled: list[str] = field(default_factory=list)
+    #: where the run's budget cut rerolling or the dead-writes pass (the rest ran as
+    #: captured), one line each; empty when neither was cut
+    cut: list[str] = field(default_factory=list)
 
     def _kernel(self, b: BlockPlan) -> KernelSource | None:
         # a driver calls the serial kernel of a block that block by block runs with NumPy
@@ -99,35 +102,78 @@ class RunResult:
         return out
 
 
-def _parts(target: Any, reroll: bool = False) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
-    """The batches (rerolled with ``reroll``: :mod:`fusionlab.reroll`), their inputs (and
-    the arrays of the literals rerolling made) and the external values."""
+def _parts(target: Any, reroll: bool = False, budget: Budget = UNLIMITED
+           ) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
+    """The batches (rerolled with ``reroll`` within ``budget``: :mod:`fusionlab.reroll`), their
+    inputs (and the arrays of the literals rerolling made) and the external values."""
     from ..capture import Capture
 
     batches, inputs, externals = (target.batches, target.inputs, target.externals) if isinstance(target, Capture) \
         else ([target], {}, Externals())
     if not reroll:
         return batches, inputs, externals
-    fused, constants, _ = rerolled(batches)
+    fused, constants, _ = rerolled(batches, budget)
     return fused, {**inputs, **constants}, externals
 
 
-def rerolled(batches: Sequence[Program]) -> tuple[list[Program], dict[str, np.ndarray], list[str]]:
+def rerolled(batches: Sequence[Program], budget: Budget = UNLIMITED
+             ) -> tuple[list[Program], dict[str, np.ndarray], list[str]]:
     """The batches rerolled (:mod:`fusionlab.reroll`), the arrays of the literals it made
     (inputs), and what it did, one line each (batch numbers from 1). Dead parts of writes are
     dropped first (:mod:`fusionlab.deadwrites`): rerolling joins instructions into coarser
-    views (Jacobi's two wall rows into one), which the kill test sees less finely."""
-    fused, constants, lines, _ = _rerolled(batches)
-    return fused, constants, lines
+    views (Jacobi's two wall rows into one), which the kill test sees less finely. Both
+    passes stop at ``budget``: what they did is kept, the rest stays as captured."""
+    prepared = _rerolled(batches, budget)
+    return prepared.programs, prepared.constants, prepared.lines + prepared.cut
 
 
-def _rerolled(batches: Sequence[Program]) -> tuple[list[Program], dict[str, np.ndarray], list[str], list[str]]:
-    """:func:`rerolled`, and what the dead-writes pass did before it (numbered as captured)."""
-    dropped = [drop_dead_writes(b) for b in batches]
-    rewrites = [f"batch {k + 1}: {line}" for k, (b, d) in enumerate(zip(batches, dropped)) for line in describe(b, d)]
-    done = reroll_batches([d.program for d in dropped])
+@dataclass
+class _Prepared:
+    """The batches as the runner partitions them: dead writes dropped, then rerolled."""
+
+    programs: list[Program]
+    constants: dict[str, np.ndarray]
+    #: what rerolling did (:meth:`fusionlab.reroll.Reroll.summary`), and the dead-writes pass
+    lines: list[str]
+    rewrites: list[str]
+    #: where the budget cut either pass (their notices), one line each
+    cut: list[str]
+
+
+def _dead_dropped(batches: Sequence[Program], budget: Budget) -> tuple[list[Program], list[str], str]:
+    """Each batch with its dead parts of writes dropped, what changed (numbered from 1), and
+    where ``budget`` cut the pass ("" when it did not): the batch it ran out in and those
+    after it stay as captured (dropping nothing is always correct, only slower)."""
+    programs: list[Program] = []
+    lines: list[str] = []
+    for k, b in enumerate(batches):
+        try:
+            got = drop_dead_writes(b, budget)
+        except BudgetExceeded:
+            cut = (f"dead writes: the time budget ran out in batch {k + 1} of {len(batches)}: "
+                   f"{'it runs' if k + 1 == len(batches) else 'it and the batches after it run'} as captured")
+            return programs + list(batches[k:]), lines, cut
+        programs.append(got.program)
+        lines += [f"batch {k + 1}: {line}" for line in describe(b, got)]
+    return programs, lines, ""
+
+
+def _rerolled(batches: Sequence[Program], budget: Budget = UNLIMITED) -> _Prepared:
+    """:func:`rerolled`, with what the dead-writes pass did before it (numbered as captured)
+    and the passes' budget notices apart."""
+    dropped, rewrites, dead_cut = _dead_dropped(batches, budget)
+    done = reroll_batches(dropped, budget=budget)
     lines = [f"batch {k + 1}: {line}" if len(done) > 1 else line for k, r in enumerate(done) for line in r.summary()]
-    return [r.program for r in done], {k: v for r in done for k, v in r.constants.items()}, lines, rewrites
+    # the summary's own line for the cut (one per capture: the batches after it were not tried)
+    first = next((k for k, r in enumerate(done) if any(f.reason is RerollRefusal.TIME_BUDGET for f in r.refusals)),
+                 None)
+    cut = [dead_cut] if dead_cut else []
+    if first is not None:
+        cut += [f"batch {first + 1}: {line}" if len(done) > 1 else line
+                for line in done[first].summary() if line.startswith("rerolling stopped")]
+        lines = [line for line in lines if "rerolling stopped" not in line]
+    return _Prepared([r.program for r in done], {k: v for r in done for k, v in r.constants.items()}, lines,
+                     rewrites, cut)
 
 
 def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -137,14 +183,19 @@ def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
 
 
 def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size: int,
-           partitions: Mapping[int, Any] | None, merge_cache: MergeCache) -> list[Plan]:
+           partitions: Mapping[int, Any] | None, merge_cache: MergeCache,
+           budget: Budget = UNLIMITED, cut: list[str] | None = None) -> list[Plan]:
+    """Each batch's kernel plan (its dead parts of writes dropped first within ``budget``:
+    past it, the batches are planned as given, and ``cut`` gets the notice)."""
     # partitions repeat through the merge cache; kernels through the kernel cache. Plans
     # are per batch: a kernel's arguments are views of that batch's own arrays.
     plans = []
+    if partitions is None:   # given partitions are run as given, on the batch as captured
+        # dead parts of writes dropped first, so the cost models partition what will run
+        batches, _, note = _dead_dropped(batches, budget)
+        if note and cut is not None and note not in cut:
+            cut.append(note)
     for k, batch in enumerate(batches):
-        if partitions is None:   # given partitions are run as given, on the batch as captured
-            # dead parts of writes dropped first, so the cost models partition what will run
-            batch = drop_dead_writes(batch).program
         blocks = partitions[k] if partitions is not None else partition(
             batch, algorithm, cost_model, cache=merge_cache,
             **({"max_nodes": 20_000} if algorithm == "optimal" else {})).blocks
@@ -156,6 +207,8 @@ def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size
 
 def _rewrites(batches: Sequence[Program], plans: Sequence[Plan]) -> list[str]:
     """What the plans' programs rewrote of the batches (dead parts of writes), per batch."""
+    # only batches whose pass finished within the budget differ from their plans' programs:
+    # this repeats no more work than that budget allowed
     return [f"batch {k + 1}: {line}" for k, (b, p) in enumerate(zip(batches, plans)) if p.program is not b
             for line in describe(b, drop_dead_writes(b))]
 
@@ -174,6 +227,7 @@ def run(
     repeat: int = 0,
     plans: Sequence[Plan] | None = None,
     reroll: bool | None = None,
+    budget: Budget | None = None,
 ) -> RunResult:
     """Execute a :class:`~fusionlab.capture.Capture` (every batch) or a program, with the
     partition of ``algorithm`` under ``cost_model`` (or ``partitions``: batch index to
@@ -194,6 +248,10 @@ def run(
     made before (by ``compare``'s rows: their programs may be rewritten batches, rerolled
     ones too unless ``reroll=False``), run as they are.
 
+    ``budget`` (:class:`~fusionlab.budget.Budget`; ``None``: no limit) bounds rerolling and the
+    dead-writes passes, as in the explorer: past it, what was rerolled is kept and the rest runs
+    as captured (the values are the same), and ``RunResult.cut`` says where it stopped.
+
     Examples
     --------
     >>> from fusionlab.capture import capture
@@ -205,11 +263,13 @@ def run(
     True
     """
     reroll = partitions is None if reroll is None else reroll
+    budget = UNLIMITED if budget is None else budget
     batches, base_inputs, externals = _parts(target)
-    fused, constants, lines, rewrites = _rerolled(batches) if reroll else (batches, {}, [], [])
+    prepared = _rerolled(batches, budget) if reroll else _Prepared(list(batches), {}, [], [], [])
+    fused, constants = prepared.programs, prepared.constants
     cache = cache or KernelCache()
     if plans is None:
-        plans = _plans(fused, algorithm, cost_model, min_size, partitions, MergeCache())
+        plans = _plans(fused, algorithm, cost_model, min_size, partitions, MergeCache(), budget, prepared.cut)
     runner = Driver(plans, externals, cache, {**base_inputs, **constants, **(inputs or {})}, mode=driver)
     t = time.perf_counter()
     synced = runner()
@@ -224,7 +284,8 @@ def run(
     result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""),
                        times=times, threads="" if choice is None else
                        f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}",
-                       rewrites=rewrites + _rewrites(fused, plans), rerolled=lines)
+                       rewrites=prepared.rewrites + _rewrites(fused, plans), rerolled=prepared.lines,
+                       cut=prepared.cut)
     if check:   # against the batches as captured: an oracle for the rerolling too
         # the check's own replay, with the error model's bounds beside it (execute/errors.py);
         # the user's floating-point warnings (or their silence under np.errstate) are the
@@ -544,6 +605,9 @@ class _Row:
     #: kernel plans by (id of the batch, blocks, min_size) and WSP graphs by ("graph", id of
     #: the batch), kept between clicks
     plan_cache: dict[Any, Any] = field(default_factory=dict)
+    #: where the budget cut rerolling or the dead-writes passes of the batches (each row's
+    #: warnings say so: the rest ran as captured)
+    cut: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -612,6 +676,7 @@ class _Row:
         extra["predicted_seconds"] = self._predicted(batches, plans, figures, externals)
         extra["warnings"] += [str(w.message) for w in caught]
         extra["warnings"] += [w for w in (note or self.runs.fewer(len(times), med), not_checked) if w]
+        extra["warnings"] += self.cut
         if check is not None and not check.ok:
             extra["warnings"] += [f"differs from plain NumPy: {m}" for m in check.mismatches[:5]]
         return Record(name, self.algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
@@ -640,9 +705,17 @@ class _Row:
         key = ("batches", id(self.target), self.reroll)
         got = self.plan_cache.get(key)
         if got is None or got[0] is not self.target:
-            batches, inputs, externals = _parts(self.target, self.reroll)
-            got = (self.target, [drop_dead_writes(b).program for b in batches], inputs, externals)
+            # rerolling and both dead-writes passes get what the explorer gives rerolling,
+            # cut to the compile budget: past it the rest runs as captured (a 100,000-iteration
+            # `x += 1.0` loop took 3.5-4.3 s to reroll with no budget)
+            budget = self.budget.child(REROLL_SECONDS)
+            batches, inputs, externals = _parts(self.target)
+            prepared = _rerolled(batches, budget) if self.reroll else _Prepared(list(batches), {}, [], [], [])
+            dropped, _, note = _dead_dropped(prepared.programs, budget)
+            cut = prepared.cut + ([note] if note and note not in prepared.cut else [])
+            got = (self.target, dropped, {**inputs, **prepared.constants}, externals, cut)
             self.plan_cache[key] = got
+        self.cut = got[4]
         return got[1], got[2], got[3]
 
     def _plans(self, batches: Sequence[Program]) -> tuple[list[Any], list[Plan]]:
