@@ -21,12 +21,13 @@ from ..costs import get_cost_model
 from ..deadwrites import describe, drop_dead_writes
 from ..partition import MergeCache, partition
 from ..remat import rematerialise
-from ..reroll import REROLL_SECONDS, RerollRefusal, reroll_batches
+from ..reroll import REROLL_SECONDS
 from ..timemodel import TimeModel, load_figures, predict_seconds, runs_block_by_block
 from ..wsp import PartitionState, WSPGraph
 from .compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .errors import propagate
+from .prepare import _dead_dropped, _Prepared, _rerolled, rerolled
 from .driver import Driver
 from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, plan
 from .reference import Externals, Storage, run_reference
@@ -114,66 +115,6 @@ def _parts(target: Any, reroll: bool = False, budget: Budget = UNLIMITED
         return batches, inputs, externals
     fused, constants, _ = rerolled(batches, budget)
     return fused, {**inputs, **constants}, externals
-
-
-def rerolled(batches: Sequence[Program], budget: Budget = UNLIMITED
-             ) -> tuple[list[Program], dict[str, np.ndarray], list[str]]:
-    """The batches rerolled (:mod:`fusionlab.reroll`), the arrays of the literals it made
-    (inputs), and what it did, one line each (batch numbers from 1). Dead parts of writes are
-    dropped first (:mod:`fusionlab.deadwrites`): rerolling joins instructions into coarser
-    views (Jacobi's two wall rows into one), which the kill test sees less finely. Both
-    passes stop at ``budget``: what they did is kept, the rest stays as captured."""
-    prepared = _rerolled(batches, budget)
-    return prepared.programs, prepared.constants, prepared.lines + prepared.cut
-
-
-@dataclass
-class _Prepared:
-    """The batches as the runner partitions them: dead writes dropped, then rerolled."""
-
-    programs: list[Program]
-    constants: dict[str, np.ndarray]
-    #: what rerolling did (:meth:`fusionlab.reroll.Reroll.summary`), and the dead-writes pass
-    lines: list[str]
-    rewrites: list[str]
-    #: where the budget cut either pass (their notices), one line each
-    cut: list[str]
-
-
-def _dead_dropped(batches: Sequence[Program], budget: Budget) -> tuple[list[Program], list[str], str]:
-    """Each batch with its dead parts of writes dropped, what changed (numbered from 1), and
-    where ``budget`` cut the pass ("" when it did not): the batch it ran out in and those
-    after it stay as captured (dropping nothing is always correct, only slower)."""
-    programs: list[Program] = []
-    lines: list[str] = []
-    for k, b in enumerate(batches):
-        try:
-            got = drop_dead_writes(b, budget)
-        except BudgetExceeded:
-            cut = (f"dead writes: the time budget ran out in batch {k + 1} of {len(batches)}: "
-                   f"{'it runs' if k + 1 == len(batches) else 'it and the batches after it run'} as captured")
-            return programs + list(batches[k:]), lines, cut
-        programs.append(got.program)
-        lines += [f"batch {k + 1}: {line}" for line in describe(b, got)]
-    return programs, lines, ""
-
-
-def _rerolled(batches: Sequence[Program], budget: Budget = UNLIMITED) -> _Prepared:
-    """:func:`rerolled`, with what the dead-writes pass did before it (numbered as captured)
-    and the passes' budget notices apart."""
-    dropped, rewrites, dead_cut = _dead_dropped(batches, budget)
-    done = reroll_batches(dropped, budget=budget)
-    lines = [f"batch {k + 1}: {line}" if len(done) > 1 else line for k, r in enumerate(done) for line in r.summary()]
-    # the summary's own line for the cut (one per capture: the batches after it were not tried)
-    first = next((k for k, r in enumerate(done) if any(f.reason is RerollRefusal.TIME_BUDGET for f in r.refusals)),
-                 None)
-    cut = [dead_cut] if dead_cut else []
-    if first is not None:
-        cut += [f"batch {first + 1}: {line}" if len(done) > 1 else line
-                for line in done[first].summary() if line.startswith("rerolling stopped")]
-        lines = [line for line in lines if "rerolling stopped" not in line]
-    return _Prepared([r.program for r in done], {k: v for r in done for k, v in r.constants.items()}, lines,
-                     rewrites, cut)
 
 
 def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
