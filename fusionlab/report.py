@@ -51,7 +51,8 @@ __all__ = [
     "EXACT_ALGORITHMS", "DEFAULT_TRACE_LIMIT", "PALETTE", "get_report", "partition_entry", "pending_entry",
     "validate_report", "get_schema", "ReportOptions", "ReportParts", "assemble_report", "run_partition",
     "weight_edges", "unit_label", "format_cost", "work_order", "get_program_data", "get_graph_data",
-    "get_code_data", "trace_data", "batch_summaries", "find_entry", "is_first_display_ready",
+    "get_code_data", "trace_data", "batch_summaries", "batch_menu", "batch_label", "BATCHES_LISTED", "find_entry",
+    "is_first_display_ready",
 ]
 
 MIME_TYPE = "application/vnd.fusionlab.explorer+json"
@@ -543,6 +544,8 @@ def assemble_report(
     st["pending"] = pending
     all_notices = [dict(n) for n in notices] + [dict(n) for n in parts.notices]
     contractions = parts.contractions_data()
+    listed = list(batches) if batches is not None else [
+        {"index": 0, "instructions": len(parts.program), "signature": _short(parts.program), "same_as": None}]
     if len(parts.program) == 0:
         all_notices.append({"kind": "empty", "message": "the program has no instruction: nothing to partition "
                             "(record NumPy array operations to explore their fusion)", "line": None})
@@ -554,9 +557,10 @@ def assemble_report(
         "source": source,
         "status": st,
         "palette": PALETTE,
-        "batches": list(batches) if batches is not None else [
-            {"index": 0, "instructions": len(parts.program), "signature": _short(parts.program), "same_as": None}],
+        "batches": listed,
         "batch": batch,
+        # additive (older views list ``batches``): the menu, summarised past BATCHES_LISTED
+        "batch_menu": batch_menu(listed, batch),
         "notices": all_notices,
         "program": parts.program_data,
         "graph": parts.graph_data,
@@ -669,6 +673,48 @@ def batch_summaries(batches: Sequence[Program]) -> list[dict[str, Any]]:
         out.append({"index": k, "instructions": len(b), "signature": sig, "same_as": first.get(sig)})
         first.setdefault(sig, k)
     return out
+
+
+#: batches listed one by one in a batch menu; past them, batches alike are listed once
+BATCHES_LISTED = 50
+
+
+def batch_label(b: Mapping[str, Any], alike: int = 0) -> str:
+    """The menu's label of batch summary ``b`` (:func:`batch_summaries`), with ``alike``
+    other batches like it (listed with it, not apart).
+
+    >>> batch_label({"index": 7, "instructions": 3, "same_as": 1})
+    'batch 8: 3 instructions — same as batch 2 (partitions cached)'
+    """
+    same = f" — same as batch {b['same_as'] + 1} (partitions cached)" if b["same_as"] is not None else ""
+    more = f" (and {alike} more batches like it)" if alike else ""
+    return f"batch {b['index'] + 1}: {b['instructions']} instructions{same}{more}"
+
+
+def batch_menu(batches: Sequence[Mapping[str, Any]], current: int) -> list[dict[str, Any]]:
+    """The batch menu (the report's ``batch_menu``, which the ipywidgets view and the
+    JupyterLab extension both list): every batch when there are at most
+    :data:`BATCHES_LISTED`; else each kind of batch once (its first, with how many are like
+    it) and the ``current`` one. A loop reading a float per iteration makes thousands of
+    batches, nearly all alike (the merge cache partitions them once): 5,000 entries in a
+    menu is a list nobody reads.
+
+    >>> bs = [{"index": k, "instructions": 3, "same_as": None if k < 2 else k % 2} for k in range(60)]
+    >>> [(m["index"], m["alike"]) for m in batch_menu(bs, 7)]
+    [(0, 29), (1, 29), (7, 0)]
+    >>> batch_menu(bs, 7)[0]["label"]
+    'batch 1: 3 instructions (and 29 more batches like it)'
+    >>> len(batch_menu(bs[:50], 7))
+    50
+    """
+    if len(batches) <= BATCHES_LISTED:
+        return [{"index": b["index"], "alike": 0, "label": batch_label(b)} for b in batches]
+    alike: dict[int, int] = {}
+    for b in batches:
+        if b["same_as"] is not None:
+            alike[b["same_as"]] = alike.get(b["same_as"], 0) + 1
+    return [{"index": b["index"], "alike": alike.get(b["index"], 0), "label": batch_label(b, alike.get(b["index"], 0))}
+            for b in batches if b["same_as"] is None or b["index"] == current]
 
 
 def get_schema() -> dict[str, Any]:

@@ -74,7 +74,7 @@ from .budget import UNLIMITED, Budget, BudgetExceeded
 from .bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, ProgramError, View, check_instruction
 
 __all__ = ["RerollRefusal", "Rerolled", "Refused", "Reroll", "reroll", "reroll_batches", "MAX_PERIOD", "MAX_LEVELS",
-           "MAX_ATTEMPTS", "MAX_CHECKED_ELEMENTS"]
+           "MAX_ATTEMPTS", "MAX_CHECKED_ELEMENTS", "REROLL_SECONDS"]
 
 #: the longest group (instructions per iteration) looked for
 MAX_PERIOD = 64
@@ -82,6 +82,11 @@ MAX_PERIOD = 64
 MAX_LEVELS = 3
 #: candidate runs tried at one position (most instructions covered first)
 MAX_ACCEPT_TRIES = 3
+#: seconds rerolling may take (cut to the caller's budget): past them the rest is explored, and
+#: run, as captured, with a notice. A capped capture of 50,000 chained updates took 3.5 s to
+#: refuse; a 9,000-iteration loop with a test per iteration, minutes (docs/explorer.md). The
+#: explorer (fusionlab/jupyter) and the runner's ``compare`` both give rerolling this much.
+REROLL_SECONDS = 3.0
 #: candidate runs checked per pass (each refused one costs a legality check): the budget
 MAX_ATTEMPTS = 20_000
 #: elements enumerated by one exact cross-instance test (views that meet, not progressions)

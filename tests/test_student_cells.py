@@ -272,3 +272,24 @@ def test_thousands_of_batches_are_listed_once_per_kind_in_the_widget() -> None:
     options = many.widgets(show=False).batch.options
     assert [k for _, k in options] == [0, 60]
     assert "and 59 more batches like it" in options[0][0]
+
+
+def test_the_report_carries_the_batch_menu_the_extension_lists() -> None:
+    # a float appended per iteration: 5,001 batches, nearly all alike (the JupyterLab
+    # extension listed every one); the menu is decided once, in the report's data
+    from fusionlab.examples import fig3
+    from fusionlab.report import BATCHES_LISTED, validate_report
+
+    many = FuseResult([fig3() for _ in range(5000)] + [parse(_unrolled(2))], algorithms=["greedy"],
+                      cost_models=["bohrium"], reroll=False)
+    report = many.report()
+    validate_report(report)
+    menu = report["batch_menu"]
+    assert [(m["index"], m["alike"]) for m in menu] == [(0, 4999), (5000, 0)]
+    assert menu[0]["label"] == f"batch 1: {len(fig3())} instructions (and 4999 more batches like it)"
+    # the ipywidgets view lists the same entries
+    assert [label for label, _ in many.widgets(show=False).batch.options] == [m["label"] for m in menu]
+    # a few batches: every one, none summarised
+    few = FuseResult([fig3() for _ in range(BATCHES_LISTED)], algorithms=["greedy"], cost_models=["bohrium"])
+    assert [m["index"] for m in few.report()["batch_menu"]] == list(range(BATCHES_LISTED))
+    assert all(m["alike"] == 0 for m in few.report()["batch_menu"])

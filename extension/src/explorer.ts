@@ -6,6 +6,7 @@
  * createElementNS and textContent.
  */
 
+import { batchMenu } from './batches';
 import { contractionsSection } from './contraction';
 import { clear, fmt, fmtSeconds, h } from './dom';
 import { IGraphData } from './dotgen';
@@ -377,11 +378,11 @@ export class Explorer {
     const repeat = h('input', 'fl-num', { type: 'number', min: 1, max: 1000, value: 7, 'data-fl-control': 'repeat',
       'aria-label': 'runs per variant', title: 'runs per variant', 'data-fl-kernel': true });
     const parts: (Node | string)[] = [];
-    const batches = asArray<{ index: number; instructions: number }>(report.batches);
-    if (batches.length > 1) {
+    // the kernel's menu (fusionlab.report.batch_menu): past 50 batches, each kind once
+    const menu = batchMenu(report);
+    if (asArray(report.batches).length > 1) {
       const sel = h('select', 'fl-select', { 'data-fl-control': 'batch', 'aria-label': 'batch', 'data-fl-kernel': true },
-        ...batches.map(b => h('option', '', { value: Number(b.index) },
-          `batch ${Number(b.index) + 1} (${fmt(b.instructions)} instructions)`)));
+        ...menu.map(m => h('option', '', { value: m.index, 'data-fl-alike': m.alike }, m.label)));
       sel.value = String(report.batch);
       sel.addEventListener('change', () => void this.send('batch', { batch: Number(sel.value) }));
       parts.push(h('label', '', {}, 'batch ', sel));

@@ -141,6 +141,13 @@ export interface ITimingRecord {
   predicted_seconds?: number | null;
 }
 
+/** One entry of the batch menu: a batch and how many other batches are like it. */
+export interface IBatchMenuEntry {
+  index: number;
+  alike: number;
+  label: string;
+}
+
 export interface IReport {
   schema: string;
   version: number;
@@ -148,6 +155,8 @@ export interface IReport {
   source: string;
   batches: { index: number; instructions: number; signature: string; same_as: number | null }[];
   batch: number;
+  /** the batch menu (fusionlab.report.batch_menu); absent from reports saved before it */
+  batch_menu?: IBatchMenuEntry[];
   notices: { kind: string; message: string; line?: number | null }[];
   program: { text: string; instructions: IInstruction[] };
   graph: {

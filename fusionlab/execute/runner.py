@@ -13,7 +13,7 @@ from typing import AbstractSet, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..budget import Budget, BudgetExceeded, Interrupt
+from ..budget import UNLIMITED, Budget, BudgetExceeded, Interrupt
 from ..bytecode import Program
 from ..codegen import KernelSource
 from ..codegen_contract import LIBRARY_KERNEL
@@ -22,12 +22,13 @@ from ..deadbases import describe_early, free_early
 from ..deadwrites import describe, drop_dead_writes
 from ..partition import MergeCache, partition
 from ..remat import rematerialise
-from ..reroll import reroll_batches
+from ..reroll import REROLL_SECONDS
 from ..timemodel import TimeModel, load_figures, predict_seconds, runs_block_by_block
 from ..wsp import PartitionState, WSPGraph
 from .compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .errors import propagate
+from .prepare import dead_dropped, Prepared, prepared_batches, rerolled
 from .driver import Driver
 from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, plan
 from .reference import Externals, Storage, run_reference
@@ -60,6 +61,9 @@ class RunResult:
     rewrites: list[str] = field(default_factory=list)
     #: what the rerolling pass did (:mod:`fusionlab.reroll`), one line each; empty when off
     rerolled: list[str] = field(default_factory=list)
+    #: where the run's budget cut rerolling or the dead-writes pass (the rest ran as
+    #: captured), one line each; empty when neither was cut
+    cut: list[str] = field(default_factory=list)
 
     def _kernel(self, b: BlockPlan) -> KernelSource | None:
         # a driver calls the serial kernel of a block that block by block runs with NumPy
@@ -100,35 +104,18 @@ class RunResult:
         return out
 
 
-def _parts(target: Any, reroll: bool = False) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
-    """The batches (rerolled with ``reroll``: :mod:`fusionlab.reroll`), their inputs (and
-    the arrays of the literals rerolling made) and the external values."""
+def _parts(target: Any, reroll: bool = False, budget: Budget = UNLIMITED
+           ) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
+    """The batches (rerolled with ``reroll`` within ``budget``: :mod:`fusionlab.reroll`), their
+    inputs (and the arrays of the literals rerolling made) and the external values."""
     from ..capture import Capture
 
     batches, inputs, externals = (target.batches, target.inputs, target.externals) if isinstance(target, Capture) \
         else ([target], {}, Externals())
     if not reroll:
         return batches, inputs, externals
-    fused, constants, _ = rerolled(batches)
+    fused, constants, _ = rerolled(batches, budget)
     return fused, {**inputs, **constants}, externals
-
-
-def rerolled(batches: Sequence[Program]) -> tuple[list[Program], dict[str, np.ndarray], list[str]]:
-    """The batches rerolled (:mod:`fusionlab.reroll`), the arrays of the literals it made
-    (inputs), and what it did, one line each (batch numbers from 1). Dead parts of writes are
-    dropped first (:mod:`fusionlab.deadwrites`): rerolling joins instructions into coarser
-    views (Jacobi's two wall rows into one), which the kill test sees less finely."""
-    fused, constants, lines, _ = _rerolled(batches)
-    return fused, constants, lines
-
-
-def _rerolled(batches: Sequence[Program]) -> tuple[list[Program], dict[str, np.ndarray], list[str], list[str]]:
-    """:func:`rerolled`, and what the dead-writes pass did before it (numbered as captured)."""
-    dropped = [drop_dead_writes(b) for b in batches]
-    rewrites = [f"batch {k + 1}: {line}" for k, (b, d) in enumerate(zip(batches, dropped)) for line in describe(b, d)]
-    done = reroll_batches([d.program for d in dropped])
-    lines = [f"batch {k + 1}: {line}" if len(done) > 1 else line for k, r in enumerate(done) for line in r.summary()]
-    return [r.program for r in done], {k: v for r in done for k, v in r.constants.items()}, lines, rewrites
 
 
 def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -139,16 +126,22 @@ def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
 
 def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size: int,
            partitions: Mapping[int, Any] | None, merge_cache: MergeCache,
-           keep: AbstractSet[str] = frozenset()) -> list[Plan]:
+           keep: AbstractSet[str] = frozenset(), budget: Budget = UNLIMITED,
+           cut: list[str] | None = None) -> list[Plan]:
+    """Each batch's kernel plan: arrays whose next use is a later batch's DEL freed early
+    (``keep``: the run's inputs, never), and dead parts of writes dropped within ``budget``
+    (past it, the batches are planned as given, and ``cut`` gets the notice)."""
     # partitions repeat through the merge cache; kernels through the kernel cache. Plans
     # are per batch: a kernel's arguments are views of that batch's own arrays.
     if partitions is None:   # arrays whose next use is a later batch's DEL die where last used
         batches = free_early(batches, keep).batches   # (keep: the run's inputs)
     plans = []
+    if partitions is None:   # given partitions are run as given, on the batch as captured
+        # dead parts of writes dropped first, so the cost models partition what will run
+        batches, _, note = dead_dropped(batches, budget)
+        if note and cut is not None and note not in cut:
+            cut.append(note)
     for k, batch in enumerate(batches):
-        if partitions is None:   # given partitions are run as given, on the batch as captured
-            # dead parts of writes dropped first, so the cost models partition what will run
-            batch = drop_dead_writes(batch).program
         blocks = partitions[k] if partitions is not None else partition(
             batch, algorithm, cost_model, cache=merge_cache,
             **({"max_nodes": 20_000} if algorithm == "optimal" else {})).blocks
@@ -159,8 +152,10 @@ def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size
 
 
 def _rewrites(batches: Sequence[Program], plans: Sequence[Plan], keep: AbstractSet[str] = frozenset()) -> list[str]:
-    """What the plans' programs rewrote of the batches (arrays freed early, dead parts of
-    writes), per batch."""
+    """What the plans' programs rewrote of the batches (dead parts of writes, arrays freed
+    early), per batch."""
+    # only batches whose pass finished within the budget differ from their plans' programs:
+    # this repeats no more work than that budget allowed
     early = free_early(batches, keep)
     return [f"batch {k + 1}: {line}" for k, (b, p) in enumerate(zip(early.batches, plans)) if p.program is not b
             for line in describe(b, drop_dead_writes(b))] + describe_early(early.moved)
@@ -180,6 +175,7 @@ def run(
     repeat: int = 0,
     plans: Sequence[Plan] | None = None,
     reroll: bool | None = None,
+    budget: Budget | None = None,
 ) -> RunResult:
     """Execute a :class:`~fusionlab.capture.Capture` (every batch) or a program, with the
     partition of ``algorithm`` under ``cost_model`` (or ``partitions``: batch index to
@@ -200,6 +196,10 @@ def run(
     made before (by ``compare``'s rows: their programs may be rewritten batches, rerolled
     ones too unless ``reroll=False``), run as they are.
 
+    ``budget`` (:class:`~fusionlab.budget.Budget`; ``None``: no limit) bounds rerolling and the
+    dead-writes passes, as in the explorer: past it, what was rerolled is kept and the rest runs
+    as captured (the values are the same), and ``RunResult.cut`` says where it stopped.
+
     Examples
     --------
     >>> from fusionlab.capture import capture
@@ -211,12 +211,14 @@ def run(
     True
     """
     reroll = partitions is None if reroll is None else reroll
+    budget = UNLIMITED if budget is None else budget
     batches, base_inputs, externals = _parts(target)
-    fused, constants, lines, rewrites = _rerolled(batches) if reroll else (batches, {}, [], [])
+    prepared = prepared_batches(batches, budget) if reroll else Prepared(list(batches), {}, [], [], [])
+    fused, constants = prepared.programs, prepared.constants
+    keep = set(base_inputs) | set(constants) | set(inputs or {})   # never freed early
     cache = cache or KernelCache()
     if plans is None:
-        plans = _plans(fused, algorithm, cost_model, min_size, partitions, MergeCache(),
-                       keep=set(base_inputs) | set(constants) | set(inputs or {}))
+        plans = _plans(fused, algorithm, cost_model, min_size, partitions, MergeCache(), keep, budget, prepared.cut)
     runner = Driver(plans, externals, cache, {**base_inputs, **constants, **(inputs or {})}, mode=driver)
     t = time.perf_counter()
     synced = runner()
@@ -231,8 +233,8 @@ def run(
     result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""),
                        times=times, threads="" if choice is None else
                        f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}",
-                       rewrites=rewrites + (_rewrites(fused, plans, set(base_inputs) | set(constants) | set(inputs or {}))
-                                            if partitions is None else []), rerolled=lines)
+                       rewrites=prepared.rewrites + (_rewrites(fused, plans, keep) if partitions is None else []),
+                       rerolled=prepared.lines, cut=prepared.cut)
     if check:   # against the batches as captured: an oracle for the rerolling too
         # the check's own replay, with the error model's bounds beside it (execute/errors.py);
         # the user's floating-point warnings (or their silence under np.errstate) are the
@@ -552,6 +554,9 @@ class _Row:
     #: kernel plans by (id of the batch, blocks, min_size) and WSP graphs by ("graph", id of
     #: the batch), kept between clicks
     plan_cache: dict[Any, Any] = field(default_factory=dict)
+    #: where the budget cut rerolling or the dead-writes passes of the batches (each row's
+    #: warnings say so: the rest ran as captured)
+    cut: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -620,6 +625,7 @@ class _Row:
         extra["predicted_seconds"] = self._predicted(batches, plans, figures, externals)
         extra["warnings"] += [str(w.message) for w in caught]
         extra["warnings"] += [w for w in (note or self.runs.fewer(len(times), med), not_checked) if w]
+        extra["warnings"] += self.cut
         if check is not None and not check.ok:
             extra["warnings"] += [f"differs from plain NumPy: {m}" for m in check.mismatches[:5]]
         return Record(name, self.algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
@@ -648,11 +654,20 @@ class _Row:
         key = ("batches", id(self.target), self.reroll)
         got = self.plan_cache.get(key)
         if got is None or got[0] is not self.target:
-            batches, inputs, externals = _parts(self.target, self.reroll)
+            # rerolling and both dead-writes passes get what the explorer gives rerolling,
+            # cut to the compile budget: past it the rest runs as captured (a 100,000-iteration
+            # `x += 1.0` loop took 3.5-4.3 s to reroll with no budget)
+            budget = self.budget.child(REROLL_SECONDS)
+            batches, inputs, externals = _parts(self.target)
+            prepared = prepared_batches(batches, budget) if self.reroll else Prepared(list(batches), {}, [], [], [])
+            inputs = {**inputs, **prepared.constants}
             # arrays whose next use is a later batch's DEL die where last used (:mod:`fusionlab.deadbases`)
-            early = free_early(batches, set(inputs)).batches
-            got = (self.target, [drop_dead_writes(b).program for b in early], inputs, externals)
+            early = free_early(prepared.programs, set(inputs)).batches
+            dropped, _, note = dead_dropped(early, budget)
+            cut = prepared.cut + ([note] if note and note not in prepared.cut else [])
+            got = (self.target, dropped, inputs, externals, cut)
             self.plan_cache[key] = got
+        self.cut = got[4]
         return got[1], got[2], got[3]
 
     def _plans(self, batches: Sequence[Program]) -> tuple[list[Any], list[Plan]]:

@@ -60,7 +60,7 @@ def measure(size: int = 1200, steps: int = 8, rounds: int = 7, competitors: tupl
     with redirect_stdout(io.StringIO()):
         cap = capture(source, {})
     batches, inputs, externals = _parts(cap)
-    plans = _plans(batches, "greedy", "bohrium", 4096, None, MergeCache())
+    plans = _plans(batches, "greedy", "bohrium", 4096, None, MergeCache(), keep=set(inputs))
     cache = KernelCache()
     all_threads = numba.config.NUMBA_NUM_THREADS
     drivers = {

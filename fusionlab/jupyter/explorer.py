@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import ipywidgets as W
 
-from ..report import MIME_TYPE, format_cost  # noqa: F401  (the docstring example reads the display by it)
+from ..report import BATCHES_LISTED, MIME_TYPE, batch_menu, format_cost  # noqa: F401  (docstring examples; the constant's old home)
 from ..viz.charts import cost_chart_svg, timing_chart_svg
 from ..viz.listing import (
     code_html, cost_table_html, find_partition, listing_html, notices_html, partition_summary, status_line,
@@ -28,34 +28,15 @@ from .session import FuseResult
 __all__ = ["Explorer"]
 
 
-def _batch_label(b: dict[str, Any], alike: int = 0) -> str:
-    same = f" — same as batch {b['same_as'] + 1} (partitions cached)" if b["same_as"] is not None else ""
-    more = f" (and {alike} more batches like it)" if alike else ""
-    return f"batch {b['index'] + 1}: {b['instructions']} instructions{same}{more}"
-
-
-#: batches listed one by one in the selector; past them, batches alike are listed once
-BATCHES_LISTED = 50
-
-
-def _batch_options(batches: list[dict[str, Any]], current: int) -> list[tuple[str, int]]:
-    """The batch selector's options: every batch when there are few; else each kind of
-    batch once (its first, with how many are like it) and the current one. A loop reading a
-    float per iteration makes thousands of batches, nearly all alike (the merge cache
-    partitions them once): 5,000 options in a dropdown is a list nobody reads.
+def _batch_options(report: dict[str, Any]) -> list[tuple[str, int]]:
+    """The batch selector's options: the report's ``batch_menu``
+    (:func:`fusionlab.report.batch_menu`, the JupyterLab extension's menu too).
 
     >>> bs = [{"index": k, "instructions": 3, "same_as": None if k < 2 else k % 2} for k in range(60)]
-    >>> [label for label, _ in _batch_options(bs, 7)]
+    >>> [label for label, _ in _batch_options({"batches": bs, "batch": 7, "batch_menu": batch_menu(bs, 7)})]
     ['batch 1: 3 instructions (and 29 more batches like it)', 'batch 2: 3 instructions (and 29 more batches like it)', 'batch 8: 3 instructions — same as batch 2 (partitions cached)']
     """
-    if len(batches) <= BATCHES_LISTED:
-        return [(_batch_label(b), b["index"]) for b in batches]
-    alike: dict[int, int] = {}
-    for b in batches:
-        if b["same_as"] is not None:
-            alike[b["same_as"]] = alike.get(b["same_as"], 0) + 1
-    return [(_batch_label(b, alike.get(b["index"], 0)), b["index"]) for b in batches
-            if b["same_as"] is None or b["index"] == current]
+    return [(m["label"], m["index"]) for m in report["batch_menu"]]
 
 
 class Explorer:
@@ -96,7 +77,7 @@ class Explorer:
         report = result.report()
         alg_options = list(report["algorithms"]) + ["manual"]
         self.batch = W.Dropdown(description="batch",
-                                options=_batch_options(report["batches"], result.batch),
+                                options=_batch_options(report),
                                 value=result.batch, layout=W.Layout(width="auto"),
                                 disabled=len(report["batches"]) < 2)
         self.algorithm = W.Dropdown(description="algorithm", options=alg_options, value=result.selected[0])

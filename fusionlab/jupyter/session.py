@@ -37,7 +37,7 @@ from ..bytecode import Program
 from ..costs import NonMonotonicCostModel, UnsupportedCostModel, get_cost_model
 from ..dot import get_dot, graph_level
 from ..partition import MergeCache, PartitionResult, SearchTrace, evaluate
-from ..reroll import Reroll, reroll_batches
+from ..reroll import REROLL_SECONDS, Reroll, reroll_batches
 from ..report import (
     DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, MIME_TYPE, ReportOptions, ReportParts,
     assemble_report, batch_summaries, find_entry, format_cost, is_first_display_ready, partition_entry,
@@ -58,10 +58,8 @@ FIRST_DISPLAY_SECONDS = 1.5
 TEXT_LINES = 60
 # Seconds the graph's layout for the fallback view may take (cut to the cell's budget).
 SVG_SECONDS = 5.0
-# Seconds rerolling the batches may take (cut to the cell's budget): past them the rest is
-# explored as captured, with a notice. A capped capture of 50,000 chained updates took 3.5 s
-# to refuse; a 9,000-iteration loop with a test per iteration, minutes (docs/explorer.md).
-REROLL_SECONDS = 3.0
+# REROLL_SECONDS (fusionlab/reroll.py): the seconds rerolling may take, here and when
+# "Compile & time" runs the batches (the runner reads the same constant).
 # Instructions of a batch the explorer shows (its first ones): the WSP graph, the partitions,
 # the listing and the code of a 50,000-instruction prefix a capture stopped at took 5-15 s of
 # CPU, most of the cell's budget, and left no partition in it (docs/explorer.md, "Student

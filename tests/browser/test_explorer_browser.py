@@ -20,6 +20,8 @@ import copy
 
 import pytest
 
+from fusionlab.report import batch_menu
+
 from .reports import as_v2, deep_trace, find, load_v1, report_notebook
 
 TIMEOUT = 60_000  # ms, for anything the browser waits on
@@ -470,6 +472,13 @@ def crafted_report(base: dict) -> dict:
             node["violation"] = evil
             node["outcome"] = PAYLOADS[node["id"] % len(PAYLOADS)] if node["id"] % 5 == 0 else node["outcome"]
         r["trace"]["cost_model"] = evil
+    # a float appended per iteration: 5,001 batches, nearly all alike; the kernel's menu
+    # (fusionlab.report.batch_menu) lists each kind once, and its labels hold markup here
+    n = len(r["program"]["instructions"])
+    r["batches"] = [{"index": k, "instructions": n if k < 5000 else 3, "signature": "a" if k < 5000 else "b",
+                     "same_as": 0 if 0 < k < 5000 else None} for k in range(5001)]
+    r["batch"] = 0
+    r["batch_menu"] = [dict(m, label=f"{m['label']} {PAYLOADS[k]}") for k, m in enumerate(batch_menu(r["batches"], 0))]
     return r
 
 
@@ -515,6 +524,12 @@ def test_untrusted_markup_never_runs(page, lab, lab_root, output_dir, fig3_v2):
     for n in (1, 2, 3, 4, 5):
         assert PAYLOADS[n % len(PAYLOADS)] in root.locator(f"tr.fl-ins[data-instruction='{n}'] .fl-text").inner_text()
     assert PAYLOADS[1] in root.locator(".fl-progress").inner_text()
+    # the batch menu lists the kernel's summary (2 entries for 5,001 batches), labels as text
+    options = root.locator("select[data-fl-control='batch'] option")
+    assert options.count() == len(report["batch_menu"]) == 2
+    assert [options.nth(k).inner_text() for k in range(2)] == [m["label"] for m in report["batch_menu"]]
+    assert [options.nth(k).get_attribute("value") for k in range(2)] == ["0", "5000"]
+    assert "and 4999 more batches like it" in options.nth(0).inner_text()
     page.screenshot(path=str(output_dir / "crafted-report.png"))
     assert page.evaluate("() => window.__pwned") is None
     assert not page.page_errors
