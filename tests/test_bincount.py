@@ -304,3 +304,35 @@ def test_cli_run_check_passes_on_the_histogram_corpus_program(capsys):
     assert main(["run", "histogram_equalize", "--check", "--min-size", "0"]) == 0
     out = capsys.readouterr().out
     assert "0 differ" in out and "blocks run by NumPy" in out
+
+
+def test_a_chunked_histogram_counts_each_chunk_from_its_buffer_after_the_element_loop():
+    src = get_kernel(parse(HISTOGRAM), list(range(7))).source
+    # the element loop only writes the bins (and keeps their least and largest): no branch,
+    # no store into the bins, so its map vectorises; the chunk's count follows it
+    body = src[src.index("for i0 in range("):src.index("if acc5_lo < 0 or acc5_hi >= acc5_n")]
+    assert "acc5_kb[i0 - acc5_at] = acc5_k" in body and "acc5[" not in body and " if " not in body
+    assert "acc5[np.uint64(acc5_kb[acc5_j])] += 1" in src
+
+
+@pytest.mark.parametrize("n", [1, 4095, 4096, 4097, 8193, 20000])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_chunk_boundaries_and_weights_with_nan_match_numpy(n, weighted):
+    # the weights' sums per bin: each chunk's in element order, then the chunks' in order
+    src = (f"import numpy as np\nx = (np.arange({n}) * 7919) % 37\nw = np.cos(np.arange({n}) * 0.5)\n"
+           "w[::1001] = np.nan\n" + ("h = np.bincount(x + 0, w * 2.0, minlength=40)\n" if weighted
+                                    else "h = np.bincount(x + 0, minlength=40)\n"))
+    _run_against_numpy(src, ("h",), min_size=0, driver="numba")
+
+
+def test_a_value_outside_the_bins_in_a_late_chunk_raises_and_the_kernel_stays_usable():
+    p = parse("ARRAY X int64[20000]\nARRAY I int64[20000]\nARRAY H int64[16]\nADD I, X, 0\nBINCOUNT H, I\n"
+              "DEL I\nSYNC H")
+    good = np.arange(20000, dtype=np.int64) % 16
+    bad = good.copy()
+    bad[-3] = 16   # the fifth chunk's last elements
+    cache = KernelCache()
+    with pytest.raises(ValueError, match="outside"):
+        run(p, "greedy", min_size=0, cache=cache, driver="numba", inputs={"X": bad})
+    again = run(p, "greedy", min_size=0, cache=cache, driver="numba", inputs={"X": good})
+    assert again.values["H"].tolist() == [1250] * 16 and not cache.failed
