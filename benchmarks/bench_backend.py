@@ -366,6 +366,22 @@ def competing_process(bound_s: float) -> Any:
         proc.wait()
 
 
+#: seconds of rounds the shared-machine column aims at: a row of a millisecond gets enough
+#: rounds for a stable median (3 rounds of 0.4 ms rows gave 1.6x and 1.9x on two runs)
+SHARED_SECONDS = 2.0
+
+
+def shared_rounds(round_s: float, rounds: int) -> int:
+    """Rounds of the shared-machine column: at least ``max(3, rounds // 2 + 1)``, and for
+    short rows as many as fill about :data:`SHARED_SECONDS` (at most 101).
+
+    >>> shared_rounds(1.0, 5), shared_rounds(0.05, 5), shared_rounds(0.0016, 5)
+    (3, 40, 101)
+    """
+    least = max(3, rounds // 2 + 1)
+    return max(least, min(101, int(SHARED_SECONDS / max(round_s, 1e-6))))
+
+
 def shared_machine(fns: dict[str, Callable[[], object]], quiet: dict[str, float], rounds: int) -> dict[str, Any]:
     """NumPy, the fused run and (where given) the hand-written loop, round-robin, while one
     competing process spins. The loop's speed-up over NumPy is the row's bound on the
@@ -529,7 +545,7 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
     shared = shared_machine({"numpy": fns["numpy"], "fusionlab": fns["fusionlab"],
                              "loop": _free_threads(lambda: refs.loop(*args))},
                             {"numpy": med["numpy"], "fusionlab": med["fusionlab"], "loop": med["loop"]},
-                            max(3, rounds // 2 + 1))
+                            shared_rounds(med["numpy"] + med["fusionlab"] + med["loop"], rounds))
     rel_err = {k: abs(v - values["numpy"]) / max(abs(values["numpy"]), 1e-300) for k, v in values.items()}
     loose = 1e-4 if name.endswith("f32") else 1e-6   # float32 rows: Numba computes in float64 (no NEP 50)
     for k, e in rel_err.items():
@@ -867,7 +883,8 @@ def report(data: dict[str, Any], elapsed_note: str) -> str:
         "",
         "After a row's rounds, NumPy and the fused run (compiled driver) are timed again, round-robin, while one "
         "other process spins on one of the cores (`while time.monotonic() < end: pass`, started and killed by the "
-        "script); rounds are not thrown away here. \"fused slowed\" is the fused median with the competitor over "
+        "script); rounds are not thrown away here, and a short row gets as many as fill about "
+        f"{SHARED_SECONDS:.0f} s (at least half the row's rounds, at most 101: `shared_rounds`). \"fused slowed\" is the fused median with the competitor over "
         "the one of the row's first rounds (whose speed-up over NumPy is \"speed-up\"); \"load before\" is the "
         "machine's load average (1 min) when the row started. Target (issue 13): at least 2x NumPy on the "
         "memory-bound rows (the \"bound\" column: rows limited by arithmetic, by a BLAS matrix product in every "
