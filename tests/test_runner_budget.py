@@ -24,6 +24,7 @@ from test_numba import CACHE
 # two loops rerolling folds (one run each), and a dead write (b's ones, overwritten unread)
 SOURCE = """
 import numpy as np
+from clocks import Ticks
 a = np.zeros((41, 3))
 r = np.arange(3.0)
 for k in range(40):
@@ -35,17 +36,6 @@ b = np.ones(8)
 b[:] = 0.5
 b[:3] += a[3]
 """
-
-
-class Ticks:
-    """An injected clock: one "second" per reading."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 def _plain() -> dict[str, Any]:

@@ -25,6 +25,7 @@ from fusionlab.capture import CaptureBudget, capture
 from fusionlab.jupyter import FuseResult
 from fusionlab.report import ReportParts, rewrite_notices
 from fusionlab.reroll import RerollRefusal, reroll
+from clocks import Ticks
 
 CELLS = Path(__file__).parent / "data" / "student_cells"
 NAMES = sorted(p.stem for p in CELLS.glob("*.py"))
@@ -43,17 +44,6 @@ def cell_source(name: str) -> str:
         text, n = re.subn(rf"^{key} = .*$", f"{key} = {value}", text, count=1, flags=re.M)
         assert n == 1, f"{name}: no line '{key} = ...' to make small"
     return text
-
-
-class Ticks:
-    """An injected clock: one "second" per reading."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 def _plain(source: str) -> tuple[dict[str, Any], type | None]:
