@@ -19,12 +19,12 @@ from fusionlab.execute import compare, run
 from fusionlab.execute import runner
 from fusionlab.execute.prepare import prepared_batches
 
+from clocks import Ticks
 from test_numba import CACHE
 
 # two loops rerolling folds (one run each), and a dead write (b's ones, overwritten unread)
 SOURCE = """
 import numpy as np
-from clocks import Ticks
 a = np.zeros((41, 3))
 r = np.arange(3.0)
 for k in range(40):
