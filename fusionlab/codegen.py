@@ -74,7 +74,8 @@ from .codegen_emit import (
     weak_result,
 )
 from .codegen_lanes import (
-    SplitUpdate, combine_split_parts, laned_extreme, laned_lines, row_laned, row_laned_lines, unrolled_chunk,
+    SplitUpdate, buffered_chunk, combine_split_parts, laned_extreme, laned_lines, row_laned, row_laned_lines,
+    unrolled_chunk,
 )
 from .codegen_layout import (
     CHUNK, SPLIT, FilterPlan, KernelLayout, KernelNames, Reduction, ReductionForm, Unsupported, canonical_names,
@@ -281,7 +282,7 @@ class _Emitter:
         self.stores: list[str] = []
         self.post: list[str] = []
         self.opening_tile: list[str] = []   # a contraction's BLAS tile, at the top of each block of rows
-        self.laned: list[tuple[int, Opcode]] = []   # extreme reductions accumulated in LANES lanes
+        self.laned: list[tuple[int, Opcode, str]] = []   # extreme reductions in LANES lanes (and their dtype)
         self.split_updates: list[SplitUpdate] = []   # reductions over axis 0 in a split kernel (row lanes)
         self.inner_accs: list[str] = []   # accumulators of the reductions over the innermost axis
 
@@ -595,7 +596,7 @@ class _Emitter:
         self.pre.append(f"{a}_part = np.empty({size}, dtype={_np_type(out.dtype)})")
         self.opening.append(f"{a} = {_identity(op, out.dtype)}")
         if not guard and laned_extreme(lay, op, out.dtype):   # selects in lanes (codegen_lanes)
-            self.laned.append((i, op))
+            self.laned.append((i, op, out.dtype))
             got = laned_lines(a, op, src, out.dtype, slot, comment)
             self.opening += got[0]
             self.body += got[1]
@@ -677,8 +678,9 @@ class _Emitter:
             lines.append(f"{indent}for chunk in {prange}(({extents[0]} + {u(_CHUNK - 1)}) // {u(_CHUNK)}):")
             lines += [f"{indent}    {x}" for x in self.opening]
             if self.laned:
-                return lines + [f"{indent}    {x}" for x in unrolled_chunk(
-                    self.body + self.stores, self.laned, extents[0], idx[0], u)]
+                chunk = buffered_chunk(self.body + self.stores, self.laned, extents[0], idx[0], u) or \
+                    unrolled_chunk(self.body + self.stores, self.laned, extents[0], idx[0], u)
+                return lines + [f"{indent}    {x}" for x in chunk]
             lines.append(f"{indent}    for {idx[0]} in range(chunk * {u(_CHUNK)}, min({extents[0]}, (chunk + {u(1)}) * {u(_CHUNK)})):")
             indent += "        "
         one_scan = bool(lay.scans) and lay.rank == 1

@@ -36,7 +36,7 @@ from .bytecode import OPCODES, Opcode, OpFamily
 from .codegen_emit import np_type
 from .codegen_layout import CHUNK, KernelLayout, ReductionForm
 
-__all__ = ["LANES", "laned_extreme", "laned_lines", "unrolled_chunk", "ROW_LANES", "SplitUpdate", "row_laned",
+__all__ = ["LANES", "laned_extreme", "laned_lines", "unrolled_chunk", "buffered_chunk", "ROW_LANES", "SplitUpdate", "row_laned",
            "combine_split_parts",
            "row_laned_lines"]
 
@@ -81,13 +81,13 @@ def laned_lines(a: str, op: Opcode, src: str, dtype: str, slot: str, comment: st
     return [f"{a}_n = False"], body, [f"{a}_part[{slot}] = {np_type(dtype)}(np.nan) if {a}_n else {a}"]
 
 
-def unrolled_chunk(body: Sequence[str], laned: Sequence[tuple[int, Opcode]], n: str, i: str,
+def unrolled_chunk(body: Sequence[str], laned: Sequence[tuple[int, Opcode, str]], n: str, i: str,
                    u: Callable[[int], str]) -> list[str]:
     """A chunk's loop (its ``body`` with the stores) unrolled :data:`LANES` times, each copy
     with its own accumulators of the ``laned`` reductions (instruction, opcode), the
     remainder in lane 0, then the lanes merged with the reduction's own combine. ``n`` is
     the loop's extent, ``i`` its index, ``u`` names an unsigned constant."""
-    names = [f"acc{k + 1}" for k, _ in laned]
+    names = [f"acc{k + 1}" for k, _, _ in laned]
     lines = [f"acc_lo = chunk * {u(CHUNK)}", f"acc_hi = min({n}, (chunk + {u(1)}) * {u(CHUNK)})",
              f"acc_mid = acc_hi - (acc_hi - acc_lo) % {u(LANES)}"]
     lines += [f"{a}{sfx}_l{k} = {a}{sfx}" for k in range(1, LANES) for a in names for sfx in ("", "_n")]
@@ -100,11 +100,78 @@ def unrolled_chunk(body: Sequence[str], laned: Sequence[tuple[int, Opcode]], n: 
         lines += [f"    {line}" for line in copy]
     lines.append(f"for {i} in range(acc_mid, acc_hi):  # the remainder, in lane 0")
     lines += [f"    {line}" for line in body]
-    for (k_ins, op), a in zip(laned, names):
+    return lines + _merged(laned, names)
+
+
+def _merged(laned: Sequence[tuple[int, Opcode, str]], names: Sequence[str]) -> list[str]:
+    """The lanes of each laned reduction merged into lane 0, with the reduction's combine."""
+    lines = []
+    for (k_ins, op, _), a in zip(laned, names):
         for k in range(1, LANES):
             lines += [f"{a} = " + OPCODES[op].combine.format(a=a, b=f"{a}_l{k}") + f"  # {k_ins + 1}: lane {k} merged",
                       f"{a}_n |= {a}_n_l{k}"]
     return lines
+
+
+def buffered_chunk(body: Sequence[str], laned: Sequence[tuple[int, Opcode, str]], n: str, i: str,
+                   u: Callable[[int], str]) -> list[str] | None:
+    """A chunk's loop in two: the ``body`` (with the stores) without the laned selects,
+    writing each laned reduction's element into a buffer of the chunk, then the lanes over
+    the buffers, :data:`LANES` elements at a time. The first loop has no select chain, so
+    LLVM vectorises what computes the elements (a division, a square root: scalar
+    ``vdivsd`` in :func:`unrolled_chunk`'s copies); the selects then read L1. The same
+    elements meet the same lanes in the same order: the result is :func:`unrolled_chunk`'s.
+    None when the body only loads the elements (nothing to vectorise: the plain unrolled
+    loop is faster) or a laned element is not a line of its own.
+
+    Measured on one thread, max |(x - m) / s| over 10^6 float64: 1.33 ms unrolled (21 scalar
+    divisions, none packed), 0.76 ms buffered.
+
+    >>> body = ["t = x[i0] / s[0]", "acc2_x = t", "acc2 = acc2_x if acc2_x > acc2 else acc2",
+    ...         "acc2_n |= acc2_x != acc2_x"]
+    >>> lines = buffered_chunk(body, [(1, Opcode.MAXIMUM_REDUCE, "float64")], "n0", "i0", lambda k: f"u{k}")
+    >>> print("\\n".join(lines[4:9]))
+    for i0 in range(acc_lo, acc_hi):
+        t = x[i0] / s[0]
+        acc2_buf[i0 - acc_lo] = t
+    acc2_l1 = acc2
+    acc2_n_l1 = acc2_n
+    >>> buffered_chunk(["acc2_x = x[i0]"] + body[2:], [(1, Opcode.MAXIMUM_REDUCE, "float64")], "n0", "i0",
+    ...                lambda k: f"u{k}") is None
+    True
+    """
+    names = [f"acc{k + 1}" for k, _, _ in laned]
+    elements: dict[str, str] = {}
+    lane_lines: list[str] = []
+    rest: list[str] = []
+    for line in body:
+        owner = next((a for a in names if line.startswith((f"{a}_x = ", f"{a} = {a}_x if ", f"{a}_n |= "))), None)
+        if owner is None:
+            rest.append(line)
+        elif line.startswith(f"{owner}_x = "):
+            elements[owner] = line[len(f"{owner}_x = "):]
+        else:
+            lane_lines.append(line)
+    if len(elements) != len(names) or (not rest and all(re.fullmatch(rf"\w+\[{i}\]", e) for e in elements.values())):
+        return None
+    lines = [f"acc_lo = chunk * {u(CHUNK)}", f"acc_hi = min({n}, (chunk + {u(1)}) * {u(CHUNK)})",
+             f"acc_mid = acc_hi - (acc_hi - acc_lo) % {u(LANES)}"]
+    lines += [f"{a}_buf = np.empty({CHUNK}, dtype={np_type(dt)})  # {k + 1}: the chunk's elements"
+              for (k, _, dt), a in zip(laned, names)]
+    lines.append(f"for {i} in range(acc_lo, acc_hi):")
+    lines += [f"    {line}" for line in rest]
+    lines += [f"    {a}_buf[{i} - acc_lo] = {elements[a]}" for a in names]
+    lines += [f"{a}{sfx}_l{k} = {a}{sfx}" for k in range(1, LANES) for a in names for sfx in ("", "_n")]
+    lines.append(f"for acc_ib in range(acc_lo, acc_mid, {u(LANES)}):")
+    for k in range(LANES):
+        at = "acc_ib - acc_lo" + (f" + {u(k)}" if k else "")
+        copy = [f"{a}_x = {a}_buf[{at}]" for a in names] + lane_lines
+        for a in names if k else ():
+            copy = [re.sub(rf"\b({a}(?:_n|_x)?)\b", rf"\1_l{k}", line) for line in copy]
+        lines += [f"    {line}" for line in copy]
+    lines.append("for acc_ib in range(acc_mid, acc_hi):  # the remainder, in lane 0")
+    lines += [f"    {line}" for line in [f"{a}_x = {a}_buf[acc_ib - acc_lo]" for a in names] + lane_lines]
+    return lines + _merged(laned, names)
 
 
 # --------------------------------------------------------------------------- row lanes

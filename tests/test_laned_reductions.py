@@ -42,7 +42,12 @@ def test_float_extremes_are_laned_and_others_are_not():
         assert f"{acc}_l{LANES - 1} = {acc}_x_l{LANES - 1} if" in source
         assert f"{acc}_n |= {acc}_n_l{LANES - 1}" in source
         assert f"{acc} = np.minimum({acc}, x" not in source and f"{acc} = np.maximum({acc}, x" not in source
-    assert source.count("d[i0] = ") == LANES + 1   # the stored map: once per copy and in the remainder
+    # the body computes a map (d): buffered (codegen_lanes.buffered_chunk): the map and the
+    # elements in one loop of their own, the lanes reading the chunk's buffers
+    assert source.count("d[i0] = ") == 1 and f"acc5_x_l{LANES - 1} = acc5_buf[acc_ib - acc_lo + u{LANES - 1}]" in source
+    plain = parse("ARRAY x float64[10000]\nARRAY lo float64[]\nMINIMUM_REDUCE lo, x, axis=None\nSYNC lo\n")
+    loads = get_kernel(plain, [0, 1]).source   # only loads: unrolled as before, no buffer
+    assert "_buf" not in loads and loads.count("acc1_x_l3 = x[i0]") == 1
     ints = parse("ARRAY x int64[10000]\nARRAY lo int64[]\nMINIMUM_REDUCE lo, x, axis=None\nSYNC lo\n")
     assert "_l1" not in get_kernel(ints, [0, 1]).source   # no NaN, no branches: one accumulator
     sums = parse("ARRAY x float64[10000]\nARRAY s float64[]\nADD_REDUCE s, x, axis=None\nSYNC s\n")
