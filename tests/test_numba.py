@@ -270,7 +270,10 @@ def test_freed_memory_is_reused_and_results_stay_right():
     storage = Storage(cap.inputs)
     from fusionlab.execute.runner import _plans
     from fusionlab.partition import MergeCache
-    plans = _plans(cap.batches, "greedy", "bohrium", 0, None, MergeCache())
+    # every array kept until its DEL as captured (none freed early, fusionlab.deadbases: k
+    # would then never be allocated), so each iteration's k is freed in the next batch
+    kept = {b.name for batch in cap.batches for b in batch.bases}
+    plans = _plans(cap.batches, "greedy", "bohrium", 0, None, MergeCache(), keep=kept)
     for p in plans:
         run_plan(p, storage, cap.externals, CACHE)
     assert storage.pool   # k of an earlier iteration, kept for the next
@@ -281,6 +284,7 @@ def test_freed_memory_is_reused_and_results_stay_right():
 def test_compare_sets_the_time_models_prediction_beside_each_measured_run():
     """Issue 16: every fused record carries what the ``time`` model predicts for exactly the
     partition it timed (this machine's calibration, or the defaults); NumPy's row none."""
+    from fusionlab.deadbases import free_early
     from fusionlab.partition import partition as partition_of
     from fusionlab.timemodel import load_figures, predict_seconds
 
@@ -288,8 +292,10 @@ def test_compare_sets_the_time_models_prediction_beside_each_measured_run():
         cap = capture(WORKLOADS["fig1_loops"].script("tiny"), {})
     records = compare(cap, ["linear", "greedy"], ["bohrium"], repeat=1, cache=CACHE, min_size=0)
     assert records[0].predicted_seconds is None
+    # the rows partition the batches with their arrays freed early (fusionlab.deadbases)
+    batches = free_early(cap.batches, set(cap.inputs)).batches
     for r in records[1:]:
-        blocks = [partition_of(b, r.algorithm, "bohrium").blocks for b in cap.batches]
-        want = predict_seconds(cap.batches, blocks, load_figures(), 0, opaque_seconds=cap.externals.seconds)
+        blocks = [partition_of(b, r.algorithm, "bohrium").blocks for b in batches]
+        want = predict_seconds(batches, blocks, load_figures(), 0, opaque_seconds=cap.externals.seconds)
         assert r.predicted_seconds == pytest.approx(want) and r.predicted_seconds > 0
         assert r.to_dict()["predicted_seconds"] == r.predicted_seconds
