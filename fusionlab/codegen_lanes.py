@@ -241,7 +241,7 @@ def row_laned(layout: KernelLayout, updates: Sequence[SplitUpdate]) -> bool:
     ok = {ReductionForm.SPLIT, ReductionForm.INNER, ReductionForm.DEAD}
     return (bool(updates) and len(updates) == len(split) and layout.split and layout.rank >= 2
             and layout.filters is None and not layout.scans and layout.contraction is None and not layout.tiled
-            and not layout.chunked and not layout.two_pass and not layout.randoms
+            and not layout.chunked and not layout.two_pass
             and all(r.form in ok and layout.instruction(r.index).opcode not in OpFamily.ARG_REDUCTION
                     for r in layout.reductions)
             and not any(ins.opcode in OpFamily.HISTOGRAM for ins in layout.instructions))

@@ -152,3 +152,22 @@ def test_the_ranges_a_kernel_computes_are_its_layouts(rows, cols):
     env = {"n0": rows, "n1": cols, **{f"u{v}": v for v in (1, 32, 64, 65536)}}
     assert eval(expr, env) == k.parallel_iterations == split_ranges(rows, rows * cols)
     assert 1 <= k.parallel_iterations <= min(rows, 64)
+
+
+@pytest.mark.parametrize("shape", [(1000, 2000), (67, 33), (5, 3)])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_recorded_draw_reduced_in_its_own_kernel_takes_rows_in_lanes(shape, dtype):
+    # the draw freed early (fusionlab.deadbases): its values are the kernel's random
+    # argument, read in place, and both reductions take its rows four at a time
+    source = (f"import numpy as np\nx = np.random.default_rng(3).random({shape}, dtype=np.{dtype})\n"
+              "r = x.sum(axis=1)\nc = x.sum(axis=0)\ns = float(r.max() + c.max())\ndel x\n")
+    with redirect_stdout(io.StringIO()):
+        cap = capture(source, {})
+    got = run(cap, "greedy", check=True, cache=CACHE, min_size=0, driver="numba")
+    assert got.check is None or got.check.ok, got.check
+    x = np.random.default_rng(3).random(shape, dtype=dtype)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(got.values["r"], x.sum(axis=1), rtol=tol)
+    np.testing.assert_allclose(got.values["c"], x.sum(axis=0), rtol=tol)
+    kernels = [b.kernel.source for p in got.plans for b in p.blocks if b.kernel is not None]
+    assert [k for k in kernels if "rnd0[i0_r3, i1]" in k and "r_mid" in k], kernels
