@@ -133,7 +133,7 @@ def test_a_row_over_the_plan_budget_says_how_far_fusionlab_got(monkeypatch: pyte
 
     cap, plans = bench_backend.capture_and_plan("lu_rows", "tiny", 0)  # no limit
     assert len(plans) == len(cap.batches) > 1
-    def slow_plans(*args: Any) -> list[Any]:  # a partition that takes long, and absorbs its errors
+    def slow_plans(*args: Any, **kwargs: Any) -> list[Any]:  # a partition that takes long, and absorbs its errors
         for _ in range(300):
             try:
                 time.sleep(0.1)
