@@ -161,8 +161,8 @@ WHY: dict[str, str] = {
                           "made twice (for the mean, and inside `std`), and the histogram's arrays have `bins` "
                           "elements, below min_size. One thread, medium, wall time of the kernels (load 1-2): the "
                           "counting kernel 1.75 -> 1.30 ms, the max|z| kernel 1.33 -> 0.6-0.7 ms; the whole run "
-                          "with one competing process 3.6x NumPy (benchmarks' own rounds, 2026-11-25 02:03 UTC, "
-                          "before this table's rerun)",
+                          "with one competing process 3.6x NumPy at medium (the benchmark's variants round-robin, "
+                          "21 rounds, in a script of 2026-11-25 02:03 UTC; 2.1x before these changes)",
     "covariance_shrinkage": "its work is one matmul (`xc.T @ xc`, BLAS in every variant: a CONTRACT run as NumPy's "
                             "own call here, a library kernel) and steps on a features x features matrix, below "
                             "min_size",
