@@ -149,10 +149,13 @@ def buffered_chunk(body: Sequence[str], laned: Sequence[tuple[int, Opcode, str]]
         if owner is None:
             rest.append(line)
         elif line.startswith(f"{owner}_x = "):
+            # buffered where it stood: a later line of the body may write what it reads
             elements[owner] = line[len(f"{owner}_x = "):]
+            rest.append(f"{owner}_buf[{i} - acc_lo] = {elements[owner]}")
         else:
             lane_lines.append(line)
-    if len(elements) != len(names) or (not rest and all(re.fullmatch(rf"\w+\[{i}\]", e) for e in elements.values())):
+    if len(elements) != len(names) or (len(rest) == len(names) and all(re.fullmatch(rf"\w+\[{i}\]", e)
+                                                                      for e in elements.values())):
         return None
     lines = [f"acc_lo = chunk * {u(CHUNK)}", f"acc_hi = min({n}, (chunk + {u(1)}) * {u(CHUNK)})",
              f"acc_mid = acc_hi - (acc_hi - acc_lo) % {u(LANES)}"]
@@ -160,7 +163,6 @@ def buffered_chunk(body: Sequence[str], laned: Sequence[tuple[int, Opcode, str]]
               for (k, _, dt), a in zip(laned, names)]
     lines.append(f"for {i} in range(acc_lo, acc_hi):")
     lines += [f"    {line}" for line in rest]
-    lines += [f"    {a}_buf[{i} - acc_lo] = {elements[a]}" for a in names]
     lines += [f"{a}{sfx}_l{k} = {a}{sfx}" for k in range(1, LANES) for a in names for sfx in ("", "_n")]
     lines.append(f"for acc_ib in range(acc_lo, acc_mid, {u(LANES)}):")
     for k in range(LANES):

@@ -86,3 +86,28 @@ def test_a_nan_in_any_lane_or_the_remainder_gives_nan(position):
     x[position] = np.inf   # an infinity is an ordinary extreme
     got = _run(x, 0.0, parallel=True)
     assert got["lo"].item() == x.min() and got["hi"].item() == np.inf and got["top"].item() == np.inf
+
+
+@pytest.mark.parametrize("n", [3, 4, 10_001])
+@pytest.mark.parametrize("driver", ["python", "numba"])
+def test_a_buffered_element_is_read_before_the_body_writes_it(n, driver):
+    # found by test_driver's random programs: the max of `a` shares a kernel with a masked
+    # write of `a` later in the body; the buffer must take the element where the body read
+    # it, not after the write (a buffered chunk, codegen_lanes.buffered_chunk)
+    import io
+    from contextlib import redirect_stdout
+
+    from fusionlab.capture import capture
+    from fusionlab.execute.runner import run
+
+    source = (f"import numpy as np\na = np.random.default_rng(0).random({n}) + 0.5\n"
+              "v2 = a / (np.abs(a) + 1.0)\nv3 = a.max()\na[a > 1.0] = 0.25\nv9 = a / (np.abs(a) + 1.0)\n")
+    with redirect_stdout(io.StringIO()):
+        cap = capture(source, {})
+    r = run(cap, "greedy", check=True, cache=CACHE, min_size=0, driver=driver)
+    assert r.max_abs_error == 0.0
+    want: dict = {}
+    exec(source, want)
+    assert float(r.values["v3"]) == float(want["v3"])
+    kernels = [b.kernel.source for p in r.plans for b in p.blocks if b.kernel is not None]
+    assert any("_buf[i0 - acc_lo] = " in k for k in kernels), kernels   # the buffered form ran
