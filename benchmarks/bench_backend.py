@@ -177,13 +177,13 @@ WHY: dict[str, str] = {
                     "without a SIMD `exp` reaches NumPy, the hand-written loop neither (1.0x under the competitor); "
                     "the fused run is three kernels (row maxima; `exp` and its row sums, storing `e`; the division) "
                     "where the loop does a row in one",
-    "row_col_sums": "one pass over `x` (row sums in registers, column sums into per-range partial rows, four rows "
-                    "at a time: codegen_lanes' row lanes) where NumPy makes two. On one thread (CPU time, medians "
-                    "of 21 rounds interleaved with NumPy, load 8-17) the fused run is 1.61x NumPy at medium (1.27x "
-                    "before the row lanes) and the hand-written loop 1.71x; the kernel alone takes 0.61 ms against "
-                    "NumPy's 1.20 (2.0x), its `x` (16 MB) inside the last-level cache, where the driver's call and "
-                    "the partial rows' combination are the rest; at large 1.96x (1.42x before; one read pass over "
-                    "`x` takes 3.7 ms at 34 GB/s on one core, NumPy 3.8 + 7.3 ms)",
+    "row_col_sums": "one pass over `x` (row sums in registers, column sums into per-range partial rows, eight rows "
+                    "at a time: codegen_lanes' row lanes) where NumPy makes two, so on one free core the row's "
+                    "ceiling is about twice NumPy, less the driver's call and the partial rows' combination. With "
+                    "the competitor (three runs of 101 rounds, one thread): the kernel alone 0.29-0.30 ms at medium "
+                    "(0.39-0.42 with four rows), the fused run 0.33-0.34 against NumPy's 0.75-0.78 (2.3x); at large "
+                    "5.2 ms (one read pass over 128 MB at 25 GB/s on one core), the fused run 5.5-5.9 against "
+                    "NumPy's 11.5-12.0 (2.0-2.1x)",
     "cumsum_map": "the maps feeding the 1-D scan run in strips of 512 elements in a loop of their own, which LLVM "
                   "vectorises (fusionlab/codegen_strip.py), the sine there a polynomial within 2 ulp of libm's "
                   "(libm for a strip with |x| > 2**24, inf or nan); with one thread the scan runs serially in one "

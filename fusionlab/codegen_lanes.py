@@ -196,8 +196,11 @@ def combine_split_parts(op: Opcode, a: str, out: str, extents: Sequence[str], pa
 
 
 
-#: rows of a split range taken together when a kernel reduces over axis 0
-ROW_LANES = 4
+#: rows of a split range taken together when a kernel reduces over axis 0. Eight, not four:
+#: one thread, 1000 x 2000 row and column sums, 0.39-0.42 -> 0.29-0.30 ms with a competing
+#: process on the other core (0.31 -> 0.28 quiet on a hand-written copy; six rows 0.29);
+#: 4000 x 4000, 5.5 -> 5.2 ms (docs/semantics.md, "Row lanes and split ranges")
+ROW_LANES = 8
 
 
 @dataclass(frozen=True)
@@ -222,8 +225,9 @@ def row_laned(layout: KernelLayout, updates: Sequence[SplitUpdate]) -> bool:
     4000 x 4000 ``x.sum(axis=0)`` that is a load and a store per element beside the input's
     load, and the 32 KB row does not stay in L1 beside the input stream (7.5 ms on one
     thread, where the input alone streams in 3.8). Four rows summed pairwise, then added
-    to the partial row, take it to 5.1 ms. Rows are independent in a kernel (overlapping
-    views that are not identical never share one, :mod:`fusionlab.legality`), so only the
+    to the partial row, take it to 5.1 ms; eight a little less (:data:`ROW_LANES`). Rows
+    are independent in a kernel (overlapping views that are not identical never share
+    one, :mod:`fusionlab.legality`), so only the
     order of the combining changes: pairwise, which for a float sum is what NumPy's own
     pairwise summation does along rows, and exact for minimum, maximum and integers.
 
@@ -265,9 +269,9 @@ def row_laned_lines(body: Sequence[str], stores: Sequence[str], inner_open: Sequ
     >>> lines = row_laned_lines(["acc2 = acc2 + x[i0, i1]", "acc3_part[sp, i1] = acc3_part[sp, i1] + x[i0, i1]"],
     ...                         [], ["acc2 = np.float64(0)"], ["r[i0] = acc2"], [upd], ["acc2"],
     ...                         ["i0", "i1"], ["n0", "n1"], [1], lambda k: f"u{k}")
-    >>> [x.strip() for x in lines if "acc3_part" in x]   # four rows, then the remaining rows one by one
-    ['acc3_part[sp, i1] = acc3_part[sp, i1] + ((acc3_r0 + acc3_r1) + (acc3_r2 + acc3_r3))', \
-'acc3_part[sp, i1] = acc3_part[sp, i1] + x[i0, i1]']
+    >>> [x.strip() for x in lines if "acc3_part" in x]   # eight rows, then the remaining rows one by one
+    ['acc3_part[sp, i1] = acc3_part[sp, i1] + (((acc3_r0 + acc3_r1) + (acc3_r2 + acc3_r3)) + \
+((acc3_r4 + acc3_r5) + (acc3_r6 + acc3_r7)))', 'acc3_part[sp, i1] = acc3_part[sp, i1] + x[i0, i1]']
     >>> [x.strip() for x in lines if x.strip().startswith("r[")][:2]
     ['r[i0] = acc2', 'r[i0_r1] = acc2_r1']
     """

@@ -50,7 +50,10 @@ def test_axis_0_reductions_take_rows_in_lanes():
     source = get_kernel(parse(_program(1000, 300)), [0, 1, 2]).source
     assert f"range(r_lo, r_mid, u{ROW_LANES})" in source
     # one update of the partial row per ROW_LANES rows, the copies' elements pairwise
-    assert "acc3_part[sp, i1] = acc3_part[sp, i1] + ((acc3_r0 + acc3_r1) + (acc3_r2 + acc3_r3))" in source
+    terms = [f"acc3_r{k}" for k in range(ROW_LANES)]
+    while len(terms) > 1:   # pairwise: ((r0 + r1) + (r2 + r3)) + ...
+        terms = [f"({terms[j]} + {terms[j + 1]})" for j in range(0, len(terms), 2)]
+    assert f"acc3_part[sp, i1] = acc3_part[sp, i1] + {terms[0]}" in source
     assert source.count("acc3_part[sp, i1] = ") == 2   # the lanes and the remaining rows
     for k in range(1, ROW_LANES):   # each copy: its own row and its own row-sum accumulator
         assert f"i0_r{k} = i0 + u{k}" in source
