@@ -107,7 +107,7 @@ class RerollRefusal(enum.Enum):
     NOT_DATA_PARALLEL = "a rerolled instruction would read a view overlapping its output without being it (Def. 11)"
     TOO_LARGE_TO_CHECK = f"the views meet and have more than {MAX_CHECKED_ELEMENTS} elements to compare"
     BUDGET = f"more than {MAX_ATTEMPTS} candidate runs in one pass (the pass's budget)"
-    TIME_BUDGET = "rerolling stopped at its time budget: from here on the batch is explored as captured"
+    TIME_BUDGET = "rerolling stopped at its time budget: from here on the batch stays as captured"
 
 
 @dataclass(frozen=True)
@@ -174,7 +174,7 @@ class Reroll:
         cut = next((r for r in self.refusals if r.reason is RerollRefusal.TIME_BUDGET), None)
         if cut is not None:
             lines.append(f"rerolling stopped at its time budget{f' ({cut.detail})' if cut.detail else ''} at "
-                         f"captured instruction {cut.start + 1}: the rest of the batch is explored as captured "
+                         f"captured instruction {cut.start + 1}: the rest of the batch stays as captured "
                          "(a larger --budget rerolls more; --no-reroll skips rerolling)")
         by_reason = Counter(r.reason for r in self.refusals if r.reason is not RerollRefusal.TIME_BUDGET)
         for reason, n in by_reason.most_common():
