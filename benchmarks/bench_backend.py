@@ -79,7 +79,7 @@ WORKLOAD_NAMES = ["black_scholes", "heat_equation", "leibnitz_pi", "rosenbrock",
 GROUPS = {"paper": WORKLOAD_NAMES, "corpus": CORPUS_ROWS, "combinators": list(COMBINATOR_WORKLOADS)}
 #: the rows of a run without ``--rows`` (``make bench``): every paper workload, corpus program and combinator row
 DEFAULT_ROWS = "paper,corpus,combinators"
-#: rows whose fused kernels are limited by arithmetic (scalar exp/log/pow, divisions;
+#: rows whose fused kernels are limited by arithmetic (exp and log polynomials, pow, divisions;
 #: covariance's matmul), not by memory traffic; the shared-machine target (2x NumPy with a
 #: competing process) is for the others, the memory-bound rows. The n-body pairs are
 #: memory-bound since their `** -1.5` is a square root and a division (a `pow` call before):
@@ -131,8 +131,9 @@ WHY: dict[str, str] = {
                        "their own (33 kernel calls a run, 10 distinct), and the kernels' own traffic: 7.7 of 10.3 ms in "
                        "kernels at medium, 96.3 of 101.6 ms at large, where the loop takes 56.3 in all; the loop swaps "
                        "two buffers whose walls never change, one pass a sweep"),
-    "asian_option_mc": "arithmetic-bound on `exp`: the kernels call a scalar `exp` (no SVML in this llvmlite "
-                       "build) where NumPy's `exp` is SIMD; fusion saves memory traffic this row does not lack",
+    "asian_option_mc": "arithmetic-bound on `exp` of every draw: float64 `exp` is a polynomial the kernels' loops "
+                       "vectorise (fusionlab.codegen_math; libm's scalar `exp` before: 1.2x / 1.4x NumPy, 0.6x / 0.7x "
+                       "with the competitor), as NumPy's is SIMD; fusion saves memory traffic this row does not lack",
     "black_scholes_f32": "arithmetic-bound on float32 `exp`, `log` and `sqrt`, scalar calls in the kernels (no SVML), "
                          "SIMD in NumPy",
     "particles_box": "its masked assignments (`x[low] = -x[low]`: fancy indexing and an indexed assignment, twelve "
@@ -171,12 +172,11 @@ WHY: dict[str, str] = {
                       "written by the first and read by the second (`weight`, rebound by the next step after its "
                       "SYNC, is freed early and no longer stored: fusionlab.deadbases), where the loop keeps every "
                       "pair in registers",
-    "softmax_rows": "arithmetic-bound on `exp`: on one thread the kernels' scalar `exp` of the 2,000,000 elements "
-                    "(medium) took 16.9 ms where NumPy's SIMD `np.exp` took 5.7 ms (same process, round-robin, "
-                    "9 rounds, load 7), more than NumPy's whole softmax (9.3 ms quiet): with one core left no kernel "
-                    "without a SIMD `exp` reaches NumPy, the hand-written loop neither (1.0x under the competitor); "
-                    "the fused run is three kernels (row maxima; `exp` and its row sums, storing `e`; the division) "
-                    "where the loop does a row in one",
+    "softmax_rows": "arithmetic-bound on `exp`: float64 `exp` is a polynomial the kernels' loops vectorise "
+                    "(fusionlab.codegen_math; with libm's scalar `exp` the row was 1.4x / 1.3x NumPy, 0.6x / 0.7x with "
+                    "the competitor, where NumPy's SIMD `np.exp` alone took a third of the kernels' `exp` time); the "
+                    "fused run is three kernels (row maxima; `exp` and its row sums, storing `e`; the division) where "
+                    "the loop does a row in one",
     "row_col_sums": "one pass over `x` (row sums in registers, column sums into per-range partial rows, eight rows "
                     "at a time: codegen_lanes' row lanes) where NumPy makes two, so on one free core the row's "
                     "ceiling is about twice NumPy, less the driver's call and the partial rows' combination. With "

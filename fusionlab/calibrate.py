@@ -43,6 +43,7 @@ from typing import Any, Callable, Sequence
 import numba
 import numpy as np
 
+from .execute.intrinsics import kernel_exp, kernel_log
 from .timemodel import (
     DTYPES, FAMILIES, MachineFigures, cpu_model, last_level_cache_bytes, machine_path,
 )
@@ -126,14 +127,14 @@ def _chain_par(a: np.ndarray, out: np.ndarray, c: np.ndarray, family: int) -> No
             x = a[i]
             s = x * 0
             for r in range(_REPS):
-                s += np.exp(x + c[6 + r])
+                s += kernel_exp(x + c[6 + r])   # as the kernels compute it (float64: codegen_math)
             out[i] = s
     elif family == 2:
         for i in numba.prange(n):
             x = a[i]
             s = x * 0
             for r in range(_REPS):
-                s += np.log(x + c[6 + r])
+                s += kernel_log(x + c[6 + r])
             out[i] = s
     elif family == 3:
         for i in numba.prange(n):
@@ -186,14 +187,14 @@ def _chain_ser(a: np.ndarray, out: np.ndarray, c: np.ndarray, family: int) -> No
             x = a[i]
             s = x * 0
             for r in range(_REPS):
-                s += np.exp(x + c[6 + r])
+                s += kernel_exp(x + c[6 + r])   # as the kernels compute it (float64: codegen_math)
             out[i] = s
     elif family == 2:
         for i in range(n):
             x = a[i]
             s = x * 0
             for r in range(_REPS):
-                s += np.log(x + c[6 + r])
+                s += kernel_log(x + c[6 + r])
             out[i] = s
     elif family == 3:
         for i in range(n):

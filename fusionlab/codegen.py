@@ -82,6 +82,7 @@ from .codegen_layout import (
     display_names, filter_plan, gather_sources, get_kernel_layout, safe_name, split_ranges_source,
 )
 from .codegen_power import literal_power, power_expression
+from .codegen_math import math_helpers_in, vector_math
 from .codegen_strip import (STRIP, EmittedScan, StripParts, carry_lines, chunk_strip_lines, identity_text,
                             kernel_helpers, split_for_strips, strip_lines, vector_call)
 from .text import format_instruction, format_view
@@ -235,8 +236,11 @@ def _scalar_expression(ins: Instruction, ops: Sequence[str], loop: tuple[np.dtyp
     in NumPy's loop dtype)."""
     op = ins.opcode
     power = literal_power(ins, loop)
+    vector = vector_math(op, ops, loop)
     if power is not None:   # no scalar pow call: products or sqrt (codegen_power)
         expr = power_expression(ops[0], power, loop[0])   # type: ignore[index]
+    elif vector is not None:   # no libm call: a polynomial the loop vectorises (codegen_math)
+        expr = vector
     elif OPCODES[op].numba is not None:   # an element-wise opcode: the table's expression
         expr = OPCODES[op].scalar(ops, None if loop is None else loop[0])
     else:  # pragma: no cover - families are exhausted by get_kernel_layout's checks
@@ -645,7 +649,8 @@ class _Emitter:
             lines.append(f"    {', '.join(f'u{k}' for k in ks)} = {', '.join(f'np.uint64({k})' for k in ks)}"
                          "  # unsigned offsets: no negative-index checks")
         kernel = "\n".join(lines + setup + [f"    {p}" for p in self.pre] + nest)
-        return "".join(h + "\n\n" for h in kernel_helpers(self.lay.instructions, kernel)) + kernel
+        helpers = kernel_helpers(self.lay.instructions, kernel) + math_helpers_in(kernel)
+        return "".join(h + "\n\n" for h in helpers) + kernel
 
     def argument_comments(self) -> list[str]:
         """One comment per argument: the view it is, or the whole base it indexes."""

@@ -1,6 +1,6 @@
-"""Reductions over axis 0 in a split kernel take their rows four at a time (row lanes,
-``fusionlab.codegen_lanes``): each copy of the body has its own row and its own row-sum
-accumulators, and the partial row is read and written once per four rows. Checked for
+"""Reductions over axis 0 in a split kernel take their rows ``ROW_LANES`` (eight) at a time
+(row lanes, ``fusionlab.codegen_lanes``): each copy of the body has its own row and its own
+row-sum accumulators, and the partial row is read and written once per ``ROW_LANES`` rows. Checked for
 structure (which kernels are laned, which are not) and against NumPy on shapes around the
 lanes and the split ranges, with NaN and infinities, empty and one-row inputs, float32 and
 integer dtypes, and non-contiguous views captured from Python."""

@@ -1,8 +1,9 @@
-"""Float64 ``exp`` in kernels is a polynomial the loop vectorises (``fusionlab.codegen_math``):
-kernels call ``_vexp`` for float64 and libm for float32; its values are within 1 ULP of
-NumPy's and equal to them at the special values (NaN, infinities, signed zeros, overflow,
-subnormal results, underflow to zero), under serial and parallel kernels, inside a fused
-reduction, and through ``run`` on captured code; the compiled loop is vectorised."""
+"""Float64 ``exp`` and ``log`` in kernels are polynomials the loop vectorises
+(``fusionlab.codegen_math``): kernels call ``_vexp``/``_vlog`` for float64 and libm for
+float32; their values are within 1 ULP of NumPy's and equal to them at the special values
+(NaN, infinities, signed zeros, overflow, subnormals, underflow to zero, negatives), under
+serial and parallel kernels, inside a fused reduction, and through ``run`` on captured
+code; the compiled loops are vectorised."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from fusionlab import parse
 from fusionlab.capture import capture
 from fusionlab.codegen import get_kernel
-from fusionlab.codegen_math import EXP_HELPER
+from fusionlab.codegen_math import EXP_HELPER, LOG_HELPER
 from fusionlab.execute.numba_backend import plan, run_plan
 from fusionlab.execute.reference import Externals, Storage
 from fusionlab.execute.runner import run
@@ -29,14 +30,18 @@ SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 709.78, 709.7827128933841, 709.79
            -740.0, -745.13, -745.14, -1000.0, -1000.5, 1000.5, 1e-310, -1e-310, 5e-324, 1e300, -1e300]
 
 
-def _program(n: int, dtype: str = "float64") -> str:
-    # the exponentials stored, and their sum: a map and a reduction in one kernel
+LOG_SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 5e-324, 1e-310, 2.2250738585072014e-308,
+               2.225e-308, 1.7976931348623157e308, 0.5, 2.0, 1.0000000000000002, 0.9999999999999999, -1e-310]
+
+
+def _program(n: int, dtype: str = "float64", op: str = "EXP") -> str:
+    # the function's values stored, and their sum: a map and a reduction in one kernel
     return (f"ARRAY x {dtype}[{n}]\nARRAY y {dtype}[{n}]\nARRAY s {dtype}[]\n"
-            "EXP y, x\nADD_REDUCE s, y, axis=None\nSYNC y\nSYNC s\n")
+            f"{op} y, x\nADD_REDUCE s, y, axis=None\nSYNC y\nSYNC s\n")
 
 
-def _run(x: np.ndarray, parallel: bool) -> dict[str, np.ndarray]:
-    program = parse(_program(x.size, x.dtype.name))
+def _run(x: np.ndarray, parallel: bool, op: str = "EXP") -> dict[str, np.ndarray]:
+    program = parse(_program(x.size, x.dtype.name, op))
     p = plan(program, [list(range(len(program)))], min_size=0 if parallel else 1 << 40)
     assert p.blocks[0].kernel is not None, p.blocks[0].reason
     return run_plan(p, Storage({"x": x}), Externals(), CACHE)
@@ -53,6 +58,34 @@ def test_float64_exp_calls_the_polynomial_and_float32_calls_libm():
     assert "def _vexp(d):" in f64 and "from fusionlab.execute.intrinsics import float64_from_bits" in f64
     f32 = get_kernel(parse(_program(1000, "float32")), [0, 1, 2, 3]).source
     assert "np.exp(" in f32 and "_vexp" not in f32
+    log64 = get_kernel(parse(_program(1000, op="LOG")), [0, 1, 2, 3]).source
+    assert "y[i0] = _vlog(x[i0])" in log64 and "def _vlog(x):" in log64 and "_vexp" not in log64
+    assert "np.log(" in get_kernel(parse(_program(1000, "float32", "LOG")), [0, 1, 2, 3]).source
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_log_special_values_are_numpys(parallel):
+    x = np.array(LOG_SPECIAL * 3)
+    got = _run(x, parallel, "LOG")["y"].reshape(x.shape)
+    with np.errstate(all="ignore"):
+        want = np.log(x)
+    exact = np.isnan(want) | np.isinf(want) | (want == 0)
+    assert np.array_equal(got[exact], want[exact], equal_nan=True), (x[exact], got[exact], want[exact])
+    assert _within_one_ulp(got, want).all(), (x, got - want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.sampled_from([1, 3, 8, 9, 4097, 20_001]), decades=st.sampled_from([0.01, 1.0, 30.0, 300.0]),
+       seed=st.integers(0, 2**16), parallel=st.booleans(),
+       specials=st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(LOG_SPECIAL)), max_size=4))
+def test_log_kernels_equal_numpy_within_one_ulp(n, decades, seed, parallel, specials):
+    x = 10.0 ** np.random.default_rng(seed).uniform(-decades, decades, n)   # positive, many magnitudes
+    for at, value in specials:
+        x[at % n] = value
+    got = _run(x, parallel, "LOG")
+    with np.errstate(all="ignore"):
+        y = np.log(x)
+    assert _within_one_ulp(got["y"].reshape(n), y).all()
 
 
 @pytest.mark.parametrize("parallel", [False, True])
@@ -88,23 +121,25 @@ def test_exp_kernels_equal_numpy_within_one_ulp(n, scale, seed, parallel, specia
         assert s == want or (np.isnan(s) and np.isnan(want))
 
 
-def test_the_compiled_loop_is_vectorised():
+@pytest.mark.parametrize("helper, name, fn", [(EXP_HELPER, "_vexp", np.exp), (LOG_HELPER, "_vlog", np.log)])
+def test_the_compiled_loop_is_vectorised(helper, name, fn):
     ns: dict = {}
-    exec(EXP_HELPER, ns)
+    exec(helper, ns)
+    call = ns[name]
 
     @numba.njit(error_model="numpy", fastmath={"reassoc"})
     def loop(x, y):  # the serial kernel's shape: a loop calling the helper
         for i in range(x.size):
-            y[i] = vexp(x[i])
+            y[i] = call(x[i])
 
-    vexp = ns["_vexp"]
-    x = np.linspace(-5.0, 5.0, 1001)
+    x = np.linspace(0.01, 5.0, 1001)
     y = np.empty_like(x)
     loop(x, y)
     ir = "".join(loop.inspect_llvm().values())
-    assert any(f"<{w} x double>" in ir for w in (2, 4, 8)), "the loop calling _vexp was not vectorised"
-    assert "@exp(" not in ir and "llvm.exp" not in ir   # no libm call left
-    assert _within_one_ulp(y, np.exp(x)).all()
+    assert any(f"<{w} x double>" in ir for w in (2, 4, 8)), f"the loop calling {name} was not vectorised"
+    libm = fn.__name__
+    assert f"@{libm}(" not in ir and f"llvm.{libm}" not in ir   # no libm call left
+    assert _within_one_ulp(y, fn(x)).all()
 
 
 def test_captured_code_under_run_equals_numpy():
@@ -112,7 +147,8 @@ def test_captured_code_under_run_equals_numpy():
            "x = np.linspace(-800.0, 800.0, 100_003)\n"
            "z = 1.0 / (1.0 + np.exp(-x))\n"   # a sigmoid: exp overflows to inf for x < -709.78
            "w = np.exp(x - x.max())\n"
-           "t = float(w.sum())\n")
+           "v = np.log(np.abs(x) + 1e-300)\n"   # x = 0 among them: log(1e-300)
+           "t = float(w.sum() + v.sum())\n")
     with redirect_stdout(io.StringIO()), np.errstate(over="ignore"):
         cap = capture(src, {})
         got = run(cap, check=True, cache=CACHE)
@@ -120,5 +156,5 @@ def test_captured_code_under_run_equals_numpy():
         exec(src, plain)
     assert got.check is not None and got.check.ok, got.check
     # exp within 1 ULP; the sigmoid's sum and division round its error once more each
-    for name, ulps in (("z", 2), ("w", 1)):
+    for name, ulps in (("z", 2), ("w", 1), ("v", 2)):
         assert _within_one_ulp(np.asarray(got.values[name]), plain[name], ulps).all(), name

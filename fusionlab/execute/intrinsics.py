@@ -1,4 +1,7 @@
-"""Numba intrinsics the generated kernels call (:mod:`fusionlab.codegen_math`'s helpers).
+"""Numba intrinsics the generated kernels call (:mod:`fusionlab.codegen_math`'s helpers), and
+:func:`kernel_exp` / :func:`kernel_log`: ``np.exp`` / ``np.log`` as the generated kernels
+compute them (the vectorisable helpers for float64), for code outside the generated
+kernels that must cost the same (``fusionlab calibrate``'s throughput loops).
 
 Examples
 --------
@@ -9,16 +12,22 @@ Examples
 >>> g = numba.njit(lambda x: bits_of_float64(x) >> 52)
 >>> g(1.0), g(-2.0) < 0
 (1023, True)
+>>> h = numba.njit(lambda x: kernel_exp(x) + kernel_log(x))
+>>> bool(abs(h(2.0) - (np.exp(2.0) + np.log(2.0))) <= 2 * np.spacing(np.exp(2.0)))
+True
+>>> float(h(np.float32(2.0))) == float(np.exp(np.float32(2.0)) + np.log(np.float32(2.0)))
+True
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numba import types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
-__all__ = ["float64_from_bits", "bits_of_float64"]
+__all__ = ["float64_from_bits", "bits_of_float64", "kernel_exp", "kernel_log"]
 
 
 @intrinsic
@@ -50,3 +59,49 @@ def bits_of_float64(typingctx: Any, value: Any) -> Any:
         return builder.bitcast(args[0], ir.IntType(64))
 
     return types.int64(value), codegen
+
+
+def _helper(text: str, name: str) -> Any:
+    # the helper's own source, as the kernels' modules define it (it imports this module's
+    # intrinsics: they exist by now)
+    ns: dict[str, Any] = {}
+    exec(text, ns)
+    return ns[name]
+
+
+def kernel_exp(x: Any) -> Any:
+    """``np.exp(x)`` as a generated kernel computes it (compiled code only)."""
+    raise NotImplementedError("kernel_exp is compiled code only")
+
+
+def kernel_log(x: Any) -> Any:
+    """``np.log(x)`` as a generated kernel computes it (compiled code only)."""
+    raise NotImplementedError("kernel_log is compiled code only")
+
+
+def _overload_by_float64(stub: Any, text: str, name: str, fallback: Any) -> None:
+    vector = []
+
+    @overload(stub)
+    def _typed(x: Any) -> Any:
+        if isinstance(x, types.Float) and x.bitwidth == 64:
+            if not vector:   # built on first use: importing this module compiles nothing
+                vector.append(_helper(text, name))
+            helper = vector[0]
+
+            def vectorised(x: Any) -> Any:   # annotated as the stub: Numba compares the signatures
+                return helper(x)
+            return vectorised
+
+        def libm(x: Any) -> Any:
+            return fallback(x)
+        return libm
+
+
+def _register() -> None:
+    from ..codegen_math import EXP_HELPER, LOG_HELPER
+    _overload_by_float64(kernel_exp, EXP_HELPER, "_vexp", np.exp)
+    _overload_by_float64(kernel_log, LOG_HELPER, "_vlog", np.log)
+
+
+_register()
