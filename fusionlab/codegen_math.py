@@ -60,9 +60,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .bytecode import Opcode
+from .bytecode import OPCODES, Instruction, Opcode
+from .codegen_layout import Unsupported
+from .codegen_power import literal_power, power_expression
 
-__all__ = ["EXP_HELPER", "LOG_HELPER", "vector_math", "math_helpers_in"]
+__all__ = ["EXP_HELPER", "LOG_HELPER", "HELPERS", "vector_math", "math_helpers_in", "scalar_expression"]
 
 
 #: the helper's source, defined in a kernel's module before the kernel when it calls it.
@@ -130,17 +132,17 @@ LOG_HELPER = (
     "    return x if not x < np.inf else r  # inf and NaN: themselves\n"
 )
 
-#: the float64 functions every kernel computes with a vectorisable helper, by opcode
-_VECTOR = {Opcode.EXP: ("_vexp", EXP_HELPER), Opcode.LOG: ("_vlog", LOG_HELPER)}
+#: the helpers' sources by name (which opcode uses which: ``OpInfo.vector``, fusionlab/opcodes.py)
+HELPERS = {"_vexp": EXP_HELPER, "_vlog": LOG_HELPER}
 
 
 def vector_math(op: Opcode, ops: Sequence[str], loop: tuple[np.dtype, ...] | None) -> str | None:
     """The vectorisable expression of element-wise ``op`` on ``ops`` (Numba source) when
     its loop is float64 and a helper computes it, else None (the table's expression)."""
-    helper = _VECTOR.get(op)
-    if helper is None or loop is None or loop[0].name != "float64":
+    name = OPCODES[op].vector
+    if name is None or loop is None or loop[0].name != "float64":
         return None
-    return f"{helper[0]}({ops[0]})"
+    return f"{name}({ops[0]})"
 
 
 def math_helpers_in(kernel: str) -> list[str]:
@@ -150,9 +152,33 @@ def math_helpers_in(kernel: str) -> list[str]:
     ([], 1)
     """
     out = []
-    for name, text in _VECTOR.values():
+    for name, text in HELPERS.items():
         if f"{name}(" in kernel:
             lines = text.splitlines()
             # the import of the intrinsics, then the helper (the kernel module imports numba and numpy)
             out.append("\n".join([lines[0]] + lines[4:]))
     return out
+
+
+def scalar_expression(ins: Instruction, ops: Sequence[str], loop: tuple[np.dtype, ...] | None) -> str:
+    """An element-wise instruction's scalar expression of its operands ``ops`` (each typed
+    in NumPy's loop dtype): a literal power as products or square roots
+    (:mod:`fusionlab.codegen_power`), a vectorisable helper (:func:`vector_math`), else the
+    opcode table's expression.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY x float64[4]\\nARRAY y float64[4]\\nEXP y, x\\nPOWER y, x, 2\\nSQRT y, x")
+    >>> f64 = (np.dtype("float64"),) * 2
+    >>> [scalar_expression(ins, ["x[i0]", "2"][:len(ins.inputs)], f64) for ins in p.instructions]
+    ['_vexp(x[i0])', '(x[i0] * x[i0])', 'np.sqrt(x[i0])']
+    """
+    op = ins.opcode
+    power = literal_power(ins, loop)
+    vector = vector_math(op, ops, loop)
+    if power is not None:   # no scalar pow call: products or sqrt (codegen_power)
+        return power_expression(ops[0], power, loop[0])   # type: ignore[index]
+    if vector is not None:   # no libm call: a polynomial the loop vectorises
+        return vector
+    if OPCODES[op].numba is not None:   # an element-wise opcode: the table's expression
+        return OPCODES[op].scalar(ops, None if loop is None else loop[0])
+    raise Unsupported(f"{op.name} has no kernel form")  # pragma: no cover - get_kernel_layout refuses first

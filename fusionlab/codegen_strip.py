@@ -297,11 +297,29 @@ def carry_lines(accs: Sequence[tuple[Opcode, str, np.dtype]]) -> list[str]:
     return out
 
 
-def chunk_strip_lines(parts: StripParts, local: Sequence[str], n: str, chunk: str, one: str, strip: str,
-                      last: str) -> list[str]:
-    """Pass 1 of the chunked scan (the local scan stored: ``local``, one line per scan) over
-    the parallel loop's ``chunk`` (elements ``chunk * <chunk>`` up to ``n``), in strips."""
-    parts = replace(parts, rest=tuple(f"{{scan:{a}}}" for a, _, _, _ in parts.scans), stores=tuple(local))
+def chunk_strip_lines(parts: StripParts, local: Sequence[str] | None, n: str, chunk: str, one: str, strip: str,
+                      last: str, early: bool = True) -> list[str]:
+    """One pass of a chunked scan over the parallel loop's ``chunk`` (elements
+    ``chunk * <chunk>`` up to ``n``), in strips, the accumulators starting where the caller
+    set them. ``local``: the lines storing the chunk's local scan (pass 1 of the stored
+    form, one line per scan), ``[]`` for a pass that only totals the chunk (pass 1 of the
+    contracted form), None for the whole body with the consumers and the stores (its pass
+    2). ``early``: whether the maps' own stores are made in this pass (not while totalling:
+    pass 2 makes them).
+
+    >>> p = StripParts(("t0 = _vsin(x[i0])  # 1",), ("t0 = np.sin(x[i0])  # 1",), ("x[i0]",), ("t[i0] = t0",),
+    ...                (("acc2", "np.float64", "t0", "acc2 + {b}"),), ("{scan:acc2}", "y_w = acc2"), ("y[i0] = y_w",))
+    >>> total = chunk_strip_lines(p, [], "n0", "u4096", "u1", "u512", "u511", early=False)
+    >>> [x.strip() for x in total if x.strip().startswith(("t0 = _", "acc2 =", "t[", "y"))]   # no store
+    ['t0 = _vsin(x[i0])  # 1', 'acc2 = np.float64(acc2 + acc2_sb[i0 - acc_s0])']
+    >>> body = chunk_strip_lines(p, None, "n0", "u4096", "u1", "u512", "u511")
+    >>> [x.strip() for x in body if x.strip().startswith(("t[", "y"))]   # the maps' stores, the consumers
+    ['t[i0] = t0', 't[i0] = t0', 'y_w = acc2', 'y[i0] = y_w']
+    """
+    if local is not None:
+        parts = replace(parts, rest=tuple(f"{{scan:{a}}}" for a, _, _, _ in parts.scans), stores=tuple(local))
+    if not early:
+        parts = replace(parts, early=())
     out = [f"        acc_hi = min({n}, (chunk + {one}) * {chunk})"]
     return out + [f"        {line}" for line in strip_lines(parts, "acc_hi", strip, last, f"chunk * {chunk}")]
 

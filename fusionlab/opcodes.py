@@ -215,6 +215,9 @@ class OpInfo:
     numba: str | None = None
     #: overrides of ``numba`` by the kind of the loop's first dtype (``"i"``, ``"u"``, ...)
     numba_by_kind: tuple[tuple[str, str], ...] = ()
+    #: the helper computing it in a float64 loop, a function the loop vectorises (its source:
+    #: :mod:`fusionlab.codegen_math`), where libm's scalar call would keep the loop scalar
+    vector: str | None = None
     #: the Numba functions its expressions call, as (name, source) pairs: a kernel's module
     #: defines, once and before the kernel, each one its expressions call (:meth:`helpers_in`)
     helpers: tuple[tuple[str, str], ...] = ()
@@ -358,10 +361,10 @@ _ROWS: tuple[OpInfo, ...] = (
     _unary(Opcode.POSITIVE),
     _unary(Opcode.SQRT, cost=("sqrt",)),
     _unary(Opcode.SQUARE),
-    _unary(Opcode.EXP, cost=_EXP),
+    _unary(Opcode.EXP, cost=_EXP, vector="_vexp"),
     _unary(Opcode.EXP2, cost=_EXP),
     _unary(Opcode.EXPM1, cost=_EXP),
-    _unary(Opcode.LOG, cost=_LOG),
+    _unary(Opcode.LOG, cost=_LOG, vector="_vlog"),
     _unary(Opcode.LOG2, cost=_LOG),
     _unary(Opcode.LOG10, cost=_LOG),
     _unary(Opcode.LOG1P, cost=_LOG),

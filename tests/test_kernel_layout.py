@@ -54,7 +54,11 @@ def old_signature(k: KernelSource) -> str:
                 return new + tok[len(name):]
         return tok
 
-    code = [_IDENT.sub(rename, line.split("#", 1)[0].rstrip()) for line in k.source.split("\n")]
+    # the helpers defined before the kernel (codegen_math's, the strips' polynomials) have
+    # their own locals: only the kernel's lines name arguments
+    head, sep, body = k.source.rpartition("@numba.njit(parallel=")   # the kernel's decorator
+    code = [line.split("#", 1)[0].rstrip() for line in head.split("\n")]
+    code += [_IDENT.sub(rename, line.split("#", 1)[0].rstrip()) for line in (sep + body).split("\n")]
     dtypes = ",".join(f"{v.dtype}:{v.ndim}" for v in k.arguments)
     return "\n".join(c for c in code if c.strip()) + f"\n#args={dtypes}"
 

@@ -23,7 +23,8 @@ operands' bounds and the reference values (docs/semantics.md, "The check's error
   of their summed extent;
 - gathers and filters move their source's bounds with the values; generators and recorded
   random values are exact (``RANGE``: two ulp); opaque NumPy calls scale their inputs'
-  largest relative bound (a heuristic: their condition is unknown).
+  largest relative bound, or take twice their largest absolute one (``np.diff``), whichever
+  is larger (a heuristic: their condition is unknown).
 
 Examples
 --------
@@ -313,17 +314,22 @@ def generator(ins: Instruction, out: np.ndarray) -> np.ndarray:
 
 
 def opaque(ins: Instruction, vals: Sequence[Any], bnds: Sequence[np.ndarray], out: np.ndarray) -> np.ndarray:
-    """An opaque NumPy call's result, scaled by its inputs' largest relative bound (its
-    condition number is unknown: a heuristic, see docs/semantics.md)."""
-    rel = 0.0
+    """An opaque NumPy call's result: its inputs' largest relative bound scaled to the
+    result, or twice their largest absolute bound, whichever is larger (its condition number
+    is unknown: a heuristic, see docs/semantics.md). The absolute term covers calls that
+    combine neighbours linearly: ``np.diff(np.log(p))`` is a difference of values near 4.6
+    whose result is near 0.01, and a 1-ULP difference in one logarithm is 8.9e-16 of it,
+    which the relative scaling alone bounded by 2.3e-16."""
+    rel, absolute = 0.0, 0.0
     for v, b in zip(vals, bnds):
         b = np.asarray(b)
         if b.size and np.any(b > 0):
             top = float(np.max(np.abs(_as_float(v)))) if np.size(v) else 0.0
             rel = max(rel, float(np.max(b)) / top if top > 0 else math.inf)
+            absolute = max(absolute, float(np.max(b)))
     mag = np.where(np.isfinite(_as_float(out)), np.abs(_as_float(out)), 0.0)
     scale = float(mag.max()) if mag.size else 0.0
-    return np.full(np.shape(out), rel * scale) + ULPS * unit(_dtypes(ins)) * mag
+    return np.full(np.shape(out), max(rel * scale, 2 * absolute)) + ULPS * unit(_dtypes(ins)) * mag
 
 
 def bound_of(ins: Instruction, vals: Sequence[Any], bnds: Sequence[np.ndarray]) -> np.ndarray | None:
