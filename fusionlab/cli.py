@@ -287,6 +287,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"{len(r.times)} more runs: median {statistics.median(r.times):.3g} s, minimum {min(r.times):.3g} s")
     for f in r.fallbacks[:10]:
         print(f"  NumPy: {f}")
+    for line in r.split[:10]:
+        print(f"  split: {line}")
     if args.check:
         report = r.check
         assert report is not None   # run(check=True) always checks

@@ -342,11 +342,11 @@ def get_code_data(program: Program, blocks: Sequence[Sequence[int]], min_size: i
 
     budget.check("code generation")
     p = plan(program, blocks, DEFAULT_MIN_SIZE if min_size is None else min_size)
-    position = {tuple(sorted(b)): k for k, b in enumerate(blocks)}
+    position = {i: k for k, b in enumerate(blocks) for i in b}
     out = []
     for bp in p.blocks:
         budget.check("code generation")
-        k = position[bp.instructions]
+        k = position[bp.instructions[0]]
         spec = bp.compiled
         if spec is None:
             # a block of lent draws still has a kernel to read; say NumPy runs it
@@ -363,7 +363,34 @@ def get_code_data(program: Program, blocks: Sequence[Sequence[int]], min_size: i
                 f"serial, called by the run's driver; block by block NumPy runs it: {bp.reason}"
             out.append({"block": k + 1, "instructions": bp.numbered, "source": spec.source, "runs": "numba",
                         "reason": why, "contracted": list(spec.contracted)})
+    out = _pieces_joined(out)
     out.sort(key=lambda c: c["block"])
+    return out
+
+
+def _pieces_joined(code: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per block of the partition: the kernels of a block compiled in pieces
+    (:func:`~fusionlab.execute.numba_backend.compiler_sized`) one after another in one source."""
+    from .execute.numba_backend import MAX_KERNEL_ARRAYS
+
+    by_block: dict[int, list[dict[str, Any]]] = {}
+    for c in code:
+        by_block.setdefault(c["block"], []).append(c)
+    out = []
+    for k, parts in by_block.items():
+        if len(parts) == 1:
+            out.append(parts[0])
+            continue
+        note = (f"runs as {len(parts)} kernels of at most {MAX_KERNEL_ARRAYS} arrays each: Numba's compile time "
+                "grows faster than the kernel past that (docs/backend.md, \"Kernel size\")")
+        sources = [f"# piece {j + 1} of {len(parts)}: instructions {c['instructions']}"
+                   + (f" (NumPy: {c['reason']})" if c["runs"] == "numpy" else "") + "\n" + (c["source"] or "")
+                   for j, c in enumerate(parts)]
+        out.append({"block": k, "instructions": sorted(i for c in parts for i in c["instructions"]),
+                    "source": "\n\n".join(sources),
+                    "runs": "numba" if any(c["runs"] == "numba" for c in parts) else "numpy",
+                    "reason": "; ".join(x for x in [note] + [c["reason"] for c in parts if c["reason"]] if x),
+                    "contracted": sorted({a for c in parts for a in c["contracted"]})})
     return out
 
 

@@ -84,6 +84,10 @@ class WSPGraph:
         self.pred: list[set[int]] = [set() for _ in range(n)]
         self.dependencies: dict[tuple[int, int], Dependency] = {}
         self._explicit: dict[tuple[int, int], tuple[Conflict, str]] = {}
+        # edges added after the contraction rules (theirs over classes come first)
+        self._explicit_late: dict[tuple[int, int], tuple[Conflict, str]] = {}
+        self._late = False
+        self._contraction_of: dict[tuple[int, ...], int] = {}
         self.explicit_mask: list[int] = [0] * n
         # a filter-fold loops over its filter's input, not its output's recorded length
         self.domain: list[tuple[int, ...] | None] = loop_domains(program)
@@ -97,6 +101,7 @@ class WSPGraph:
         self._forbid_filter_readers()
         self._scan_rules(UNLIMITED if budget is None else budget)
         self._contraction_rules()
+        self._late = True
         self._histogram_rules()
 
     # -- construction -----------------------------------------------------------------
@@ -205,16 +210,86 @@ class WSPGraph:
         """A contraction shares its kernel only with its *epilogue*: element-wise
         instructions over its output's domain that neither compute nor write its operands
         (docs/semantics.md, "Contractions: fusion"). Pairs of other shapes are SHAPE
-        conflicts already; those that read the output through another view, OVERLAP ones."""
+        conflicts already; those that read the output through another view, OVERLAP ones.
+
+        A contraction's conflicts with the other contractions and the non-element-wise
+        instructions of its domain are a rule over classes (:meth:`_class_reason` gives
+        their reasons; the masks are set once per class member), not pairs listed one by
+        one: a Cholesky factorisation's Python loop of dot products (1,275 of them at
+        n = 50, in one batch with 7,000 instructions) made a quadratic number of pairs.
+        The writers of its operands are found through each base's writers, by interval."""
         contractions = [c for c, ins in enumerate(self.program) if ins.opcode in OpFamily.CONTRACTION]
+        self._contraction_of: dict[tuple[int, ...], int] = {}   # domain -> mask of its contractions
+        if not contractions:
+            return
+        classes: dict[tuple[int, ...], int] = {}   # domain -> mask of its non-element-wise instructions
+        for j, ins in enumerate(self.program):
+            if self.domain[j] is not None and ins.opcode not in OpFamily.ELEMENTWISE:
+                classes[self.domain[j]] = classes.get(self.domain[j], 0) | 1 << j
         for c in contractions:
-            ins = self.program[c]
-            for j in range(self.n):
-                if j == c or self.domain[j] is None or self.domain[j] != self.domain[c]:
+            self._contraction_of[self.domain[c]] = self._contraction_of.get(self.domain[c], 0) | 1 << c
+        for domain, cs in self._contraction_of.items():
+            for j in bit_indices(classes[domain]):
+                others = classes[domain] if cs >> j & 1 else cs
+                self.explicit_mask[j] |= others & ~(1 << j)
+                self._units[j] = None
+        self._operand_writers(contractions)
+
+    def _operand_writers(self, contractions: list[int]) -> None:
+        """The element-wise instructions of a contraction's domain that write one of its
+        operands (CONTRACTION_PRODUCER before it, CONTRACTION_OPERAND after)."""
+        spans: dict[str, tuple[list[int], list[int], list[int]]] = {}   # base -> writers, lows, highs
+        for j, ins in enumerate(self.program):
+            if ins.opcode not in OpFamily.ELEMENTWISE or self.domain[j] is None:
+                continue
+            for v in ins.writes():
+                if v.size:
+                    lo, hi = v.interval()
+                    got = spans.setdefault(v.base.name, ([], [], []))
+                    got[0].append(j), got[1].append(lo), got[2].append(hi)
+        arrays = {name: tuple(np.array(x, dtype=np.int64) for x in got) for name, got in spans.items()}
+        for c in contractions:
+            c_ins = self.program[c]
+            found: set[int] = set()
+            for v in c_ins.views_in:
+                if v.base.name not in arrays or not v.size:
                     continue
-                got = _contraction_conflict(ins, c, self.program[j], j)
-                if got is not None:
-                    self._forbid(c, j, got[0], got[1])
+                who, lows, highs = arrays[v.base.name]
+                lo, hi = v.interval()
+                found.update(who[(lows <= hi) & (highs >= lo)].tolist())
+            for j in sorted(found):
+                if j != c and self.domain[j] == self.domain[c]:
+                    got = _contraction_conflict(c_ins, c, self.program[j], j)
+                    if got is not None:
+                        self._forbid(c, j, got[0], got[1])
+
+    def _class_pairs(self) -> dict[tuple[int, int], tuple[Conflict, str]]:
+        """Every pair of the contraction rule over classes, with its reason (quadratic in a
+        class: for pictures of the graph)."""
+        out: dict[tuple[int, int], tuple[Conflict, str]] = {}
+        for cs in self._contraction_of.values():
+            for c in bit_indices(cs):
+                for j in bit_indices(self.explicit_mask[c]):
+                    key = (min(c, j), max(c, j))
+                    if key not in out and key not in self._explicit:
+                        got = self._class_reason(c, j)
+                        if got is not None:
+                            out[key] = got
+        return out
+
+    def _class_reason(self, u: int, v: int) -> tuple[Conflict, str] | None:
+        """The reason of a pair of the contraction rule over classes (a contraction and
+        another contraction or non-element-wise instruction of its domain), or None."""
+        if self.domain[u] is None or self.domain[u] != self.domain[v]:
+            return None
+        cs = self._contraction_of.get(self.domain[u], 0)
+        if not cs >> u & 1 and not cs >> v & 1:
+            return None
+        # the lower contraction names the pair, as the rule reads them in program order
+        c, j = (u, v) if cs >> u & 1 and (u < v or not cs >> v & 1) else (v, u)
+        if self.program[j].opcode in OpFamily.ELEMENTWISE:
+            return None
+        return _contraction_conflict(self.program[c], c, self.program[j], j)
 
     def _histogram_rules(self) -> None:
         """A histogram shares its kernel with the instructions that are one element per
@@ -240,7 +315,12 @@ class WSPGraph:
 
     def _forbid(self, i: int, j: int, reason: Conflict, detail: str) -> None:
         key = (min(i, j), max(i, j))
-        self._explicit.setdefault(key, (reason, detail))
+        # an edge added after the contraction rules gives way to theirs, as the first rule
+        # that forbids a pair names it
+        if not self._late:
+            self._explicit.setdefault(key, (reason, detail))
+        elif key not in self._explicit and self._class_reason(i, j) is None:
+            self._explicit_late.setdefault(key, (reason, detail))
         self.explicit_mask[i] |= 1 << j
         self.explicit_mask[j] |= 1 << i
         self._units[i] = self._units[j] = None
@@ -257,7 +337,14 @@ class WSPGraph:
     def explicit_reason(self, u: int, v: int) -> tuple[Conflict, str]:
         """The reason and detail of the explicit fuse-preventing edge joining ``u`` and ``v``
         (``KeyError`` when there is none)."""
-        return self._explicit[(min(u, v), max(u, v))]
+        key = (min(u, v), max(u, v))
+        got = self._explicit.get(key)
+        if got is not None:
+            return got
+        got = self._class_reason(u, v)
+        if got is not None:
+            return got
+        return self._explicit_late[key]
 
     def forbidden(self, u: int, v: int) -> tuple[Conflict, str] | None:
         """The reason ``u`` and ``v`` may not share a block, or ``None`` if they may:
@@ -282,7 +369,7 @@ class WSPGraph:
         cached = getattr(self, "_drawn", None)
         if cached is None:
             # an explicit edge is what forbidden() answers first (never a shape)
-            edges = dict(self._explicit)
+            edges = {**self._explicit, **self._class_pairs(), **self._explicit_late}
             opaque = [i for i in range(self.n) if self.opaque[i]]
             for o in opaque:
                 budget.check("WSP graph: drawn edges")

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from .driver import DriverSource
 
 __all__ = ["KernelCache", "BlockPlan", "Plan", "plan", "run_plan", "DEFAULT_MIN_SIZE", "raised_by_data",
-           "small_block_choice"]
+           "small_block_choice", "compiler_sized", "MAX_KERNEL_ARRAYS"]
 
 
 def raised_by_data(exc: BaseException) -> bool:
@@ -219,10 +219,94 @@ class BlockPlan:
 
 @dataclass(frozen=True)
 class Plan:
-    """A program's blocks in execution order, each with its kernel or NumPy."""
+    """A program's blocks in execution order, each with its kernel or NumPy; ``notes`` say
+    where a block of the partition runs as several kernels (:func:`compiler_sized`)."""
 
     program: Program
     blocks: tuple[BlockPlan, ...]
+    notes: tuple[str, ...] = ()
+
+
+#: The most arrays one kernel takes (its array arguments). Numba's compile time per array
+#: grows past about this many: a 5-D map kernel storing k separate arrays (a convolution's
+#: Python loop keeping each window's product) took 1.0, 1.7, 2.6 and 3.4 s of CPU to compile
+#: at k = 8, 16, 24 and 32, then 10.5 s at 48 and 18 s at 64; one of 123 arrays, over a
+#: minute. Past it a block is compiled as several kernels (docs/backend.md, "Kernel size").
+MAX_KERNEL_ARRAYS = 32
+
+
+def compiler_sized(program: Program, blocks: Sequence[Sequence[int]], limit: int = MAX_KERNEL_ARRAYS
+                   ) -> tuple[list[tuple[int, ...]], list[str]]:
+    """``blocks`` with each block whose instructions touch more than ``limit`` arrays cut, in
+    program order, into pieces that touch at most ``limit`` each (one instruction that alone
+    touches more is a piece of its own), and a note for each block cut.
+
+    Every piece is a subset of a legal block, so it is legal itself, and pieces of one block
+    in program order add no cycle to the partition (a path from an earlier piece through
+    another block to a later one would be a path from the block to itself). What the cut
+    costs is a store and a load of the arrays that crossed it, against compile times that
+    grow faster than the kernel (:data:`MAX_KERNEL_ARRAYS`).
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY a float64[4]\\nARRAY b float64[4]\\nARRAY c float64[4]\\n"
+    ...           "COPY a, 1\\nCOPY b, 2\\nCOPY c, 3\\nSYNC a\\nSYNC b\\nSYNC c")
+    >>> pieces, notes = compiler_sized(p, [range(6)], limit=2)
+    >>> pieces
+    [(0, 1), (2, 3, 4, 5)]
+    >>> notes[0].split(":")[0]
+    'block [1, 2, 3, 4, 5, 6] (6 instructions, 3 arrays) runs as 2 kernels of at most 2 arrays'
+    """
+    out: list[tuple[int, ...]] = []
+    notes: list[str] = []
+    for block in blocks:
+        members = sorted(block)
+        touched = [{v.base.name for v in program[i].reads() + program[i].writes()}
+                   if program[i].opcode not in OpFamily.SYSTEM else set() for i in members]
+        local = _block_local(program, members)
+        total = set().union(*touched) - set(local) if touched else set()
+        if len(total) <= limit:
+            out.append(tuple(members))
+            continue
+        pieces: list[list[int]] = [[]]
+        names: set[str] = set()   # the piece's arrays: what it touches but did not create
+        for pos, (i, bases) in enumerate(zip(members, touched)):
+            start = pos - len(pieces[-1])
+            # an array created and freed inside the block is contracted when the piece holds
+            # its whole life (created at or after the piece's start); else it is an argument
+            mine = {b for b in bases if b not in local or local[b][0] < start}
+            if pieces[-1] and len(names | mine) > limit:
+                pieces.append([])
+                names = set()
+                mine = {b for b in bases if b not in local or local[b][0] < pos}
+            pieces[-1].append(i)
+            names |= mine
+        out.extend(tuple(p) for p in pieces)
+        shown = [i + 1 for i in members]
+        named = str(shown) if len(shown) <= 6 else f"[{shown[0]}, {shown[1]}, {shown[2]}, ..., {shown[-1]}]"
+        notes.append(f"block {named} ({len(members)} instructions, {len(total)} arrays) runs as {len(pieces)} kernels of at "
+                     f"most {limit} arrays: Numba's compile time grows faster than the kernel past that "
+                     "(docs/backend.md, \"Kernel size\")")
+    return out, notes
+
+
+def _block_local(program: Program, members: Sequence[int]) -> dict[str, tuple[int, int]]:
+    """The arrays a block creates and frees (its first access of them writes without reading,
+    and it holds their DEL): name -> positions in ``members`` of that write and the DEL."""
+    first: dict[str, tuple[int, bool]] = {}
+    freed: dict[str, int] = {}
+    for pos, i in enumerate(members):
+        ins = program[i]
+        if ins.opcode is Opcode.DEL:
+            freed[ins.outputs[0].base.name] = pos
+            continue
+        if ins.opcode in OpFamily.SYSTEM:
+            continue
+        read = {v.base.name for v in ins.reads()}
+        for v in ins.writes():
+            first.setdefault(v.base.name, (pos, v.base.name not in read))
+        for name in read:
+            first.setdefault(name, (pos, False))
+    return {name: (pos, freed[name]) for name, (pos, created) in first.items() if created and name in freed}
 
 
 def small_block_choice(size: int, arguments: int, min_size: int, figures: MachineFigures) -> tuple[bool, str]:
@@ -248,10 +332,12 @@ def small_block_choice(size: int, arguments: int, min_size: int, figures: Machin
 
 
 def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFAULT_MIN_SIZE,
-         figures: MachineFigures | None = None) -> Plan:
+         figures: MachineFigures | None = None, max_arrays: int = MAX_KERNEL_ARRAYS) -> Plan:
     """Decide, block by block, between a kernel and NumPy; order the blocks. ``figures``
     (this machine's calibration by default) decide the blocks of one instruction below
-    ``min_size`` (:func:`small_block_choice`)."""
+    ``min_size`` (:func:`small_block_choice`). A block touching more than
+    ``max_arrays`` arrays runs as several kernels (:func:`compiler_sized`)."""
+    blocks, notes = compiler_sized(program, blocks, max_arrays)
     order = block_order(program, blocks)
     of = {}
     for b in blocks:
@@ -316,7 +402,7 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
             out.append(BlockPlan(b, spec, why, bind, fresh, writes, syncs, frees, lend=_lend(program, bind)))
         except Unsupported as exc:
             out.append(BlockPlan(b, None, str(exc), writes=writes))
-    return Plan(program, tuple(_compiled_once(out, alone_kernels)))
+    return Plan(program, tuple(_compiled_once(out, alone_kernels)), tuple(notes))
 
 
 #: what compiling one small serial kernel costs (CPU seconds, 0.3-0.8 s measured here:

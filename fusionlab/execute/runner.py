@@ -80,6 +80,12 @@ class RunResult:
         return self._numpy_blocks(library=False)
 
     @property
+    def split(self) -> list[str]:
+        """Blocks of the partitions run as several kernels, and why
+        (:func:`~fusionlab.execute.numba_backend.compiler_sized`)."""
+        return [f"batch {k + 1}: {n}" for k, p in enumerate(self.plans) for n in p.notes]
+
+    @property
     def library_kernels(self) -> list[str]:
         """Blocks that are one contraction, run as NumPy's own call (BLAS for ``@``): the
         fastest kernel there is for them, not a fallback (docs/backend.md, "Contractions")."""

@@ -1,0 +1,92 @@
+"""Blocks touching more arrays than a kernel should take run as several kernels
+(``numba_backend.compiler_sized``): the pieces, and runs with them against NumPy.
+
+A convolution's Python loop keeping each window's product (npbench's conv2d) made one map
+block storing 121 arrays: three such kernels took 150 s to compile at 12 x 12 pixels."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+
+import numpy as np
+from hypothesis import given, settings
+
+from fusionlab.bytecode import OpFamily
+from fusionlab.capture import capture
+from fusionlab.codegen import Unsupported, get_kernel
+from fusionlab.execute.numba_backend import MAX_KERNEL_ARRAYS, compiler_sized, plan, run_plan
+from fusionlab.execute.reference import Externals, Storage, run_reference
+from fusionlab.partition import partition
+
+from strategies import numpy_sources
+from test_numba import CACHE
+
+WINDOWS = """
+import numpy as np
+rng = np.random.default_rng(1)
+a = rng.random((4, 9, 3, 1))
+w = rng.random((2, 3, 5))
+kept = [a[:, j:j + 2] * w[None] for j in range({k})]
+total = sum(float(x.sum()) for x in kept)
+"""
+
+
+def _captured(source: str):
+    with redirect_stdout(io.StringIO()):
+        return capture(source)
+
+
+def test_a_map_block_storing_many_arrays_is_cut_into_kernels_of_at_most_the_limit():
+    cap = _captured(WINDOWS.format(k=7))
+    batch = cap.batches[0]
+    blocks = partition(batch, "greedy", "bohrium").blocks
+    big = max(blocks, key=len)
+    maps = [i for i in big if batch[i].opcode is not None and batch[i].opcode in OpFamily.ELEMENTWISE]
+    assert len(maps) == 7   # the seven products share one block of the partition
+    pieces, notes = compiler_sized(batch, [big], limit=4)
+    assert [i for p in pieces for i in p] == sorted(big)   # the block, in program order
+    # a, w and two products a kernel (the seventh alone: the sum of the first and its result make five)
+    assert len(pieces) == 5 and len(notes) == 1
+    assert f"({len(big)} instructions, 10 arrays) runs as 5 kernels of at most 4 arrays" in notes[0]
+    for p in pieces:
+        assert len(get_kernel(batch, p).arguments) <= 4
+    # under the default limit, the block is one kernel
+    assert compiler_sized(batch, [big]) == ([tuple(sorted(big))], [])
+    assert MAX_KERNEL_ARRAYS >= 24
+
+
+def test_arrays_created_and_freed_inside_a_block_are_not_counted():
+    # a Python loop of scalar updates: 400 temporaries, each created and freed in the block
+    source = ("import numpy as np\na = np.linspace(0, 1, 400 * 400).reshape(400, 400)\ntrace = 0.0\n"
+              "for i in range(400):\n    trace += np.tanh(a[i, i])\n")
+    cap = _captured(source)
+    for batch in cap.batches:
+        blocks = partition(batch, "greedy", "bohrium").blocks
+        assert compiler_sized(batch, blocks)[1] == []
+
+
+def _run(batch, blocks, limit: int, inputs: dict) -> dict:
+    return run_plan(plan(batch, blocks, min_size=0, max_arrays=limit), Storage(dict(inputs)), Externals(), CACHE)
+
+
+@settings(max_examples=25, deadline=None)
+@given(numpy_sources())
+def test_runs_cut_to_two_arrays_a_kernel_equal_the_reference(source):
+    cap = _captured(source)
+    storage, want_storage = Storage(dict(cap.inputs)), Storage(dict(cap.inputs))
+    for batch in cap.batches:
+        blocks = partition(batch, "greedy", "bohrium").blocks
+        pieces, _ = compiler_sized(batch, blocks, 2)
+        for p in pieces:   # each piece is a kernel or what NumPy runs
+            computing = [i for i in p if batch[i].opcode not in OpFamily.SYSTEM]
+            if computing and not any(batch[i].opcode in OpFamily.OPAQUE for i in computing):
+                try:
+                    get_kernel(batch, p)
+                except Unsupported as exc:
+                    assert "random" in str(exc).lower() or "draw" in str(exc).lower(), str(exc)
+        want = run_reference(batch, externals=cap.externals, storage=want_storage)
+        got = run_plan(plan(batch, blocks, min_size=0, max_arrays=2), storage, cap.externals, CACHE)
+        assert set(got) == set(want)
+        for k in want:
+            np.testing.assert_allclose(np.asarray(got[k]), np.asarray(want[k]), rtol=1e-9, atol=1e-9, err_msg=k)
