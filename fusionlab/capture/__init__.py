@@ -53,6 +53,7 @@ import numpy as np
 from ..bytecode import Instruction, Opcode, Program, View
 from ..execute.reference import Externals, Storage, run_reference
 from .budget import DEFAULT_BUDGET, UNLIMITED, CaptureBudget
+from .draws import GlobalDraws, global_draws
 from .cached import call_plainly, is_cached
 from .array import NUMERIC, Traced, TracedFlat, hand_out, unwrap, view_of
 from .functions import GeneratorProxy, Proxy, Recording, make_numpy, random_method
@@ -96,6 +97,9 @@ class Capture:
     #: recorded before it, and the rest of the code ran as plain NumPy); ``None`` when
     #: everything was recorded
     stopped: Notice | None = None
+    #: the global random streams' state when the code started (a plain run started from it
+    #: draws what the capture drew: :mod:`fusionlab.capture.draws`)
+    draws: GlobalDraws | None = None
     #: where capture stopped, the real contents of the bases it SYNCed then (by base name;
     #: those of up to a million elements): what a replay of the batches must give
     stop_values: dict[str, np.ndarray] = field(default_factory=dict)
@@ -457,6 +461,7 @@ def capture(
     True
     """
     started = time.perf_counter()
+    draws = global_draws()
     rec = Recorder(filename=filename)
     rec.stop_frame = sys._getframe()
     rec.start(budget)
@@ -537,6 +542,7 @@ def capture(
         externals=rec.externals,
         inputs=rec.inputs,
         seconds=time.perf_counter() - started,
+        draws=draws,
         source=source,
         outputs=outputs,
         value=value,

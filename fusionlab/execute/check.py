@@ -71,6 +71,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from ..capture.draws import GlobalDraws, global_draws
 from .errors import ULPS   # units in the last place allowed a math function (one constant for both)
 
 __all__ = ["Tolerance", "Mismatch", "Skipped", "CheckReport", "tolerance", "compare_values", "check_namespace",
@@ -561,11 +562,22 @@ def lookup(namespace: Mapping[str, Any], label: str) -> Any:
 _ITEM = re.compile(r"(.+)\[(-?\d+|'[^'\[\]\\]*')\]")
 
 
-def plain_namespace(source: str, filename: str = "<numpy>") -> dict[str, Any]:
-    """The namespace ``source`` leaves when run plainly (its printing discarded); exceptions propagate."""
+def plain_namespace(source: str, filename: str = "<numpy>", draws: GlobalDraws | None = None) -> dict[str, Any]:
+    """The namespace ``source`` leaves when run plainly (its printing discarded); exceptions propagate.
+
+    The run starts the global random streams (``np.random.rand``, ``random.random``) at
+    ``draws`` (a capture's :attr:`~fusionlab.capture.Capture.draws`) when given, and leaves
+    them as it found them: a capture run after it, or before it from ``draws``, draws the
+    same numbers (:mod:`fusionlab.capture.draws`)."""
     ns: dict[str, Any] = {"__name__": "__main__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(source, filename, "exec"), ns)
+    before = global_draws()
+    if draws is not None:
+        draws.restore()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(source, filename, "exec"), ns)
+    finally:
+        before.restore()
     return ns
 
 

@@ -267,7 +267,7 @@ def check_against_numpy(target: Any, values: Mapping[str, Any], replayed: Mappin
     # a capture stopped at its budget: the program is the recorded part, not the source
     if isinstance(target, Capture) and target.source and target.stopped is None:
         try:
-            plain = plain_namespace(target.source)
+            plain = plain_namespace(target.source, draws=target.draws)
         except Exception as exc:  # the user's program: any exception
             return CheckReport(mismatches=[Mismatch("<program>", f"fails under plain NumPy: "
                                                     f"{type(exc).__name__}: {exc}")])
@@ -516,7 +516,7 @@ class _Check:
         # a capture stopped at its budget: the program is the recorded part, not the source
         if isinstance(self.target, Capture) and self.target.source and self.target.stopped is None:
             try:
-                plain = plain_namespace(self.target.source)
+                plain = plain_namespace(self.target.source, draws=self.target.draws)
             except Exception as exc:  # the user's program: any exception
                 plain = CheckReport(mismatches=[Mismatch("<program>", f"fails under plain NumPy: "
                                                          f"{type(exc).__name__}: {exc}")])
