@@ -249,11 +249,14 @@ def _replayed(cap: "Capture", args: argparse.Namespace) -> dict[str, object]:
     from .execute.reference import Storage, run_reference
     from .execute.runner import rerolled
 
+    from .partition import MergeCache
+
     batches, constants, _ = (cap.batches, {}, []) if args.no_reroll else rerolled(cap.batches)
     storage, synced = Storage({**cap.inputs, **constants}), {}
+    cache = MergeCache()   # a loop's batches repeat: each is partitioned once (as run does)
     with np.errstate(all="ignore"):   # the program's own warnings were shown when it ran
         for b in batches:
-            blocks = partition(b, args.algorithm, args.cost, **_options(args)).blocks
+            blocks = partition(b, args.algorithm, args.cost, cache=cache, **_options(args)).blocks
             synced.update(run_reference(b, blocks, externals=cap.externals, storage=storage))
     return cap.values_from(synced)
 

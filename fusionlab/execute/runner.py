@@ -110,7 +110,7 @@ class RunResult:
         return out
 
 
-def _parts(target: Any, reroll: bool = False, budget: Budget = UNLIMITED
+def batch_parts(target: Any, reroll: bool = False, budget: Budget = UNLIMITED
            ) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
     """The batches (rerolled with ``reroll`` within ``budget``: :mod:`fusionlab.reroll`), their
     inputs (and the arrays of the literals rerolling made) and the external values."""
@@ -130,7 +130,7 @@ def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
     return target.values_from(synced) if isinstance(target, Capture) else synced
 
 
-def _plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size: int,
+def batch_plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size: int,
            partitions: Mapping[int, Any] | None, merge_cache: MergeCache,
            keep: AbstractSet[str] = frozenset(), budget: Budget = UNLIMITED,
            cut: list[str] | None = None) -> list[Plan]:
@@ -218,13 +218,13 @@ def run(
     """
     reroll = partitions is None if reroll is None else reroll
     budget = UNLIMITED if budget is None else budget
-    batches, base_inputs, externals = _parts(target)
+    batches, base_inputs, externals = batch_parts(target)
     prepared = prepared_batches(batches, budget) if reroll else Prepared(list(batches), {}, [], [], [])
     fused, constants = prepared.programs, prepared.constants
     keep = set(base_inputs) | set(constants) | set(inputs or {})   # never freed early
     cache = cache or KernelCache()
     if plans is None:
-        plans = _plans(fused, algorithm, cost_model, min_size, partitions, MergeCache(), keep, budget, prepared.cut)
+        plans = batch_plans(fused, algorithm, cost_model, min_size, partitions, MergeCache(), keep, budget, prepared.cut)
     runner = Driver(plans, externals, cache, {**base_inputs, **constants, **(inputs or {})}, mode=driver)
     t = time.perf_counter()
     synced = runner()
@@ -262,7 +262,7 @@ def check_against_numpy(target: Any, values: Mapping[str, Any], replayed: Mappin
     (:func:`fusionlab.execute.check.tolerance`)."""
     from ..capture import Capture
 
-    batches, _, _ = _parts(target)
+    batches, _, _ = batch_parts(target)
     terms = reduction_terms(batches)
     # a capture stopped at its budget: the program is the recorded part, not the source
     if isinstance(target, Capture) and target.source and target.stopped is None:
@@ -387,7 +387,7 @@ def compare(
     against plain NumPy (one plain run and the reference replay) is made once and compared
     with each row's last run; when it does not fit, the rows say ``not checked``.
     """
-    batches, inputs, externals = _parts(target)
+    batches, inputs, externals = batch_parts(target)
     cache = cache or KernelCache()
     spent = [0.0]  # seconds of the compile budget used by the rows so far
     rows = [(model, algorithm) for model in cost_models for algorithm in algorithms]
@@ -502,13 +502,13 @@ class _Check:
         error = max((_error(values[k], replayed[k]) for k in replayed), default=0.0)
         if isinstance(plain, CheckReport):  # the plain run failed: its report says why
             return error, plain, ""
-        terms = reduction_terms(_parts(self.target)[0])
+        terms = reduction_terms(batch_parts(self.target)[0])
         return error, check_namespace(values, plain, terms=terms, bounds=bounds), ""
 
     def _make(self) -> tuple[dict[str, Any], dict[str, Any], Any]:
         from ..capture import Capture
 
-        batches, inputs, externals = _parts(self.target)
+        batches, inputs, externals = batch_parts(self.target)
         with np.errstate(all="ignore"):  # the user's warnings are the plain run's, not the replay's
             ref, ref_bounds = propagate(batches, externals, dict(inputs))
         replayed, bounds = _values(self.target, ref), _values(self.target, ref_bounds)
@@ -664,7 +664,7 @@ class _Row:
             # cut to the compile budget: past it the rest runs as captured (a 100,000-iteration
             # `x += 1.0` loop took 3.5-4.3 s to reroll with no budget)
             budget = self.budget.child(REROLL_SECONDS)
-            batches, inputs, externals = _parts(self.target)
+            batches, inputs, externals = batch_parts(self.target)
             prepared = prepared_batches(batches, budget) if self.reroll else Prepared(list(batches), {}, [], [], [])
             inputs = {**inputs, **prepared.constants}
             # arrays whose next use is a later batch's DEL die where last used (:mod:`fusionlab.deadbases`)

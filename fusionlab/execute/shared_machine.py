@@ -54,13 +54,13 @@ def measure(size: int = 1200, steps: int = 8, rounds: int = 7, competitors: tupl
     from ..partition import MergeCache
     from .driver import Driver
     from .numba_backend import KernelCache
-    from .runner import _parts, _plans
+    from .runner import batch_parts, batch_plans
 
     source = SOURCE.format(n=size, steps=steps)
     with redirect_stdout(io.StringIO()):
         cap = capture(source, {})
-    batches, inputs, externals = _parts(cap)
-    plans = _plans(batches, "greedy", "bohrium", 4096, None, MergeCache(), keep=set(inputs))
+    batches, inputs, externals = batch_parts(cap)
+    plans = batch_plans(batches, "greedy", "bohrium", 4096, None, MergeCache(), keep=set(inputs))
     cache = KernelCache()
     all_threads = numba.config.NUMBA_NUM_THREADS
     drivers = {
