@@ -57,7 +57,7 @@ from fusionlab.execute.driver import Driver
 from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache, Plan, run_plan
 from fusionlab.execute.reference import Storage
 from fusionlab.execute.threads import DEFAULT_CHUNKS_PER_THREAD, configure
-from fusionlab.execute.runner import _parts, _plans, compare, run
+from fusionlab.execute.runner import batch_parts, batch_plans, compare, run
 from fusionlab.partition import MergeCache
 from fusionlab.workloads import get_workload as _registered_workload
 
@@ -477,8 +477,8 @@ def capture_and_plan(name: str, preset: str, budget_s: float) -> tuple[Any, list
                 cap = capture(get_workload(name).script(preset), {})
             captured = time.perf_counter() - started
             # the batches rerolled first, as run() does (fusionlab/reroll.py)
-            batches, inputs, _ = _parts(cap, reroll=True)
-            plans = _plans(batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache(), keep=set(inputs))
+            batches, inputs, _ = batch_parts(cap, reroll=True)
+            plans = batch_plans(batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache(), keep=set(inputs))
     except _Alarm:
         if cap is None:
             raise PlanBudgetExceeded(f"fusionlab's capture did not finish in {budget_s:.0f} s (--plan-budget)") from None
@@ -494,7 +494,7 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
     w = get_workload(name)
     kw = w.kwargs(preset)
     cap, plans = capture_and_plan(name, preset, PLAN_BUDGET["seconds"])
-    _, inputs, externals = _parts(cap, reroll=True)   # with the arrays of the literals rerolling made
+    _, inputs, externals = batch_parts(cap, reroll=True)   # with the arrays of the literals rerolling made
 
     def fused(timings: dict[str, float]) -> None:
         # block by block, each kernel timed, with the threads and per-loop chunks the fused

@@ -35,7 +35,7 @@ def _case(name: str, preset: str, rounds: int) -> dict[str, Any]:
     from fusionlab.execute.driver import Driver
     from fusionlab.execute.numba_backend import KernelCache
     from fusionlab.execute.prepare import prepared_batches
-    from fusionlab.execute.runner import _parts, _plans
+    from fusionlab.execute.runner import batch_parts, batch_plans
     from fusionlab.partition import MergeCache
     from fusionlab.workloads import corpus, get_workload
 
@@ -45,10 +45,10 @@ def _case(name: str, preset: str, rounds: int) -> dict[str, Any]:
     t = time.process_time()
     with redirect_stdout(io.StringIO()):
         cap = capture(get_workload(name).script(preset), {})
-    batches, inputs, externals = _parts(cap)
+    batches, inputs, externals = batch_parts(cap)
     prep = prepared_batches(batches)
     fused, constants = prep.programs, prep.constants
-    plans = _plans(fused, "greedy", "bohrium", 4096, None, MergeCache(), keep=set(inputs) | set(constants))
+    plans = batch_plans(fused, "greedy", "bohrium", 4096, None, MergeCache(), keep=set(inputs) | set(constants))
     prepare = time.process_time() - t
     cache = KernelCache()
     variants: dict[str, Callable[[], Any]] = {"numpy": lambda: refs.numpy(*args), "loop": lambda: refs.loop(*args)}

@@ -31,7 +31,7 @@ from bench_backend import get_workload  # noqa: E402
 from fusionlab.execute.driver import Driver  # noqa: E402
 from fusionlab.execute.numba_backend import KernelCache, run_plan  # noqa: E402
 from fusionlab.execute.reference import Storage  # noqa: E402
-from fusionlab.execute.runner import _parts  # noqa: E402
+from fusionlab.execute.runner import batch_parts  # noqa: E402
 
 
 def cpu_rounds(fns: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
@@ -87,7 +87,7 @@ def main() -> None:
     w = get_workload(a.row)
     kw = w.kwargs(a.preset)
     cap, plans = capture_and_plan(a.row, a.preset, 300)
-    _, inputs, externals = _parts(cap, reroll=True)
+    _, inputs, externals = batch_parts(cap, reroll=True)
     cache = KernelCache()
     refs = REFS[a.row]
     args = refs.args(kw)

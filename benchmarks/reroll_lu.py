@@ -15,7 +15,7 @@ import time
 from fusionlab.capture import capture
 from fusionlab.execute.driver import Driver
 from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache
-from fusionlab.execute.runner import _plans, rerolled
+from fusionlab.execute.runner import batch_plans, rerolled
 from fusionlab.partition import MergeCache
 from fusionlab.workloads import get_workload
 
@@ -32,7 +32,7 @@ def measure(n: int, reroll: bool, execute: bool) -> dict:
     out["reroll_s"] = time.perf_counter() - t
     out["instructions"] = sum(len(b) for b in batches)
     t = time.perf_counter()
-    plans = _plans(batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
+    plans = batch_plans(batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
     out["plan_s"] = time.perf_counter() - t
     specs = {bp.compiled.key for p in plans for bp in p.blocks if bp.compiled is not None}
     out["kernel_calls"] = sum(1 for p in plans for bp in p.blocks if bp.compiled is not None)

@@ -141,7 +141,7 @@ def test_a_row_over_the_plan_budget_says_how_far_fusionlab_got(monkeypatch: pyte
                 pass
         return []
 
-    monkeypatch.setattr(bench_backend, "_plans", slow_plans)
+    monkeypatch.setattr(bench_backend, "batch_plans", slow_plans)
     with pytest.raises(bench_backend.PlanBudgetExceeded) as info:
         bench_backend.capture_and_plan("lu_rows", "tiny", 2.0)
     sizes = sorted((len(b.instructions) for b in cap.batches), reverse=True)

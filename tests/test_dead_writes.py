@@ -19,7 +19,7 @@ from fusionlab.bytecode import Base, Instruction, Literal, Opcode, Program, View
 from fusionlab.capture import capture
 from fusionlab.deadwrites import WALK, DeadRefusal, describe, drop_dead_writes
 from fusionlab.execute.reference import run_reference
-from fusionlab.execute.runner import _plans, run
+from fusionlab.execute.runner import batch_plans, run
 from fusionlab.partition import MergeCache, partition
 from fusionlab.text import format_view
 from fusionlab.workloads import get_workload
@@ -249,7 +249,7 @@ def test_jacobi_one_grid_pass_per_sweep() -> None:
     """Greedy under Bohrium: each sweep's interior is one block over the interior's shape,
     and no block iterates over the whole grid (before: the copy's block did, every sweep)."""
     cap = _jacobi()
-    plans = _plans(cap.batches, "greedy", "bohrium", 0, None, MergeCache())
+    plans = batch_plans(cap.batches, "greedy", "bohrium", 0, None, MergeCache())
     n, sweeps = 16, 4
     for pl in plans:
         program = pl.program

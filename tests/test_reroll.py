@@ -221,12 +221,12 @@ def test_cli_run_says_what_was_rerolled_and_verify_checks_it(capsys):
 
 def test_rerolled_columns_share_their_kernels():
     from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE
-    from fusionlab.execute.runner import _plans
+    from fusionlab.execute.runner import batch_plans
     from fusionlab.partition import MergeCache
 
     cap = capture(_script("lu_rows", 30), {})
     fused, _, _ = rerolled(cap.batches)
-    plans = _plans(fused, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
+    plans = batch_plans(fused, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
     calls = [bp.compiled.key for p in plans for bp in p.blocks if bp.compiled is not None]
     # three or four kernels a column; offsets are arguments: the columns share them
     assert (len(calls), len(set(calls))) == (95, 13)   # 67 distinct with the offsets as constants

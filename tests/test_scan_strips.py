@@ -20,7 +20,7 @@ from fusionlab.codegen_strip import FAR, STRIP, TRIG_HELPERS
 from fusionlab.execute.driver import Driver
 from fusionlab.execute.numba_backend import plan, run_plan
 from fusionlab.execute.reference import Externals, Storage
-from fusionlab.execute.runner import _parts, _plans, run
+from fusionlab.execute.runner import batch_parts, batch_plans, run
 from fusionlab.partition import MergeCache
 
 from agreement import CACHE
@@ -198,8 +198,8 @@ def test_a_captured_cumsum_of_a_strided_sine_equals_numpy_under_the_driver():
            "c = np.cumsum(np.sin(x[::2]) * 2.0)\ny = c * 0.5 + 1.0\n")
     with contextlib.redirect_stdout(io.StringIO()):
         cap = capture(src, {})
-    _, inputs, externals = _parts(cap)
-    plans = _plans(cap.batches, "greedy", "bohrium", 4096, None, MergeCache())
+    _, inputs, externals = batch_parts(cap)
+    plans = batch_plans(cap.batches, "greedy", "bohrium", 4096, None, MergeCache())
     (scan,) = [bp.kernel for p in plans for bp in p.blocks if bp.kernel is not None and "ACCUMULATE" in bp.kernel.source]
     assert "_vsin(" in scan.source
     x = np.random.default_rng(0).uniform(-30, 30, 40000)[::2]
