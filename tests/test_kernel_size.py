@@ -90,3 +90,47 @@ def test_runs_cut_to_two_arrays_a_kernel_equal_the_reference(source):
         assert set(got) == set(want)
         for k in want:
             np.testing.assert_allclose(np.asarray(got[k]), np.asarray(want[k]), rtol=1e-9, atol=1e-9, err_msg=k)
+
+
+TRIANGLE = """
+import numpy as np
+m, n = 8, 10
+A = np.tril(np.arange(1.0, m * m + 1).reshape(m, m)) / (m * m)
+B = np.arange(m * n, dtype=float).reshape(m, n) / (m * n)
+C = np.ones((m, n))
+t2 = np.empty(n)
+C *= 1.2
+for i in range(m):
+    for j in range(n):
+        C[:i, j] += 1.5 * B[i, j] * A[i, :i]
+        t2[j] = B[:i, j] @ A[i, :i]
+    C[i, :] += 1.5 * B[i, :] * A[i, i] + 1.5 * t2
+"""
+
+
+def test_a_loop_of_slices_of_changing_lengths_compiles_no_kernel_it_calls_once():
+    from fusionlab.execute.numba_backend import ONE_USE_KERNELS, one_use_kernels
+    from fusionlab.execute.runner import run
+
+    cap = _captured(TRIANGLE)
+    plans = [plan(b, partition(b, "greedy", "bohrium").blocks) for b in cap.batches]
+    once = [b for p in plans for b in p.blocks if b.kernel is not None and not b.kernel.parallel_iterations]
+    keys = [b.kernel.key for b in once]
+    assert sum(keys.count(k) == 1 for k in set(keys)) > ONE_USE_KERNELS   # PolyBench symm's shape
+    chosen = one_use_kernels(plans)
+    numpy = [b for p in chosen for b in p.blocks if "one of" in b.reason and "such kernels" in b.reason]
+    assert len(numpy) > ONE_USE_KERNELS and all(b.kernel is None and b.serial is None for b in numpy)
+    # a kernel called twice keeps it
+    kept = {b.kernel.key for p in chosen for b in p.blocks if b.kernel is not None}
+    assert all(keys.count(k) > 1 for k in kept if k in keys)
+    r = run(cap, "greedy", "bohrium", check=True, driver="python", cache=CACHE)
+    assert r.check is not None and r.check.ok, r.check.mismatches
+    assert r.driver.startswith("block by block")   # a NumPy block: the run goes block by block
+
+
+def test_few_kernels_called_once_are_compiled_as_planned():
+    from fusionlab.execute.numba_backend import one_use_kernels
+
+    cap = _captured(WINDOWS.format(k=3))
+    plans = [plan(b, partition(b, "greedy", "bohrium").blocks) for b in cap.batches]
+    assert one_use_kernels(plans) == plans

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from .driver import DriverSource
 
 __all__ = ["KernelCache", "BlockPlan", "Plan", "plan", "run_plan", "DEFAULT_MIN_SIZE", "raised_by_data",
-           "small_block_choice", "compiler_sized", "MAX_KERNEL_ARRAYS"]
+           "small_block_choice", "compiler_sized", "MAX_KERNEL_ARRAYS", "one_use_kernels", "ONE_USE_KERNELS"]
 
 
 def raised_by_data(exc: BaseException) -> bool:
@@ -430,6 +430,50 @@ def _compiled_once(blocks: list[BlockPlan], alone: Sequence[int]) -> list[BlockP
                 f"{why}; its serial kernel would be compiled for this one call (about {COMPILE_SECONDS:g} s) "
                 "to save microseconds"))
     return out
+
+
+#: Above this many serial kernels each called once in a run, a run compiles none of them.
+ONE_USE_KERNELS = 40
+
+
+def one_use_kernels(plans: Sequence[Plan], most: int = ONE_USE_KERNELS) -> list[Plan]:
+    """``plans`` (one run's batches) with their serial kernels that the run calls once each
+    run by NumPy, when there are more than ``most`` of them.
+
+    A Python loop over slices whose lengths change with the loop variable (PolyBench's
+    ``symm``, ``syr2k`` or ``trmm`` in npbench: ``C[:i, j] += alpha * B[i, j] * A[i, :i]``)
+    makes a block of a different shape and composition at every step: at 20 x 25, 527
+    distinct kernels in one batch of 3,600 instructions, whose compilation (about
+    :data:`COMPILE_SECONDS` each) took minutes where NumPy runs the whole program in
+    milliseconds. Each such block runs with NumPy instead, as one running alone below
+    ``min_size`` does (:func:`_compiled_once`); a kernel called more than once in the run (a
+    time step's boundary block, batch after batch) keeps it, and a run with few such kernels
+    is left as planned (their compilation is a second or two, cached for the next run).
+
+    >>> one_use_kernels([], most=0)
+    []
+    """
+    uses: dict[str, int] = {}
+    for p in plans:
+        for b in p.blocks:
+            k = b.compiled
+            if k is not None:
+                uses[k.key] = uses.get(k.key, 0) + 1
+    once = {key for key, n in uses.items() if n == 1}
+    # one instruction alone below min_size is :func:`_compiled_once`'s choice already (block
+    # by block NumPy runs it, a run's driver its serial kernel)
+    chosen = [(i, j) for i, p in enumerate(plans) for j, b in enumerate(p.blocks)
+              if b.kernel is not None and b.kernel.key in once and not b.kernel.parallel_iterations
+              and not b.bind]
+    if len(chosen) <= most:
+        return list(plans)
+    out = [list(p.blocks) for p in plans]
+    for i, j in chosen:
+        b = out[i][j]
+        out[i][j] = dataclasses.replace(b, kernel=None, serial=None, reason=(
+            f"NumPy: its serial kernel would be compiled for this one call, one of {len(chosen)} such kernels in "
+            f"this run (about {COMPILE_SECONDS:g} s each to compile, to save microseconds)"))
+    return [dataclasses.replace(p, blocks=tuple(blocks)) for p, blocks in zip(plans, out)]
 
 
 def _lend(program: Program, bind: Sequence[int]) -> tuple[tuple[Base, int], ...]:

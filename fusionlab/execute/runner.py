@@ -30,7 +30,7 @@ from .check import CheckReport, Mismatch, check_namespace, plain_namespace, redu
 from .errors import propagate
 from .prepare import dead_dropped, Prepared, prepared_batches, rerolled
 from .driver import Driver
-from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, plan
+from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, one_use_kernels, plan
 from .reference import Externals, Storage, run_reference
 from .threads import cpu_snapshot, others_busy
 from .timed_runs import CHECK_RUNS, LONG_RUN_SECONDS, RunBudget
@@ -154,7 +154,7 @@ def batch_plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min
         if partitions is None:
             blocks = rematerialise(batch, blocks).blocks   # maps recomputed in their readers' blocks
         plans.append(plan(batch, blocks, min_size))
-    return plans
+    return one_use_kernels(plans)   # hundreds of kernels each called once: NumPy runs them
 
 
 def _rewrites(batches: Sequence[Program], plans: Sequence[Plan], keep: AbstractSet[str] = frozenset()) -> list[str]:
@@ -688,7 +688,7 @@ class _Row:
             if key not in self.plan_cache or self.plan_cache[key].program is not b:
                 self.plan_cache[key] = plan(b, results[-1].blocks, self.min_size)  # seconds for thousands of kernels
             plans.append(self.plan_cache[key])
-        return results, plans
+        return results, one_use_kernels(plans)
 
     def _predicted(self, batches: Sequence[Program], plans: Sequence[Plan], figures: Any,
                    externals: Externals) -> float | None:
