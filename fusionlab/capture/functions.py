@@ -24,7 +24,8 @@ def _keepdims(result: Any, a: Any, axis: Any, keepdims: bool) -> Any:
     """A reduction's result with the reduced axes kept as length 1 (a view of it)."""
     if not keepdims or not isinstance(result, Traced):
         return result
-    axes = range(a.ndim) if axis is None else [int(axis) % a.ndim]
+    axes = range(a.ndim) if axis is None else [int(x) % a.ndim for x in axis] if isinstance(axis, tuple) \
+        else [int(axis) % a.ndim]
     shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
     return result.reshape(shape)
 
@@ -33,26 +34,69 @@ def _reduce(ufunc: np.ufunc, a: Any, axis: Any, like: Callable[..., Any], keepdi
     """A reduction recorded as cast-if-needed then ``ufunc.reduce``; the dtype follows
     what ``like`` (np.sum, np.prod, ...) gives for ``a``'s dtype."""
     dtype = like(np.zeros(1, dtype=a.dtype)).dtype
+    if isinstance(axis, tuple):
+        got = _over_axes(ufunc, a, axis, dtype if dtype != a.dtype else None)
+        return None if got is None else _keepdims(got, a, axis, keepdims)
     got = ufunc.reduce(a, axis=axis, dtype=dtype if dtype != a.dtype else None)
     return _keepdims(got, a, axis, keepdims)
 
 
+def _over_axes(ufunc: np.ufunc, a: Any, axes: tuple[Any, ...], dtype: Any = None) -> Any:
+    """``ufunc.reduce`` of ``a`` over several ``axes`` (``np.sum(x, axis=(1, 2, 3))``, a
+    convolution's window) as one reduction per axis, the last first so the others keep
+    their numbers; ``None`` where NumPy alone should answer (an axis repeated or out of
+    range: NumPy's own error). All the axes are the whole array (``axis=None``). A sum or
+    a product over several axes groups its terms otherwise than NumPy's one call, so the
+    user gets NumPy's own result, computed beside the recorded steps, while the kernels
+    compute the steps (a reordering the check's error model bounds).
+
+    >>> from fusionlab.capture import capture
+    >>> c = capture("import numpy as np\\nx = np.arange(24.0).reshape(2, 3, 4)\\ns = x.sum(axis=(0, 2))\\n"
+    ...             "m = np.max(x, axis=(1, -1), keepdims=True)\\n")
+    >>> [i.opcode.name for i in c.program if i.opcode.name.endswith("REDUCE")]
+    ['ADD_REDUCE', 'ADD_REDUCE', 'MAXIMUM_REDUCE', 'MAXIMUM_REDUCE']
+    >>> c.namespace["s"].tolist(), c.namespace["m"].shape
+    ([60.0, 92.0, 124.0], (2, 1, 1))
+    """
+    if not isinstance(a, Traced) or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                                            for x in axes):
+        return None
+    if any(not -a.ndim <= int(x) < a.ndim for x in axes):
+        return None
+    norm = sorted({int(x) % a.ndim for x in axes}, reverse=True)
+    if len(norm) != len(axes):
+        return None
+    if len(norm) == a.ndim:
+        return ufunc.reduce(a, axis=None, dtype=dtype)
+    want = ufunc.reduce(a._real, axis=tuple(norm), dtype=dtype)
+    got = a
+    for k, ax in enumerate(norm):
+        got = ufunc.reduce(got, axis=ax, dtype=dtype if k == 0 else None)
+    if isinstance(got, Traced) and isinstance(got._r, np.ndarray) and got._r.shape == np.shape(want) \
+            and got._r.dtype == np.asarray(want).dtype and got._r.flags.writeable:
+        got._r[...] = want   # a fresh array of the last step: the user holds NumPy's own bits
+    return got
+
+
 def _sum(rec: Recorder, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    if out is not None or kw or dtype is not None or isinstance(axis, tuple):
+    if out is not None or kw or dtype is not None:
         return None
     return _reduce(np.add, a, axis, np.sum, keepdims)
 
 
 def _prod(rec: Recorder, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    if out is not None or kw or dtype is not None or isinstance(axis, tuple):
+    if out is not None or kw or dtype is not None:
         return None
     return _reduce(np.multiply, a, axis, np.prod, keepdims)
 
 
 def _extreme(ufunc: np.ufunc) -> Callable[..., Any]:
     def f(rec: Recorder, a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-        if out is not None or kw or isinstance(axis, tuple) or a.size == 0:
+        if out is not None or kw or a.size == 0:
             return None
+        if isinstance(axis, tuple):
+            got = _over_axes(ufunc, a, axis)
+            return None if got is None else _keepdims(got, a, axis, keepdims)
         return _keepdims(ufunc.reduce(a, axis=axis), a, axis, keepdims)
 
     return f
