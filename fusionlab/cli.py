@@ -174,14 +174,18 @@ def _cmd_partition(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_capture(args: argparse.Namespace) -> int:
+def _budget(args: argparse.Namespace) -> "CaptureBudget":
+    """The capture budget ``--capture-budget`` and ``--capture-instructions`` ask for."""
     from .capture import CaptureBudget
 
     try:
-        budget = CaptureBudget(seconds=args.capture_budget, instructions=args.capture_instructions)
+        return CaptureBudget(seconds=args.capture_budget, instructions=args.capture_instructions)
     except ValueError as exc:
         raise _InputError(f"--capture-budget/--capture-instructions: {exc}") from None
-    cap = _capture(args.program, args.preset, budget)
+
+
+def _cmd_capture(args: argparse.Namespace) -> int:
+    cap = _capture(args.program, args.preset, _budget(args))
     if args.format == "json":
         print(json.dumps({
             "instructions": cap.instructions,
@@ -207,8 +211,13 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             plain = plain_namespace(source, label)
         except Exception as exc:  # the user's program: any exception
             raise _InputError(f"{label} fails under plain NumPy: {type(exc).__name__}: {exc}") from None
-    cap = _capture(args.program, args.preset)
+    cap = _capture(args.program, args.preset, _budget(args))
     replayed = _replayed(cap, args)
+    if cap.stopped is not None:
+        # the batches are the part recorded before the budget: their replay is checked
+        # against NumPy replaying that part (what the user holds is plain NumPy's, checked below)
+        print(f"{label}: {cap.stopped}; the replay is checked against NumPy replaying the part recorded",
+              file=sys.stderr)
     terms = reduction_terms(cap.batches)
     import types
 
@@ -218,7 +227,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     # each against plain NumPy (execute/check.py: structural, tolerances from reordering)
     bounds = program_bounds(cap)   # the error model's bound of each value (execute/errors.py)
     held = check_namespace({n: cap.namespace.get(n, _MISSING) for n in names}, plain, names, terms, bounds)
-    replay = check_namespace(replayed, plain, terms=terms, bounds=bounds)
+    oracle = plain if cap.stopped is None else _replayed(cap, args, partitioned=False)
+    replay = check_namespace(replayed, oracle, terms=terms, bounds=bounds)
     mismatches = [{"variable": m.path, "where": "namespace", "reason": m.reason, "max_abs_error": m.max_abs_error}
                   for m in held.mismatches]
     mismatches += [{"variable": m.path, "where": f"replay under {args.algorithm}", "reason": m.reason,
@@ -240,10 +250,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0 if not mismatches else 1
 
 
-def _replayed(cap: "Capture", args: argparse.Namespace) -> dict[str, object]:
+def _replayed(cap: "Capture", args: argparse.Namespace, partitioned: bool = True) -> dict[str, object]:
     """The capture's arrays as its batches compute them under the partition, replayed by
     the reference executor; rerolled first (fusionlab/reroll.py) unless --no-reroll, so
-    that verify checks what run executes."""
+    that verify checks what run executes. ``partitioned=False``: the batches as captured,
+    instruction by instruction (NumPy replaying them)."""
     import numpy as np
 
     from .execute.reference import Storage, run_reference
@@ -251,12 +262,13 @@ def _replayed(cap: "Capture", args: argparse.Namespace) -> dict[str, object]:
 
     from .partition import MergeCache
 
-    batches, constants, _ = (cap.batches, {}, []) if args.no_reroll else rerolled(cap.batches)
+    batches, constants, _ = (cap.batches, {}, []) if args.no_reroll or not partitioned else rerolled(cap.batches)
     storage, synced = Storage({**cap.inputs, **constants}), {}
     cache = MergeCache()   # a loop's batches repeat: each is partitioned once (as run does)
     with np.errstate(all="ignore"):   # the program's own warnings were shown when it ran
         for b in batches:
-            blocks = partition(b, args.algorithm, args.cost, cache=cache, **_options(args)).blocks
+            blocks = partition(b, args.algorithm, args.cost, cache=cache, **_options(args)).blocks if partitioned \
+                else None
             synced.update(run_reference(b, blocks, externals=cap.externals, storage=storage))
     return cap.values_from(synced)
 
@@ -274,7 +286,10 @@ _MISSING = _Missing()
 def _cmd_run(args: argparse.Namespace) -> int:
     from .execute.runner import run
 
-    cap = _capture(args.program, args.preset)
+    cap = _capture(args.program, args.preset, _budget(args))
+    if cap.stopped is not None:
+        print(f"{args.program}: {cap.stopped}; the part recorded runs fused and is checked against NumPy "
+              "replaying it", file=sys.stderr)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r = run(cap, args.algorithm, args.cost, check=args.check, min_size=args.min_size, driver=args.driver,
@@ -509,13 +524,24 @@ def build_parser() -> argparse.ArgumentParser:
                          "program printed is the part recorded before (default: no limit)")
     cp.add_argument("--capture-instructions", type=float, default=float("inf"), metavar="N",
                     help="stop recording after this many instructions (default: no limit)")
+    def capture_budget(sub: argparse.ArgumentParser) -> None:
+        # a Python loop of tiny operations records an instruction per operation: bounded by
+        # default, as in a %%fuse cell (docs/semantics.md, "The capture budget")
+        sub.add_argument("--capture-budget", type=float, default=float("inf"), metavar="SECONDS",
+                         help="stop recording after this many seconds; the rest runs as plain NumPy and the part "
+                              "recorded before is run and checked (default: no limit)")
+        sub.add_argument("--capture-instructions", type=float, default=50_000, metavar="N",
+                         help="stop recording after this many instructions (default 50000; inf: no limit)")
+
     v = python_command("verify", "run plainly and captured (replayed under a partition); compare", _cmd_verify)
+    capture_budget(v)
     partition_choice(v)
     v.add_argument("--format", "-f", choices=["text", "json"], default="text")
     v.add_argument("--no-reroll", action="store_true", help=reroll_help)
     v.add_argument("--time-limit", type=float, default=30.0, help="seconds for optimal, ilp and exact")
     v.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal (and exact's branch and bound)")
     r = python_command("run", "run a Python file or workload with fused Numba kernels", _cmd_run)
+    capture_budget(r)
     partition_choice(r)
     r.add_argument("--check", action="store_true",
                    help="compare the values with plain NumPy run on the same inputs (and with the reference executor)")

@@ -44,3 +44,26 @@ def test_verify_passes_an_unseeded_program(tmp_path, capsys):
     f.write_text(SOURCE)
     assert main(["verify", str(f)]) == 0
     assert capsys.readouterr().out.strip().endswith("OK")
+
+
+LONG_LOOP = """
+import numpy as np
+x = np.linspace(0, 1, 16)
+total = 0.0
+for i in range(3000):
+    y = (x - i) ** 2
+    total += float(np.sum(y))
+"""
+
+
+def test_verify_and_run_stop_recording_at_the_instruction_budget(tmp_path, capsys):
+    # a Python loop of tiny operations: the part recorded is run and checked, the rest runs
+    # as plain NumPy (as in a %%fuse cell); the user's values are plain NumPy's either way
+    f = tmp_path / "long_loop.py"
+    f.write_text(LONG_LOOP)
+    assert main(["verify", str(f), "--capture-instructions", "600"]) == 0
+    out = capsys.readouterr()
+    assert out.out.strip().endswith("OK") and "the replay is checked against NumPy replaying the part recorded" in out.err
+    assert main(["run", str(f), "--check", "--capture-instructions", "600", "--driver", "blocks"]) == 0
+    out = capsys.readouterr()
+    assert "0 differ" in out.out and "the part recorded runs fused" in out.err
