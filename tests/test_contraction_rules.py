@@ -104,4 +104,3 @@ for i in range(1, {n}):
     # ... but few are listed: those Def. 12 forbids (a temporary's name reused), not the rule's
     listed = sum(1 for (u, v) in g._explicit if u in set(dots) and v in set(dots))
     assert listed <= len(dots) < len(same) * (len(same) - 1) // 2
-    assert len(g._explicit) < len(dots) ** 2 // 4
