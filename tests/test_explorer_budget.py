@@ -121,9 +121,9 @@ def test_the_check_is_made_once_for_every_row(monkeypatch: pytest.MonkeyPatch) -
     made = {"plain": 0, "replay": 0}
     plain_namespace, propagate = runner.plain_namespace, runner.propagate
 
-    def counted_plain(source: str) -> Any:
+    def counted_plain(*args: Any, **kwargs: Any) -> Any:
         made["plain"] += 1
-        return plain_namespace(source)
+        return plain_namespace(*args, **kwargs)
 
     def counted_replay(*args: Any) -> Any:
         made["replay"] += 1
