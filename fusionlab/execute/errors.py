@@ -47,8 +47,9 @@ import numpy as np
 from ..bytecode import Instruction, Opcode, OpFamily, Program, View, contraction_letters
 from ..subscripts import numpy_call
 from .reference import Externals, Storage, execute_instruction, gather
+from .spread import FACTOR, SAMPLES, sampled_spread
 
-__all__ = ["ULPS", "UNKNOWN", "ShadowStorage", "propagate", "bound_of", "reorder_factor", "unit"]
+__all__ = ["ULPS", "UNKNOWN", "ShadowStorage", "propagate", "allowance", "bound_of", "reorder_factor", "unit"]
 
 #: Units in the last place allowed for every floating value a math function computes: its
 #: implementations differ between NumPy's SIMD loops and LLVM's by a few (NumPy documents up
@@ -381,6 +382,25 @@ def _step(ins: Instruction, storage: Storage, shadow: ShadowStorage, externals: 
         target[...] = known
 
 
+def allowance(ins: Instruction, vals: Sequence[Any], out: np.ndarray | None) -> np.ndarray | float | None:
+    """``ins``'s own rounding allowance: its bound with exact operands (the units in the last
+    place of its result, a reduction's reordering term), from the operands' values before it
+    runs (``out`` None; None for calls known only after: generators and opaque calls) or
+    from its result ``out`` after.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY X float64[3]\\nARRAY Y float64[3]\\nEXP Y, X")
+    >>> float(np.max(allowance(p[0], [np.ones(3)], None))) == ULPS * unit(["float64"]) * np.e
+    True
+    """
+    exact = [np.zeros(()) for _ in ins.inputs]
+    if out is None:
+        return _guarded(ins, vals, exact)
+    if ins.opcode in OpFamily.GENERATOR:
+        return generator(ins, out)
+    return opaque(ins, vals, exact, out)
+
+
 #: A bound nobody knows: NaN, carried to every value computed from it; the check holds such
 #: values to its per-array tolerance instead (:func:`fusionlab.execute.check.check_namespace`).
 UNKNOWN = float("nan")
@@ -396,10 +416,15 @@ def _guarded(ins: Instruction, vals: Sequence[Any], bnds: Sequence[np.ndarray]) 
 
 
 def propagate(batches: Sequence[Program], externals: Externals | None = None,
-              inputs: Mapping[str, np.ndarray] | None = None) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+              inputs: Mapping[str, np.ndarray] | None = None,
+              samples: int | None = None) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Replay ``batches`` in program order with NumPy and beside it the bounds: returns each
     synced base's values (what :func:`~fusionlab.execute.reference.run_reference` returns)
-    and its bounds (float64 arrays of the base's shape), by base name, at its last SYNC."""
+    and its bounds (float64 arrays of the base's shape), by base name, at its last SYNC.
+
+    Where a floating value's bound is infinite (the model gave up), ``samples`` perturbed
+    replays give one instead (:mod:`fusionlab.execute.spread`; ``None``: its default
+    number, 0: none, the infinite bounds stay)."""
     storage, shadow = Storage(dict(inputs or {})), ShadowStorage()
     externals = externals or Externals()
     synced: dict[str, np.ndarray] = {}
@@ -407,4 +432,12 @@ def propagate(batches: Sequence[Program], externals: Externals | None = None,
     for batch in batches:
         for ins in batch:
             _step(ins, storage, shadow, externals, synced, bounds)
+    lost = {n for n, b in bounds.items()
+            if n in synced and np.asarray(synced[n]).dtype.kind in "fc" and np.isinf(b).any()}
+    if lost and (SAMPLES if samples is None else samples) > 0:
+        spread = sampled_spread(batches, externals, dict(inputs or {}), synced, lost, allowance,
+                                SAMPLES if samples is None else samples)
+        for n, s in spread.items():
+            if s > 0:
+                bounds[n] = np.where(np.isinf(bounds[n]), FACTOR * s, bounds[n])
     return synced, bounds
