@@ -257,6 +257,11 @@ class AdditiveCostModel:
         return f"{type(self).__name__}()"
 
 
+#: Summaries an :class:`Evaluator` keeps by the identity of their masks (a cache of its
+#: cache: each entry keeps its mask, up to kilobytes, alive)
+RECENT_SUMMARIES = 4096
+
+
 class Evaluator:
     """A cost model bound to one WSP graph, with cached block costs.
 
@@ -270,35 +275,51 @@ class Evaluator:
         self.merge_bonus = float(getattr(model, "merge_bonus", 0))
         self.evaluations = 0
         self._summaries: dict[int, Any] = {}
+        # the summaries last asked for, by the identity of their mask: hashing a mask costs
+        # its length (a block of a 60,000-instruction batch: a few microseconds), and the
+        # greedy loop asks for the same mask objects over and over (``PartitionState.members``);
+        # ``_holders`` lists, by summary, the entries to forget when it is consumed
+        self._recent: dict[int, tuple[int, Any]] = {}
+        self._holders: dict[int, list[int]] = {}
         self._values: dict[int, float] = {}
         if self.additive:
             self._ctx = model.prepare(graph)
 
     def _summary(self, mask: int) -> Any:
+        recent = self._recent.get(id(mask))
+        if recent is not None and recent[0] is mask:   # the entry holds the mask: its id is not reused
+            return recent[1]
         got = self._summaries.get(mask)
         if got is None:
-            # a model that absorbs in place takes the instructions one by one; any other
-            # combines them as a balanced tree: a summary that copies its parts costs
-            # n log n for a block of n instructions, not n squared
-            m, rest = self.model, mask
-            parts = []
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                parts.append(m.summary(self._ctx, low.bit_length() - 1))
-            if type(m).absorb is not AdditiveCostModel.absorb:
-                # the parts are fresh: absorb them one by one into the first, in place
-                got = parts[0]
-                for one in parts[1:]:
-                    got = m.absorb(self._ctx, got, one)
-                self._summaries[mask] = got
-                return got
-            while len(parts) > 1:
-                parts = [m.combine(self._ctx, parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k]
-                         for k in range(0, len(parts), 2)]
-            got = parts[0]
-            self._summaries[mask] = got
+            got = self._summaries[mask] = self._built(mask)
+        if len(self._recent) >= RECENT_SUMMARIES:   # the entries keep their masks alive
+            self._recent.clear()
+            self._holders.clear()
+        self._recent[id(mask)] = (mask, got)
+        self._holders.setdefault(id(got), []).append(id(mask))
         return got
+
+    def _built(self, mask: int) -> Any:
+        """The summary of block ``mask`` from its instructions' summaries."""
+        # a model that absorbs in place takes the instructions one by one; any other
+        # combines them as a balanced tree: a summary that copies its parts costs
+        # n log n for a block of n instructions, not n squared
+        m, rest = self.model, mask
+        parts = []
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            parts.append(m.summary(self._ctx, low.bit_length() - 1))
+        if type(m).absorb is not AdditiveCostModel.absorb:
+            # the parts are fresh: absorb them one by one into the first, in place
+            got = parts[0]
+            for one in parts[1:]:
+                got = m.absorb(self._ctx, got, one)
+            return got
+        while len(parts) > 1:
+            parts = [m.combine(self._ctx, parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k]
+                     for k in range(0, len(parts), 2)]
+        return parts[0]
 
     def union_cost(self, parts: Sequence[int]) -> float:
         """The cost of the block made of disjoint ``parts`` (masks), reusing their summaries."""
@@ -354,6 +375,8 @@ class Evaluator:
                 big = self._summary(m1)
                 small = self._summary(m2)
                 del self._summaries[m1]
+                for held in self._holders.pop(id(big), ()):   # it changes in place below
+                    self._recent.pop(held, None)
                 self._summaries[mask] = self.model.absorb(self._ctx, big, small)
             else:
                 self._summaries[mask] = self.model.combine(self._ctx, self._summary(m1), self._summary(m2))

@@ -910,25 +910,26 @@ class PartitionState:
         self.members[z] = m_big | m_small
         for i in bit_indices(m_small if reuse else m_big | m_small):
             self.block_of[i] = z
+        succ_small, pred_small = self.succ.pop(small), self.pred.pop(small)
         succ = self.succ.pop(big)
-        succ |= self.succ.pop(small)
+        succ |= succ_small
         succ -= {b1, b2}
         pred = self.pred.pop(big)
-        pred |= self.pred.pop(small)
+        pred |= pred_small
         pred -= {b1, b2}
         self.succ[z], self.pred[z] = succ, pred
-        for x in succ:
+        # the neighbours to relabel: with ``reuse`` only the smaller block's (the larger's
+        # already name ``z``), so a growing block costs its new part's neighbours, not all
+        for x in (succ_small - {b1, b2}) if reuse else succ:
             p = self.pred[x]
-            if small in p or not reuse:
-                p.discard(b1)
-                p.discard(b2)
-                p.add(z)
-        for x in pred:
+            p.discard(b1)
+            p.discard(b2)
+            p.add(z)
+        for x in (pred_small - {b1, b2}) if reuse else pred:
             q = self.succ[x]
-            if small in q or not reuse:
-                q.discard(b1)
-                q.discard(b2)
-                q.add(z)
+            q.discard(b1)
+            q.discard(b2)
+            q.add(z)
         d1, d2 = self.domain.pop(b1), self.domain.pop(b2)
         self.domain[z] = d2 if d1 is None else d1
         o1, o2 = self.opaque.pop(b1), self.opaque.pop(b2)
