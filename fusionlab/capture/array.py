@@ -87,6 +87,32 @@ def hand_out(x: Any) -> Any:
     return x
 
 
+def _positional(fn: Callable[..., Any], params: tuple[str, ...]) -> Callable[..., Any]:
+    """An ndarray method that calls NumPy's function ``fn`` with the method's positional
+    arguments named as ``ndarray``'s method names them (``params``, in order)."""
+    name = fn.__name__
+
+    def method(self: Any, *args: Any, **kw: Any) -> Any:
+        if len(args) > len(params):
+            raise TypeError(f"{name}() takes at most {len(params)} positional arguments ({len(args)} given)")
+        for param, value in zip(params, args):
+            if param in kw:
+                raise TypeError(f"argument for {name}() given by name ('{param}') and position ({params.index(param) + 1})")
+            kw[param] = value
+        if fn in (np.all, np.any) and "dtype" in kw:
+            # ``ndarray.all``/``any`` take a dtype second (NumPy's ``_methods._all``), which
+            # ``np.all`` does not: their logical reduction with that dtype is the same call
+            ufunc = np.logical_and if fn is np.all else np.logical_or
+            dtype = kw.pop("dtype")
+            if dtype is not None:
+                return ufunc.reduce(self, dtype=dtype, **{"axis": None, **kw})
+        return fn(self, **kw)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"ndarray.{name}: NumPy's ``np.{name}`` of the array, parameters {', '.join(params)}."
+    return method
+
+
 class Traced:
     """An array under capture: a view of a recorded base plus the real data it stands for."""
 
@@ -406,19 +432,21 @@ class Traced:
         opaque(rec, "indexed assignment", setter, (self, key, value), {}, out_view=self, precomputed=result)
 
     # -- methods -----------------------------------------------------------------------
-    def sum(self, axis: Any = None, **kw: Any) -> Any: return np.sum(self, axis=axis, **kw)
-    def prod(self, axis: Any = None, **kw: Any) -> Any: return np.prod(self, axis=axis, **kw)
-    def max(self, axis: Any = None, **kw: Any) -> Any: return np.max(self, axis=axis, **kw)
-    def min(self, axis: Any = None, **kw: Any) -> Any: return np.min(self, axis=axis, **kw)
-    def argmin(self, axis: Any = None, **kw: Any) -> Any: return np.argmin(self, axis=axis, **kw)
-    def argmax(self, axis: Any = None, **kw: Any) -> Any: return np.argmax(self, axis=axis, **kw)
-    def mean(self, axis: Any = None, **kw: Any) -> Any: return np.mean(self, axis=axis, **kw)
-    def var(self, axis: Any = None, **kw: Any) -> Any: return np.var(self, axis=axis, **kw)
-    def std(self, axis: Any = None, **kw: Any) -> Any: return np.std(self, axis=axis, **kw)
-    def all(self, axis: Any = None, **kw: Any) -> Any: return np.all(self, axis=axis, **kw)
-    def any(self, axis: Any = None, **kw: Any) -> Any: return np.any(self, axis=axis, **kw)
-    def cumsum(self, axis: Any = None, **kw: Any) -> Any: return np.cumsum(self, axis=axis, **kw)
-    def cumprod(self, axis: Any = None, **kw: Any) -> Any: return np.cumprod(self, axis=axis, **kw)
+    # ndarray's methods take their parameters by position too (``x.var(1, None, None, 1)``
+    # is ``ddof=1``, pythran's Cronbach alpha): the order of each is NumPy's
+    sum = _positional(np.sum, ("axis", "dtype", "out", "keepdims", "initial", "where"))
+    prod = _positional(np.prod, ("axis", "dtype", "out", "keepdims", "initial", "where"))
+    max = _positional(np.max, ("axis", "out", "keepdims", "initial", "where"))
+    min = _positional(np.min, ("axis", "out", "keepdims", "initial", "where"))
+    argmin = _positional(np.argmin, ("axis", "out"))
+    argmax = _positional(np.argmax, ("axis", "out"))
+    mean = _positional(np.mean, ("axis", "dtype", "out", "keepdims"))
+    var = _positional(np.var, ("axis", "dtype", "out", "ddof", "keepdims"))
+    std = _positional(np.std, ("axis", "dtype", "out", "ddof", "keepdims"))
+    all = _positional(np.all, ("axis", "dtype", "out", "keepdims"))
+    any = _positional(np.any, ("axis", "dtype", "out", "keepdims"))
+    cumsum = _positional(np.cumsum, ("axis", "dtype", "out"))
+    cumprod = _positional(np.cumprod, ("axis", "dtype", "out"))
     def dot(self, o: Any, *args: Any, **kw: Any) -> Any: return np.dot(self, o, *args, **kw)   # out=
 
     def byteswap(self, inplace: bool = False) -> Any:
