@@ -465,9 +465,13 @@ class _AccessTable:
         self.name = name
         self.kinds: list[tuple[tuple[int, ...], tuple[int, ...], str, str | None, bool, tuple[int, ...]]] = []
         self.pattern: list[int] = []
-        lo: list[int] = []
-        hi: list[int] = []
         writes: list[bool] = []
+        #: per user, the distinct element intervals of its views of the base: two users
+        #: conflict only where two of their views overlap, and the intervals of two rows
+        #: read by one instruction (a Cholesky step's ``np.dot(A[i, :j], A[j, :j])``) leave
+        #: the rows between them out, where one span over both took them in (every write
+        #: between them was a candidate: about n^4 pairs instead of n^3)
+        self.spans: list[tuple[tuple[int, int], ...]] = []
         for i in users:
             ins = program[i]
             ws = tuple(self._intern(v, view_ids) for v in ins.writes() if v.base.name == name)
@@ -481,18 +485,21 @@ class _AccessTable:
                 p = patterns[key] = len(self.kinds)
                 self.kinds.append(key)
             self.pattern.append(p)
-            # views of no element overlap nothing: an empty span
-            spans = [self.views[k].interval() for k in ws + rs if self.views[k].size]
-            lo.append(min((s[0] for s in spans), default=1))
-            hi.append(max((s[1] for s in spans), default=0))
+            # views of no element overlap nothing: no interval
+            self.spans.append(tuple(dict.fromkeys(self.views[k].interval() for k in ws + rs if self.views[k].size)))
             writes.append(bool(ws))
-        self.lo, self.hi, self.writes = lo, hi, writes
+        self.writes = writes
         self.writers = [a for a in range(len(users)) if writes[a]]
         self.overlap: dict[tuple[int, int], bool] = {}
         self.text: dict[int, str] = {}
         if len(users) > _VECTOR_USERS:
-            self._lo, self._hi = np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64)
-            self._writers = np.array(self.writers, dtype=np.int64)
+            # every interval of every user, in program order of the users (``_user`` sorted),
+            # and those of the writers apart
+            entries = [(a, lo, hi) for a, sp in enumerate(self.spans) for lo, hi in sp]
+            table = np.array(entries, dtype=np.int64).reshape(-1, 3)
+            self._user, self._lo, self._hi = table[:, 0], table[:, 1], table[:, 2]
+            written = np.asarray(writes, dtype=bool)[self._user]
+            self._wuser, self._wlo, self._whi = self._user[written], self._lo[written], self._hi[written]
 
     def _intern(self, v: View, ids: dict[View, int]) -> int:
         k = ids.get(v)
@@ -503,19 +510,21 @@ class _AccessTable:
 
     def later(self, a: int) -> list[int]:
         """The users after ``a`` that may conflict with it: all later ones when ``a``
-        writes, else the later writers; only those whose span meets ``a``'s."""
-        lo, hi = self.lo[a], self.hi[a]
-        if lo > hi:
+        writes, else the later writers; only those with an interval that meets one of
+        ``a``'s. In program order."""
+        spans = self.spans[a]
+        if not spans:
             return []
-        start = bisect_right(self.writers, a)
-        if len(self.lo) <= _VECTOR_USERS:
-            cands = range(a + 1, len(self.lo)) if self.writes[a] else self.writers[start:]
-            return [b for b in cands if self.lo[b] <= hi and self.hi[b] >= lo]
-        if self.writes[a]:
-            los, his = self._lo[a + 1:], self._hi[a + 1:]
-            return (np.flatnonzero((los <= hi) & (his >= lo)) + (a + 1)).tolist()
-        ws = self._writers[start:]
-        return ws[(self._lo[ws] <= hi) & (self._hi[ws] >= lo)].tolist()
+        if len(self.spans) <= _VECTOR_USERS:
+            cands = range(a + 1, len(self.spans)) if self.writes[a] else self.writers[bisect_right(self.writers, a):]
+            return [b for b in cands if any(lo <= h and hi >= l for lo, hi in self.spans[b] for l, h in spans)]
+        user, los, his = (self._user, self._lo, self._hi) if self.writes[a] else (self._wuser, self._wlo, self._whi)
+        start = int(np.searchsorted(user, a, side="right"))
+        user, los, his = user[start:], los[start:], his[start:]
+        meets = np.zeros(len(user), dtype=bool)
+        for l, h in spans:
+            meets |= (los <= h) & (his >= l)
+        return np.unique(user[meets]).tolist()
 
     def _meets(self, xs: tuple[int, ...], ys: tuple[int, ...]) -> bool:
         return any(self._overlaps(x, y) for x in xs for y in ys)
