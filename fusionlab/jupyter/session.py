@@ -396,7 +396,7 @@ class FuseResult:
             note = "the time budget ran out before this partition was computed"
         # cut by the time (a node limit is its own reason, which the entry's notes give)
         self._share.record(self.batch, (alg, name), timed_out=status == "budget" and (
-            result is None or bool(result.budget_cut)), chosen=self._work_selected())
+            result is None or bool(result.budget_cut)), chosen=self._work_selected(), given=limit, own=own)
         parts.add(alg, model, result, status, budget=budget, note=note)
         return True
 

@@ -23,6 +23,10 @@ True
 >>> share.record(0, ("ilp", "bohrium"), timed_out=True, chosen=("greedy", "bohrium"))
 >>> share.notice(0)["message"][:47]
 'the exact searches were given 3 s together (--e'
+>>> share.record(1, ("ilp", "bohrium"), timed_out=True, chosen=("greedy", "bohrium"),
+...              given=Budget(2.0), own=2.0)    # its own limit, not the share's
+>>> share.notice(1) is None
+True
 """
 
 from __future__ import annotations
@@ -73,8 +77,14 @@ class ExactShare:
         part = self.budget.remaining() / max(waiting, 1)
         return self.budget.child(part if own is None else min(own, part))
 
-    def record(self, batch: int, key: tuple[str, str], *, timed_out: bool, chosen: tuple[str, str]) -> None:
-        """Remember a shared search the time cut (a node limit is the search's own reason)."""
+    def record(self, batch: int, key: tuple[str, str], *, timed_out: bool, chosen: tuple[str, str],
+               given: Budget | None = None, own: float | None = None) -> None:
+        """Remember a shared search the share's time cut. A node limit is the search's own
+        reason, and so is its own time limit ``own`` when the share did not shorten it (the
+        budget it was ``given`` had all of ``own``): the notice would tell the user to give
+        the share more time, which would change nothing."""
+        if given is not None and own is not None and given.seconds is not None and given.seconds >= own:
+            return
         if timed_out and self.shared(key, chosen):
             self.cut.setdefault(batch, []).append(key)
 
