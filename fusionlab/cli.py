@@ -177,11 +177,14 @@ def _cmd_partition(args: argparse.Namespace) -> int:
 def _budget(args: argparse.Namespace) -> "CaptureBudget":
     """The capture budget ``--capture-budget`` and ``--capture-instructions`` ask for."""
     from .capture import CaptureBudget
+    from .capture.budget import BATCH_INSTRUCTIONS
 
+    batch = BATCH_INSTRUCTIONS if args.batch_instructions is None else args.batch_instructions
     try:
-        return CaptureBudget(seconds=args.capture_budget, instructions=args.capture_instructions)
+        return CaptureBudget(seconds=args.capture_budget, instructions=args.capture_instructions,
+                             batch_instructions=batch)
     except ValueError as exc:
-        raise _InputError(f"--capture-budget/--capture-instructions: {exc}") from None
+        raise _InputError(f"--capture-budget/--capture-instructions/--batch-instructions: {exc}") from None
 
 
 def _cmd_capture(args: argparse.Namespace) -> int:
@@ -257,7 +260,7 @@ def _replayed(cap: "Capture", args: argparse.Namespace, partitioned: bool = True
     instruction by instruction (NumPy replaying them)."""
     import numpy as np
 
-    from .execute.reference import Storage, run_reference
+    from .execute.reference import Storage, block_order, run_reference
     from .execute.runner import rerolled
 
     from .partition import MergeCache
@@ -265,11 +268,16 @@ def _replayed(cap: "Capture", args: argparse.Namespace, partitioned: bool = True
     batches, constants, _ = (cap.batches, {}, []) if args.no_reroll or not partitioned else rerolled(cap.batches)
     storage, synced = Storage({**cap.inputs, **constants}), {}
     cache = MergeCache()   # a loop's batches repeat: each is partitioned once (as run does)
+    orders: dict[tuple[str, tuple[tuple[int, ...], ...]], list[int]] = {}   # and ordered once
     with np.errstate(all="ignore"):   # the program's own warnings were shown when it ran
         for b in batches:
-            blocks = partition(b, args.algorithm, args.cost, cache=cache, **_options(args)).blocks if partitioned \
-                else None
-            synced.update(run_reference(b, blocks, externals=cap.externals, storage=storage))
+            order = None
+            if partitioned:
+                blocks = tuple(tuple(x) for x in partition(b, args.algorithm, args.cost, cache=cache,
+                                                            **_options(args)).blocks)
+                key = (b.signature(), blocks)
+                order = orders[key] if key in orders else orders.setdefault(key, block_order(b, blocks))
+            synced.update(run_reference(b, externals=cap.externals, storage=storage, order=order))
     return cap.values_from(synced)
 
 
@@ -517,6 +525,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "fastest, compiles for seconds once), or block by block from Python (blocks); docs/backend.md")
     reroll_help = ("run the batches as captured, without rewriting the runs of an unrolled Python loop into 2-D "
                    "instructions (docs/semantics.md, Rerolling)")
+    def batch_length(sub: argparse.ArgumentParser) -> None:
+        # (the default is capture's, read when the budget is made: importing capture here
+        # would cost every command 0.2 s)
+        sub.add_argument("--batch-instructions", type=float, default=None, metavar="N",
+                         help="close a batch at the next iteration of the loop once it holds this many "
+                              "instructions (default 2048: fusionlab.capture.budget.BATCH_INSTRUCTIONS; inf: "
+                              "only where Python reads a value)")
+
     cp = python_command("capture", "print the bytecode a Python file or workload records", _cmd_capture)
     cp.add_argument("--format", "-f", choices=["text", "json"], default="text")
     cp.add_argument("--capture-budget", type=float, default=float("inf"), metavar="SECONDS",
@@ -524,6 +540,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "program printed is the part recorded before (default: no limit)")
     cp.add_argument("--capture-instructions", type=float, default=float("inf"), metavar="N",
                     help="stop recording after this many instructions (default: no limit)")
+    batch_length(cp)
     def capture_budget(sub: argparse.ArgumentParser) -> None:
         # a Python loop of tiny operations records an instruction per operation: bounded by
         # default, as in a %%fuse cell (docs/semantics.md, "The capture budget")
@@ -532,6 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "recorded before is run and checked (default: no limit)")
         sub.add_argument("--capture-instructions", type=float, default=50_000, metavar="N",
                          help="stop recording after this many instructions (default 50000; inf: no limit)")
+        batch_length(sub)
 
     v = python_command("verify", "run plainly and captured (replayed under a partition); compare", _cmd_verify)
     capture_budget(v)

@@ -9,6 +9,14 @@ stops recording, and the rest of the cell runs as plain NumPy on the arrays' rea
 (capture computes eagerly: every traced array holds NumPy's own result). The program
 explored is then the recorded prefix, and a :attr:`~.recorder.NoticeKind.BUDGET` notice
 says where and why capture stopped.
+
+The budget also bounds one batch: once the open batch holds ``batch_instructions``
+instructions it is closed at the start of the next iteration of the user's loop (Bohrium
+flushes a long instruction list too). The WSP graph of a batch lists every conflicting pair
+of its instructions, so an array updated in every iteration of a long loop makes it grow
+with the square of the loop's length (pythran's gradient descent: 69,000 dependencies at
+100 epochs, 2.1 million at 400); cut into batches of whole iterations, the batches after the
+first are alike and each is partitioned once (the merge cache).
 """
 
 from __future__ import annotations
@@ -18,7 +26,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["CaptureBudget", "DEFAULT_BUDGET", "UNLIMITED"]
+__all__ = ["CaptureBudget", "DEFAULT_BUDGET", "UNLIMITED", "BATCH_INSTRUCTIONS"]
+
+#: the length past which an open batch is cut at the next iteration: pythran's gradient
+#: descent (24 instructions per epoch, each array reused every epoch) takes 1.3 s of graph
+#: and greedy at 1,219 instructions, 3.4 s at 2,419 and 22 s at 4,819 (docs/semantics.md,
+#: "Long batches are cut")
+BATCH_INSTRUCTIONS = 2048
 
 
 @dataclass(frozen=True)
@@ -39,6 +53,8 @@ class CaptureBudget:
     (False, True, True)
     >>> UNLIMITED.passed(10**9, 1e9), CaptureBudget(instructions=0).passed(0, 0.0)
     (False, True)
+    >>> UNLIMITED.batch_instructions
+    2048
     >>> CaptureBudget(seconds=-1)
     Traceback (most recent call last):
     ...
@@ -49,8 +65,14 @@ class CaptureBudget:
     instructions: float = math.inf
     clock: Callable[[], float] = field(default=time.perf_counter, compare=False)
     every: int = 1
+    #: the open batch is closed at the next iteration once it holds this many instructions
+    #: (``math.inf``: batches end only where a value leaves the program)
+    batch_instructions: float = BATCH_INSTRUCTIONS
 
     def __post_init__(self) -> None:
+        if not self.batch_instructions >= 1:
+            raise ValueError(f"a batch holds at least one instruction, not batch_instructions="
+                             f"{self.batch_instructions!r}")
         for name in ("seconds", "instructions"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:

@@ -97,6 +97,7 @@ class NoticeKind(enum.Enum):
     SCALAR_LOOP = "a Python loop over single elements: vectorise it"
     FAILED = "capture could not build the program (a bug in fusionlab): the cell ran as plain NumPy"
     BUDGET = "capture stopped at its budget"
+    BATCH = "a long batch was cut between two iterations"
 
 
 @dataclass(frozen=True)
@@ -237,8 +238,10 @@ class Recorder:
     budget: CaptureBudget = UNLIMITED
     #: whether capture stopped at its budget (the rest of the code runs as plain NumPy)
     stopped: bool = False
-    #: whether the budget is spent: capture stops at the next operation (see :meth:`plain`)
+    #: whether something waits for the next operation to start (see :meth:`plain`): the
+    #: budget is spent (``_spent``: capture stops there) or the open batch is long (it is cut)
     halting: bool = False
+    _spent: bool = False
     #: instructions recorded so far, and the clock reading when recording started
     recorded: int = 0
     started: float = 0.0
@@ -258,6 +261,17 @@ class Recorder:
     #: the operation during which the budget ran out (its outermost frame): recording goes
     #: on until it is complete, so the program never holds half an operation
     _last_operation: Any = None
+    #: the open batch passed the budget's ``batch_instructions``: it is cut at the start of
+    #: an operation called from ``_cut_site`` (where the first cut was: later batches hold
+    #: whole iterations of the user's loop, alike), asked once per operation (``_asked``)
+    _cut_pending: bool = False
+    _cut_site: tuple[types.CodeType, int] | None = None
+    #: the offset, in the cut site's code, of the last operation asked since the batch
+    #: passed its length
+    _before: int | None = None
+    _asked: Any = None
+    #: batches cut for their length so far
+    cuts: int = 0
     _counter: int = 0
     _key: int = 0
 
@@ -383,6 +397,10 @@ class Recorder:
         self.scan_names()
         self.current.append(ins)
         self.recorded += 1
+        if len(self.current) >= self.budget.batch_instructions and not self._cut_pending and not self.stopped:
+            # the operation recording now is finished first (see :meth:`plain`)
+            self._cut_pending, self._asked, self.halting = True, _operation_frame(), True
+            self._before = None
         if self._last_operation is None and not self.budget.unlimited and (
                 self.recorded >= self.budget.instructions or self.recorded % self.budget.every == 0):
             self._check_budget()
@@ -409,29 +427,76 @@ class Recorder:
         instruction: the whole code runs as plain NumPy)."""
         self.budget, self.started = budget, budget.clock()
         if budget.passed(0, 0.0):
-            self._last_operation, self.halting = _NO_OPERATION, True
+            self._last_operation, self.halting, self._spent = _NO_OPERATION, True, True
 
     def _check_budget(self) -> None:
         if self.budget.passed(self.recorded, self.budget.clock() - self.started):
             # the switch waits for the end of this operation (see :meth:`plain`)
-            self._last_operation, self.halting = _operation_frame(), True
+            self._last_operation, self.halting, self._spent = _operation_frame(), True, True
 
     def plain(self) -> bool:
         """Whether the operation starting now runs as plain NumPy: capture has stopped, or
         its budget is spent and this is not the operation that spent it (capture stops
         now, before the operation does anything). Every operation asks first when
-        ``halting``, so the recorded program never holds part of one."""
+        ``halting``, so the recorded program never holds part of one; a long batch is cut
+        there too (see :meth:`_cut_here`)."""
         if self.stopped:
             return True
-        if _operation_frame() is self._last_operation:
+        frame = _operation_frame()
+        if self._spent:
+            if frame is self._last_operation:
+                return False
+            self.stop()
+            return True
+        # the frame itself, not its id: CPython reuses a freed frame's memory for the next
+        # call, so ids would not tell one operation from the next. Held until the next
+        # operation asks, it keeps this one's operands (their DELs come then, in this batch)
+        if self._cut_pending and frame is not self._asked:
+            self._asked = frame
+            if self._cut_here():
+                self._cut()
+        return False
+
+    def _cut_here(self) -> bool:
+        """Whether the open batch, past its length, is cut before the operation starting
+        now. The first time at once: where the user's code is then (a code object and a
+        bytecode offset: a one-line loop body holds several operations) becomes the cut
+        site. Later, where the user's code crosses the cut site again: in the frame running
+        the site's code, the previous operation was before the site and this one is at it
+        or past it (an operation that records nothing may not ask), or the loop jumped back
+        to it. Anywhere once the batch is twice its length (a loop that left the cut site
+        behind: the gas)."""
+        if self._cut_site is None or len(self.current) >= 2 * self.budget.batch_instructions:
+            self._cut_site = user_site(self.filename)
+            return True
+        code, site = self._cut_site
+        here = user_site(self.filename, code)
+        if here is None:
             return False
-        self.stop()
-        return True
+        at, before = here[1], self._before
+        self._before = at
+        if before is None:   # the first question since the batch passed its length
+            return at == site
+        return before < site <= at or site <= at < before
+
+    def _cut(self) -> None:
+        """Close the open batch between two operations. Nothing is SYNCed: the arrays live
+        on into the next batch (a temporary that crosses the cut is stored, not contracted)."""
+        self.flush()
+        self.cuts += 1
+        self._cut_pending, self._asked, self.halting = False, None, self._spent
+        if self.cuts == 1:
+            self.notice(NoticeKind.BATCH, f"the recorded instructions passed {int(self.budget.batch_instructions):,} "
+                        "in one batch: it is cut here, and again each time the code comes back to this line with "
+                        "as many recorded (a batch's graph and searches grow with the square of its length; "
+                        "whole iterations per batch make the batches alike, each partitioned once)")
 
     def cell_done(self) -> None:
         """The user's code ran to its end within the budget's last operation: nothing
-        more to stop."""
-        self._last_operation, self.halting = None, self.stopped
+        more to stop (a long batch is still cut at the next cell's first operation)."""
+        self._last_operation, self._spent = None, False
+        self._asked = None
+        self.halting = self.stopped or self._cut_pending
 
     def stop(self) -> None:
         """Stop recording between two operations: SYNC every live base the program wrote
@@ -680,6 +745,18 @@ def call_as_user(fn: Any, *args: Any, **kwargs: Any) -> Any:
                                    frame.f_lineno, module=glb.get("__name__", "<string>"),
                                    registry=glb.setdefault("__warningregistry__", {}))
     return result
+
+
+def user_site(filename: str = CELL_FILENAME, code: types.CodeType | None = None) -> tuple[types.CodeType, int] | None:
+    """Where the user's code is: the innermost frame of the cell (compiled as ``filename``),
+    or of ``code`` when given, as its code object and bytecode offset (which tell apart the
+    operations of one line, and order those of one loop body)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is code if code is not None else frame.f_code.co_filename == filename:
+            return frame.f_code, frame.f_lasti
+        frame = frame.f_back
+    return None
 
 
 def user_line(filename: str = CELL_FILENAME) -> int | None:

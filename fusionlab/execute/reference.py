@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -346,6 +346,7 @@ def run_reference(
     inputs: Mapping[str, np.ndarray] | None = None,
     externals: Externals | None = None,
     storage: Storage | None = None,
+    order: Sequence[int] | None = None,
 ) -> dict[str, np.ndarray]:
     """Run ``program`` with NumPy; returns each synced base's contents at its last SYNC.
 
@@ -361,12 +362,17 @@ def run_reference(
         Recorded RANDOM values and OPAQUE functions of a captured program.
     storage
         Memory shared across calls (successive batches of one capture).
+    order
+        The instructions' order under ``partition``, as :func:`block_order` gives it
+        (computed when ``None``): a caller replaying many alike batches (a loop's) computes
+        it once, where each :func:`block_order` builds the batch's graph.
     """
     storage = storage if storage is not None else Storage(inputs)
     if inputs and storage.inputs is not inputs:
         storage.inputs.update(inputs)
     externals = externals or Externals()
-    order: Iterable[int] = range(len(program)) if partition is None else block_order(program, partition)
+    if order is None:
+        order = range(len(program)) if partition is None else block_order(program, partition)
     synced: dict[str, np.ndarray] = {}
     for i in order:
         execute_instruction(program[i], storage, externals, synced)

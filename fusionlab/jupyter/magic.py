@@ -61,6 +61,7 @@ _DEFAULTS: dict[str, Any] = {
     "trace_limit": DEFAULT_TRACE_LIMIT,
     "capture_budget": DEFAULT_CAPTURE.seconds,
     "capture_instructions": DEFAULT_CAPTURE.instructions,
+    "batch_instructions": DEFAULT_CAPTURE.batch_instructions,
     "window": float(WINDOW_INSTRUCTIONS),
 }
 # Seconds of the whole exploration of a cell by default (capture is not cut).
@@ -157,6 +158,9 @@ class FuseMagics(Magics):
     @argument("--capture-instructions", type=float, default=None,
               help="instructions capture may record (inf: no limit; 0: run the cell as plain NumPy); "
                    f"default {int(DEFAULT_CAPTURE.instructions)}")
+    @argument("--batch-instructions", type=float, default=None,
+              help="close a batch at the next iteration of the loop once it holds this many instructions "
+                   f"(inf: only where Python reads a value); default {int(DEFAULT_CAPTURE.batch_instructions)}")
     @argument("--window", type=float, default=None,
               help="instructions of each batch the explorer shows (its first ones; inf: all); Compile & time "
                    f"runs the whole cell; default {WINDOW_INSTRUCTIONS:,}")
@@ -397,6 +401,9 @@ class FuseMagics(Magics):
               help=f"default seconds capture records a cell (fusionlab's default: {DEFAULT_CAPTURE.seconds:g})")
     @argument("--capture-instructions", type=float, default=None,
               help=f"default instructions capture records (fusionlab's default: {int(DEFAULT_CAPTURE.instructions)})")
+    @argument("--batch-instructions", type=float, default=None,
+              help="default length past which a batch is closed at the next iteration (fusionlab's default: "
+                   f"{int(DEFAULT_CAPTURE.batch_instructions)})")
     @argument("--window", type=float, default=None,
               help=f"default instructions of a batch the explorer shows (fusionlab's default: {WINDOW_INSTRUCTIONS})")
     @argument("--reset", action="store_true", default=False, help="back to fusionlab's defaults")
@@ -435,6 +442,8 @@ class FuseMagics(Magics):
             new["capture_budget"] = args.capture_budget
         if args.capture_instructions is not None:
             new["capture_instructions"] = args.capture_instructions
+        if args.batch_instructions is not None:
+            new["batch_instructions"] = args.batch_instructions
         if args.window is not None:
             new["window"] = args.window
         saved, self.config_values = self.config_values, new
@@ -450,9 +459,12 @@ def _capture_budget(args: Any, config: dict[str, Any]) -> CaptureBudget:
     """The capture budget of a cell: its options, else the session's defaults."""
     seconds = args.capture_budget if args.capture_budget is not None else config["capture_budget"]
     count = args.capture_instructions if args.capture_instructions is not None else config["capture_instructions"]
+    batch = args.batch_instructions if args.batch_instructions is not None else config["batch_instructions"]
     if not seconds >= 0 or not count >= 0:
         raise UsageError("--capture-budget (seconds) and --capture-instructions must be 0 or more (inf: no limit)")
-    return CaptureBudget(seconds=seconds, instructions=count)
+    if not batch >= 1:
+        raise UsageError("--batch-instructions must be 1 or more (inf: batches end only where Python reads a value)")
+    return CaptureBudget(seconds=seconds, instructions=count, batch_instructions=batch)
 
 
 def _referenced(cell: str, ns: dict[str, Any]) -> dict[str, Any]:
