@@ -332,13 +332,21 @@ def small_block_choice(size: int, arguments: int, min_size: int, figures: Machin
 
 
 def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFAULT_MIN_SIZE,
-         figures: MachineFigures | None = None, max_arrays: int = MAX_KERNEL_ARRAYS) -> Plan:
+         figures: MachineFigures | None = None, max_arrays: int = MAX_KERNEL_ARRAYS,
+         orders: dict[tuple[str, tuple[tuple[int, ...], ...]], list[int]] | None = None) -> Plan:
     """Decide, block by block, between a kernel and NumPy; order the blocks. ``figures``
     (this machine's calibration by default) decide the blocks of one instruction below
     ``min_size`` (:func:`small_block_choice`). A block touching more than
-    ``max_arrays`` arrays runs as several kernels (:func:`compiler_sized`)."""
+    ``max_arrays`` arrays runs as several kernels (:func:`compiler_sized`). ``orders``
+    keeps the blocks' order per program signature for the next alike batch (a loop's:
+    ordering builds the batch's graph, a second each at 2,000 instructions)."""
     blocks, notes = compiler_sized(program, blocks, max_arrays)
-    order = block_order(program, blocks)
+    key = (program.signature(), tuple(tuple(b) for b in blocks))
+    order = orders.get(key) if orders is not None else None
+    if order is None:
+        order = block_order(program, blocks)
+        if orders is not None:
+            orders[key] = order
     of = {}
     for b in blocks:
         for i in b:

@@ -147,13 +147,14 @@ def batch_plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min
         batches, _, note = dead_dropped(batches, budget)
         if note and cut is not None and note not in cut:
             cut.append(note)
+    orders: dict[tuple[str, tuple[tuple[int, ...], ...]], list[int]] = {}   # alike batches ordered once
     for k, batch in enumerate(batches):
         blocks = partitions[k] if partitions is not None else partition(
             batch, algorithm, cost_model, cache=merge_cache,
             **({"max_nodes": 20_000} if algorithm == "optimal" else {})).blocks
         if partitions is None:
             blocks = rematerialise(batch, blocks).blocks   # maps recomputed in their readers' blocks
-        plans.append(plan(batch, blocks, min_size))
+        plans.append(plan(batch, blocks, min_size, orders=orders))
     return one_use_kernels(plans)   # hundreds of kernels each called once: NumPy runs them
 
 
@@ -557,8 +558,8 @@ class _Row:
     runs: RunBudget = field(default_factory=lambda: RunBudget(None, 1))
     checker: Any = None
     rows_left: int = 1
-    #: kernel plans by (id of the batch, blocks, min_size) and WSP graphs by ("graph", id of
-    #: the batch), kept between clicks
+    #: kernel plans by (id of the batch, blocks, min_size), WSP graphs by ("graph", id of
+    #: the batch) and the blocks' orders by signature ("orders"), kept between clicks
     plan_cache: dict[Any, Any] = field(default_factory=dict)
     #: where the budget cut rerolling or the dead-writes passes of the batches (each row's
     #: warnings say so: the rest ran as captured)
@@ -686,7 +687,9 @@ class _Row:
             # by the batch itself (a plan's arguments are its own arrays; the plan keeps it alive)
             key = (id(b), tuple(tuple(blk) for blk in results[-1].blocks), self.min_size)
             if key not in self.plan_cache or self.plan_cache[key].program is not b:
-                self.plan_cache[key] = plan(b, results[-1].blocks, self.min_size)  # seconds for thousands of kernels
+                # seconds for thousands of kernels; alike batches ordered once
+                orders = self.plan_cache.setdefault("orders", {})
+                self.plan_cache[key] = plan(b, results[-1].blocks, self.min_size, orders=orders)
             plans.append(self.plan_cache[key])
         return results, one_use_kernels(plans)
 
