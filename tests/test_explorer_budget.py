@@ -176,9 +176,9 @@ def test_plans_are_kept_between_clicks(monkeypatch: pytest.MonkeyPatch) -> None:
     planned: list[int] = []
     plan = runner.plan
 
-    def counted(program: Any, blocks: Any, min_size: int = 0) -> Any:
+    def counted(program: Any, blocks: Any, min_size: int = 0, **kwargs: Any) -> Any:
         planned.append(len(program))
-        return plan(program, blocks, min_size)
+        return plan(program, blocks, min_size, **kwargs)
 
     monkeypatch.setattr(runner, "plan", counted)
     r = FuseResult(capture(TWO_BATCHES).batches, capture=capture(TWO_BATCHES), algorithms=["greedy"],
@@ -199,11 +199,11 @@ def test_a_second_click_goes_on_where_planning_stopped(monkeypatch: pytest.Monke
     plan = runner.plan
     stop = {"after": 1}
 
-    def cut(program: Any, blocks: Any, min_size: int = 0) -> Any:
+    def cut(program: Any, blocks: Any, min_size: int = 0, **kwargs: Any) -> Any:
         if stop["after"] is not None and len(planned) >= stop["after"]:
             raise BudgetExceeded("planning kernels", 30.0)
         planned.append(id(program))
-        return plan(program, blocks, min_size)
+        return plan(program, blocks, min_size, **kwargs)
 
     monkeypatch.setattr(runner, "plan", cut)
     cap = capture(TWO_BATCHES)

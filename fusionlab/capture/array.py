@@ -63,6 +63,8 @@ def unwrap(x: Any) -> Any:
     if isinstance(x, Traced):
         return x._real if not x._scalar else x._real[()]
     if isinstance(x, tuple):
+        if type(x) is tuple and all(type(y) is int for y in x):   # an index (what a loop past capture's budget passes most)
+            return x
         return tuple(unwrap(y) for y in x)
     if isinstance(x, list):
         return [unwrap(y) for y in x]
@@ -367,14 +369,15 @@ class Traced:
 
     # -- operators ---------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
-        if self._rec.halting and self._rec.plain():
+        rec = self._rec
+        if rec.halting and rec.plain():
             return unwrap(self)[unwrap(key)]
+        full_int = _full_int(key, self.ndim)
+        if full_int and rec.plain_lines and rec.scalar_plain():
+            # a loop over elements past the threshold: plain scalars (asked first: a scalar
+            # loop reads millions of elements, and the general path costs 20 us a read)
+            return self._real[key]
         if _is_basic(key):
-            full_int = isinstance(key, (int, np.integer)) and self.ndim == 1 or (
-                isinstance(key, tuple) and len(key) == self.ndim and all(isinstance(k, (int, np.integer)) for k in key)
-            )
-            if full_int and self._rec.plain_lines and self._rec.scalar_plain():
-                return self._real[key]  # a loop over elements past the threshold: plain scalars
             vkey = _view_key(key)
             if full_int:  # NumPy gives a scalar copy, not a view
                 return _copy_of(self._derive(lambda a: a[vkey]), scalar=True)
@@ -751,6 +754,19 @@ Traced.__rdivmod__ = lambda self, o: np.divmod(o, self)  # type: ignore[attr-def
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _full_int(key: Any, ndim: int) -> bool:
+    """Whether ``key`` is one integer per dimension (NumPy then gives a scalar, not a view);
+    ``bool`` is not an integer index."""
+    if isinstance(key, tuple):
+        if len(key) != ndim:
+            return False
+        for k in key:   # a loop, not all(): this runs for every element a scalar loop reads
+            if type(k) is not int and (not isinstance(k, (int, np.integer)) or isinstance(k, bool)):
+                return False
+        return True
+    return ndim == 1 and isinstance(key, (int, np.integer)) and not isinstance(key, bool)
 
 
 def _view_key(key: Any) -> tuple[Any, ...]:
