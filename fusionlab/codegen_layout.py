@@ -485,11 +485,13 @@ def _check_dtypes(program: Program, compute: Sequence[int]) -> None:
 
 def _check_syncs(program: Program, block: Sequence[int]) -> None:
     """:class:`Unsupported` for a SYNC between two writes of its base inside the block: a
-    fused loop cannot honour it."""
+    fused loop cannot honour it. A DEL after the SYNC is no write: the base is freed once
+    the loop has stored (and so synced) it."""
     for pos, i in enumerate(block):
         if program[i].opcode is Opcode.SYNC:
             name = program[i].views_in[0].base.name
-            if any(v.base.name == name for j in block[pos + 1:] for v in program[j].writes()):
+            if any(v.base.name == name for j in block[pos + 1:] if program[j].opcode is not Opcode.DEL
+                   for v in program[j].writes()):
                 raise Unsupported(f"SYNC {name} sits between writes of {name}")
 
 

@@ -212,3 +212,18 @@ def test_codegen_functions_are_short_and_modules_small():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 assert node.end_lineno - node.lineno + 1 <= 80, (name, node.name)  # type: ignore[operator]
     assert len((ROOT / "fusionlab" / "codegen.py").read_text().splitlines()) < 800
+
+
+def test_a_del_after_a_sync_is_no_second_write() -> None:
+    # hypothesis found it: NEGATIVE A0; DEL A1; SYNC A0; DEL A0 in one block (linear's) was
+    # refused as "SYNC A0 sits between writes of A0" (the DEL counted as a write): the
+    # kernel stores A0, syncs it and frees it, giving what NumPy gives
+    from agreement import check_agreement
+
+    program = parse("ARRAY A0 float64[4100]\nARRAY A1 float64[4100]\nNEGATIVE A0, 2\nDEL A1\nSYNC A0\nDEL A0")
+    assert check_agreement([program], ["linear", "singleton", "greedy"])["linear"] == 0
+    from fusionlab.codegen import get_kernel
+
+    spec = get_kernel(program, [0, 1, 2, 3])
+    assert "A0" not in spec.contracted and "A0" in {v.base.name for i in spec.instructions
+                                                    for v in program[i].writes()}
