@@ -79,6 +79,35 @@ def test_without_the_cut_the_loop_is_one_batch() -> None:
     assert len(cap.batches) >= 2 and all(len(b) < 2 * BATCH_INSTRUCTIONS for b in cap.batches)
 
 
+HELD = """import numpy as np
+x = np.linspace(0.0, 2.0, 100)
+hist = []
+for _ in range(120):
+    m = x > 1.0
+    sel = x[m] * 0.9
+    x[m] = sel
+    hist.append(sel)
+first, last = hist[0].copy(), hist[-1].copy()
+"""
+
+
+def test_values_a_list_holds_across_a_cut_are_computed() -> None:
+    # At a cut the selections the list holds are live (Python may read them later), so
+    # the batch before the cut computes them: one COMPRESS per iteration, in every batch.
+    cap, ns = _captured(HELD, CaptureBudget(batch_instructions=100))
+    plain = _plain(HELD)
+    _assert_plain_numpys(ns, plain)
+    assert len(cap.batches) >= 4
+    assert all(np.array_equal(a, b) for a, b in zip(ns["hist"], plain["hist"], strict=True))
+    held = [sum(i.opcode is Opcode.COMPRESS for i in b) for b in cap.batches]
+    assert sum(held) == 120 and all(held)
+    # replayed and partitioned, the held values are NumPy's (replay names them hist[k])
+    got = cap.replay({k: partition(b, "greedy").blocks for k, b in enumerate(cap.batches)})
+    assert "hist[119]" in got
+    for name, value in got.items():
+        np.testing.assert_array_equal(value, eval(name, {}, plain), err_msg=name)
+
+
 def test_a_cut_never_falls_inside_an_operation() -> None:
     # x.var() records seven instructions, the overlapping x[1:] += x[:-1] a copy and the
     # update: with batches of one instruction, every batch is one whole operation

@@ -10,14 +10,21 @@ the end closed in 1.65 s (3.5 million ``reads()``, four times as many per doubli
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
 import pytest
 
 from fusionlab import bytecode
-from fusionlab.capture import capture
+from fusionlab.capture import CaptureBudget, capture
 from fusionlab.capture import recorder
+
+# One batch, whatever its length: the close of one batch is what is measured. Cut at
+# 2,048 instructions (the default), the 400-step loop's first batch would compute the
+# selections the list still holds at the cut (they are live there; plain NumPy computed
+# them too), so its instruction count would not double with the steps.
+ONE_BATCH = CaptureBudget(batch_instructions=math.inf)
 
 # masked updates (their selections superseded by one WHERE) whose selections the list keeps
 # alive until `del hist`: each superseded write's DEL is at the end of the batch
@@ -64,7 +71,7 @@ def _closing_counts(source: str, steps: int, monkeypatch: pytest.MonkeyPatch) ->
         m.setattr(bytecode.Instruction, "reads", counted("reads", reads))
         m.setattr(bytecode, "check_instruction", counted("check_instruction", check))
         m.setattr(recorder.Recorder, "finish", finishing)
-        cap = capture(source.replace("STEPS", str(steps)), {})
+        cap = capture(source.replace("STEPS", str(steps)), {}, budget=ONE_BATCH)
     return counts, cap
 
 
@@ -82,6 +89,7 @@ def test_capture_closes_in_work_linear_in_the_instructions(source: str, steps: i
     large, cap_large = _closing_counts(source, 2 * steps, monkeypatch)
     n_small = sum(len(b) for b in cap_small.batches)
     n_large = sum(len(b) for b in cap_large.batches)
+    assert len(cap_small.batches) == len(cap_large.batches) == 1
     assert n_small > steps and 1.9 * n_small < n_large < 2.1 * n_small
     assert small["check_instruction"] >= n_small   # the batches were built (and counted)
     for name in small:   # twice the instructions: at most twice the work, and a few per instruction
