@@ -205,6 +205,36 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     return 0
 
 
+#: verify's text lists this many of the values it did not compare
+SHOWN_SKIPPED = 10
+
+
+def _program_names(plain: dict[str, object]) -> list[str]:
+    """The names of the program's own values in its plain run's namespace: not modules
+    (``np``), and not the functions and classes it imported (``from numpy import *`` binds
+    some 600); the functions and classes it defines stay (and are skipped with a reason).
+
+    >>> import numpy as np
+    >>> def step(x): return x
+    >>> step.__module__ = "__main__"
+    >>> _program_names({"np": np, "sin": np.sin, "float32": np.float32, "pi": np.pi, "step": step,
+    ...                 "mgrid": np.mgrid, "x": np.zeros(2), "__name__": "__main__"})
+    ['pi', 'step', 'x']
+    """
+    import types
+
+    import numpy
+
+    def imported(n: str, v: object) -> bool:
+        if (isinstance(v, type) or callable(v)) and getattr(v, "__module__", "__main__") != "__main__":
+            return True
+        # NumPy's own objects the star import binds (``mgrid``, ``ScalarType``), not its numbers
+        return not isinstance(v, (int, float, complex)) and getattr(numpy, n, None) is v
+
+    return [n for n, v in plain.items()
+            if not n.startswith("__") and not isinstance(v, types.ModuleType) and not imported(n, v)]
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from .execute.check import check_namespace, plain_namespace, program_bounds, reduction_terms
 
@@ -222,10 +252,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         print(f"{label}: {cap.stopped}; the replay is checked against NumPy replaying the part recorded",
               file=sys.stderr)
     terms = reduction_terms(cap.batches)
-    import types
-
-    # modules (``np``) are not the program's variables; functions are, and are skipped with a reason
-    names = [n for n, v in plain.items() if not n.startswith("__") and not isinstance(v, types.ModuleType)]
+    names = _program_names(plain)
     # what the user holds after the capture, and the arrays the partition's replay computes,
     # each against plain NumPy (execute/check.py: structural, tolerances from reordering)
     bounds = program_bounds(cap)   # the error model's bound of each value (execute/errors.py)
@@ -247,8 +274,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
               f"({cap.instructions} instructions) under {args.algorithm}/{args.cost}")
         for m in mismatches:
             print(f"  MISMATCH {m['variable']} ({m['where']}): {m['reason']}")
-        for sk in skipped:
+        for sk in skipped[:SHOWN_SKIPPED]:
             print(f"  not compared: {sk['variable']}: {sk['reason']}")
+        if len(skipped) > SHOWN_SKIPPED:
+            print(f"  not compared: {len(skipped) - SHOWN_SKIPPED} more (--format json lists them)")
         print("OK" if not mismatches else f"{len(mismatches)} mismatches")
     return 0 if not mismatches else 1
 

@@ -173,6 +173,31 @@ def test_verify_compares_containers_and_skips_functions(tmp_path, capsys):
     assert out["compared"] >= 4
 
 
+def test_verify_leaves_out_what_a_star_import_binds(tmp_path, capsys):
+    # `from numpy import *` binds ~600 functions, classes and objects: not the program's
+    # values, so not listed as "not compared"; its own function still is, its arrays compared
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent("""\
+        from numpy import *
+        from numpy.linalg import norm
+        def f(v):
+            return v * 2
+        x = linspace(0, 2 * pi, 50)
+        y = f(sin(x))
+        n = norm(y)
+        """))
+    assert main(["verify", str(path), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mismatches"] == [] and out["skipped"] == [{"variable": "f", "reason": "a function is not data"}]
+    assert out["variables"] < 20 and out["compared"] >= 3
+    # the text lists at most SHOWN_SKIPPED values it did not compare, then how many more
+    path.write_text("import numpy as np\n" + "".join(f"def f{k}(v):\n    return v\n" for k in range(14))
+                    + "x = np.ones(3)\n")
+    assert main(["verify", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert text.count("not compared: f") == 10 and "not compared: 4 more" in text
+
+
 def test_verify_compares_instances_of_classes_the_program_defines(tmp_path, capsys):
     # each run of the source creates its own namedtuple / dataclass / class: the plain run's
     # Stats and the captured run's are different objects with the same module and name
