@@ -3,6 +3,7 @@
 from numpy import *
 import numpy
 import numpy as xp
+import numpy as np
 from numpy.random import default_rng
 from numpy.linalg import norm
 from numpy import float32 as f32
