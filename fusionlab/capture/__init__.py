@@ -55,7 +55,7 @@ from ..execute.reference import Externals, Storage, run_reference
 from .budget import DEFAULT_BUDGET, UNLIMITED, CaptureBudget
 from .draws import GlobalDraws, global_draws
 from .cached import call_plainly, is_cached
-from .array import NUMERIC, Traced, TracedFlat, hand_out, unwrap, view_of
+from .array import Traced, TracedFlat, recordable, hand_out, unwrap, view_of
 from .functions import GeneratorProxy, Proxy, Recording, make_numpy, random_method
 from .plain import Plainer
 from .recorder import (
@@ -290,7 +290,7 @@ def _lift_namespace(rec: Recorder, ns: dict[str, Any]) -> None:
         return h
 
     for k, v in list(ns.items()):
-        if type(v) is not np.ndarray or v.ndim == 0 or v.dtype.kind not in NUMERIC or k.startswith("_"):
+        if type(v) is not np.ndarray or v.ndim == 0 or not recordable(v.dtype) or k.startswith("_"):
             continue
         t = seen.get(id(v))
         if t is None:

@@ -30,6 +30,18 @@ from .recorder import Handle, NoticeKind, Recorder, call_as_user
 
 #: dtype kinds the bytecode describes (bool, integers, floats, complex)
 NUMERIC = "biufc"
+
+
+def recordable(dtype: Any) -> bool:
+    """Whether capture records arrays of ``dtype``: bool, integers, and floats and complex
+    of at most 64-bit parts. NumPy's ``longdouble`` (80-bit extended precision on x86) is
+    neither a Python number (a literal) nor a Numba type: its arrays run as plain NumPy.
+
+    >>> recordable(np.float32), recordable("complex128"), recordable(np.longdouble), recordable("U3")
+    (True, True, False, False)
+    """
+    d = np.dtype(dtype)
+    return d.kind in NUMERIC and not (d.kind in "fc" and d.itemsize > (8 if d.kind == "f" else 16))
 # attributes that describe an array without reading its data
 _METADATA = {"flags", "itemsize", "nbytes", "ndim", "size"}
 # attributes that hand out the array's memory to plain NumPy (``flat``: see :class:`TracedFlat`)
@@ -55,7 +67,7 @@ def traceable(real: Any) -> bool:
     >>> traceable(np.ones(2)), traceable(np.float32(1)), traceable(np.array(["a"])), traceable(np.matrix([1]))
     (True, True, False, False)
     """
-    return (type(real) is np.ndarray or isinstance(real, np.generic)) and real.dtype.kind in NUMERIC
+    return (type(real) is np.ndarray or isinstance(real, np.generic)) and recordable(real.dtype)
 
 
 def unwrap(x: Any) -> Any:
@@ -471,7 +483,7 @@ class Traced:
         new = np.dtype(dtype)
         if self._rec.halting and self._rec.plain():
             return unwrap(self).astype(dtype, order, casting, subok, copy)
-        if (order, casting) != ("K", "unsafe") or new.kind not in NUMERIC:
+        if (order, casting) != ("K", "unsafe") or not recordable(new):
             return opaque(self._rec, "astype", lambda a: a.astype(dtype, order, casting, subok, copy), (self,), {})
         if not copy and new == self.dtype:
             return self
@@ -820,7 +832,7 @@ def _broadcasts(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
 
 def lift(rec: Recorder, x: Any) -> Any:
     """A traced array for a real one (its data become a program input); others unchanged."""
-    if type(x) is np.ndarray and x.ndim > 0 and x.dtype.kind in NUMERIC:
+    if type(x) is np.ndarray and x.ndim > 0 and recordable(x.dtype):
         h = rec.input_base(x)
         return Traced(rec, h, h.full, x)
     return x
@@ -835,7 +847,7 @@ def operand_value(rec: Recorder, x: Any) -> Any:
         return x
     if isinstance(x, (list, tuple)):
         x = np.asarray(unwrap(x))
-    if (type(x) is np.ndarray or isinstance(x, np.generic)) and x.dtype.kind in NUMERIC:
+    if (type(x) is np.ndarray or isinstance(x, np.generic)) and recordable(x.dtype):
         return x if x.ndim == 0 else lift(rec, x)
     raise Foreign(type(x).__name__)
 
@@ -844,6 +856,8 @@ def operand(x: Any) -> View | Literal:
     """The IR operand of a (lifted) traced array or a scalar."""
     if isinstance(x, Traced):
         return x._v
+    if isinstance(x, (np.ndarray, np.generic)) and not recordable(x.dtype):
+        raise Foreign(f"{x.dtype} scalar")
     if isinstance(x, np.ndarray):  # 0-d
         return Literal(x.item())
     if isinstance(x, (bool, int, float, complex, np.generic)):
@@ -1138,6 +1152,9 @@ def _assign_listed(target: Traced, listed: ListedKey, value: Any) -> bool:
 
 
 def _copy_of(x: Traced, dtype: Any = None, scalar: bool = False) -> Any:
+    if dtype is not None and not recordable(dtype):   # np.array(x, dtype=np.longdouble)
+        real = opaque(x._rec, "a copy", lambda a: np.array(a, dtype=dtype, copy=True), (x,), {})
+        return real[()] if scalar and isinstance(real, np.ndarray) else real
     real = np.array(x._real, dtype=dtype, copy=True)
     if x._rec.halting and x._rec.plain():
         return real[()] if scalar else real
@@ -1297,7 +1314,7 @@ def _reduction(rec: Recorder, opcode: Opcode, ufunc: np.ufunc, method: str, src:
     if not (isinstance(axis, (int, np.integer)) or axis is None):
         return None
     if dtype is not None and np.dtype(dtype) != src.dtype:
-        if np.dtype(dtype).kind not in NUMERIC:
+        if not recordable(dtype):
             return None
         src = _copy_of(src, dtype=np.dtype(dtype))
     # dtype= also when it is the input's own: np.add.reduce of int8 gives int64 without it
@@ -1385,6 +1402,9 @@ def opaque(
                     written = traced
                 else:
                     arrays = [x for x in _flatten(real) if isinstance(x, np.ndarray)]
+                    if any(x.dtype.kind in NUMERIC and not recordable(x.dtype) for x in arrays):
+                        rec.notice(NoticeKind.PLAIN, f"{name} gives {arrays[0].dtype} values, which the "
+                                                     "bytecode does not record (nor Numba compile)")
                     for t in traced:
                         rec.sync(t._v, name)
                         if t._h.real is not None and any(np.may_share_memory(x, t._h.real) for x in arrays):

@@ -14,8 +14,8 @@ import numpy as np
 from ..bytecode import HISTOGRAM_VALUES, Instruction, Literal, Opcode
 from .contract import contraction
 from .array import (
-    NUMERIC, Traced, arg_reduction, array_copy, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view,
-    lift, traceable, unwrap,
+    Traced, arg_reduction, array_copy, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view,
+    lift, recordable, traceable, unwrap,
 )
 from .recorder import NoticeKind, Recorder
 
@@ -457,7 +457,8 @@ def make_numpy(rec: Recorder) -> Proxy:
 
     def arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
         real = np.arange(*unwrap(args), dtype=dtype, **kw)
-        if kw or any(isinstance(a, Traced) for a in args) or real.size < 2 or real.dtype.kind not in "iuf":
+        if kw or any(isinstance(a, Traced) for a in args) or real.size < 2 or real.dtype.kind not in "iuf" \
+                or not recordable(real.dtype):
             return _lift_result(rec, real)
         start, step = real[0].item(), (real[1] - real[0]).item()
         out = Traced.fresh(rec, real)
@@ -501,7 +502,7 @@ def make_numpy(rec: Recorder) -> Proxy:
         same = dtype is None or np.dtype(dtype) == obj.dtype if isinstance(obj, Traced) else False
         if isinstance(obj, Traced) and not args and not kw and same and not obj._scalar:
             return obj
-        if isinstance(obj, Traced) and not args and not kw and np.dtype(dtype or obj.dtype).kind in NUMERIC:
+        if isinstance(obj, Traced) and not args and not kw and recordable(dtype or obj.dtype):
             return array_copy(obj, dtype or obj.dtype) if obj._scalar else obj.astype(dtype)
         return np.asarray(obj if isinstance(obj, Traced) else unwrap(obj), dtype, *args, **kw)
 
@@ -509,7 +510,7 @@ def make_numpy(rec: Recorder) -> Proxy:
         # a C-contiguous traced array is handed back itself, as NumPy does (``c is a``);
         # otherwise a recorded C-ordered copy (it went out through __array_interface__)
         if isinstance(obj, Traced) and not kw and not obj._scalar and obj.ndim >= 1 \
-                and np.dtype(dtype or obj.dtype).kind in NUMERIC:
+                and recordable(dtype or obj.dtype):
             if np.dtype(dtype or obj.dtype) == obj.dtype and obj._real.flags.c_contiguous:
                 return obj
             return array_copy(obj, dtype or obj.dtype)
