@@ -34,14 +34,18 @@ NUMERIC = "biufc"
 
 def recordable(dtype: Any) -> bool:
     """Whether capture records arrays of ``dtype``: bool, integers, and floats and complex
-    of at most 64-bit parts. NumPy's ``longdouble`` (80-bit extended precision on x86) is
-    neither a Python number (a literal) nor a Numba type: its arrays run as plain NumPy.
+    of at most 64-bit parts, in the machine's byte order. NumPy's ``longdouble`` (80-bit
+    extended precision on x86) is neither a Python number (a literal) nor a Numba type, and
+    a byte-swapped dtype (``'>f8'`` on x86: data read from a FITS file or a network buffer)
+    is not what a kernel's loads read: such arrays run as plain NumPy.
 
     >>> recordable(np.float32), recordable("complex128"), recordable(np.longdouble), recordable("U3")
     (True, True, False, False)
+    >>> recordable(np.dtype(np.float64).newbyteorder()), recordable(np.dtype(np.uint8).newbyteorder())
+    (False, True)
     """
     d = np.dtype(dtype)
-    return d.kind in NUMERIC and not (d.kind in "fc" and d.itemsize > (8 if d.kind == "f" else 16))
+    return d.kind in NUMERIC and d.isnative and not (d.kind in "fc" and d.itemsize > (8 if d.kind == "f" else 16))
 # attributes that describe an array without reading its data
 _METADATA = {"flags", "itemsize", "nbytes", "ndim", "size"}
 # attributes that hand out the array's memory to plain NumPy (``flat``: see :class:`TracedFlat`)
@@ -1403,8 +1407,8 @@ def opaque(
                 else:
                     arrays = [x for x in _flatten(real) if isinstance(x, np.ndarray)]
                     if any(x.dtype.kind in NUMERIC and not recordable(x.dtype) for x in arrays):
-                        rec.notice(NoticeKind.PLAIN, f"{name} gives {arrays[0].dtype} values, which the "
-                                                     "bytecode does not record (nor Numba compile)")
+                        rec.notice(NoticeKind.PLAIN, f"{name} gives {arrays[0].dtype} values (extended "
+                                                     "precision or byte-swapped), which capture does not record")
                     for t in traced:
                         rec.sync(t._v, name)
                         if t._h.real is not None and any(np.may_share_memory(x, t._h.real) for x in arrays):
