@@ -382,7 +382,10 @@ class FuseResult:
         model = self._model(name)
         limit = self._share.limit(budget, (alg, name), own, chosen=self._work_selected(), pending=self.pending())
         if until is not None:
-            limit = budget.child(min(limit.remaining(), max(until - time.perf_counter(), 0.0)))
+            # a child of the limit, not of the cell's budget: started later, a child of the
+            # cell's with the limit's time left would end past the share's deadline by the
+            # time between the two readings of the clock (0.26 s on a loaded CI machine)
+            limit = limit.child(max(until - time.perf_counter(), 0.0))
         try:
             result, status = run_partition(self.program, alg, model, cache=self.cache, options=self.options,
                                            budget=limit, graph=parts.graph)
