@@ -71,7 +71,7 @@ from .codegen_emit import (
     arg_partials_lines, arg_split_lines, arg_step, compaction_chunks, filter_lines, float_to_int, fold_element,
     fold_select,
     fold_source, is_fold, gather_expression, histogram_lines, ChunkLoop, loop_dtypes, np_type,
-    weak_result,
+    weak_result, constant_text, typed_operand,
 )
 from .codegen_lanes import (
     SplitUpdate, buffered_chunk, combine_split_parts, laned_extreme, laned_lines, row_laned, row_laned_lines,
@@ -86,7 +86,7 @@ from .codegen_strip import (STRIP, EmittedScan, StripParts, carry_lines, chunk_s
                             kernel_helpers, split_for_strips, strip_lines, vector_call)
 from .text import format_instruction, format_view
 
-__all__ = ["KernelSource", "Unsupported", "get_kernel", "emit_kernel", "kernel_signature", "get_kernel_layout",
+__all__ = ["KernelSource", "Unsupported", "constant_text", "get_kernel", "emit_kernel", "kernel_signature", "get_kernel_layout",
            "KernelLayout", "KernelNames", "loop_dtypes", "FilterPlan", "filter_plan", "gather_sources",
            "gather_expression", "filter_lines", "fold_source"]
 
@@ -120,6 +120,10 @@ class KernelSource:
     #: the views' offsets the kernel takes after its extents (``o0, o1, ...``): arguments, not
     #: constants, so the blocks of a rerolled loop's columns share one compiled kernel
     offsets: tuple[int, ...] = ()
+    #: the float and complex literals the kernel takes after its offsets (``c0, c1, ...``):
+    #: arguments, so the batches of a time loop (``np.sin(x - t)``, t a new float each step)
+    #: or of an optimiser's evaluations share one compiled kernel
+    constants: tuple[float | complex, ...] = ()
 
     @cached_property
     def extent_arguments(self) -> tuple[np.uint64, ...]:
@@ -127,29 +131,16 @@ class KernelSource:
         arithmetic."""
         return tuple(np.uint64(n) for n in self.extents + self.offsets)
 
+    @property
+    def scalar_arguments(self) -> tuple[np.uint64 | float | complex, ...]:
+        """Every argument after the arrays and the draws: the extents, the offsets, then the
+        literals (:attr:`constants`)."""
+        return self.extent_arguments + self.constants
+
     @cached_property
     def key(self) -> str:
         """A short hash of the canonical signature (the kernel cache's key)."""
         return hashlib.sha1(self.signature.encode()).hexdigest()[:16]
-
-
-def _literal(x: Literal) -> str:
-    v = x.value
-    if isinstance(v, float):
-        if v != v:
-            return "np.nan"
-        if v in (float("inf"), float("-inf")):
-            return "np.inf" if v > 0 else "-np.inf"
-    return repr(v)
-
-
-def _typed(text: str, x: View | Literal, dtype: np.dtype) -> str:
-    """An operand's expression in ``dtype``: literals always typed, views when they differ."""
-    if dtype.kind not in "biufc":
-        return text
-    if isinstance(x, Literal) or x.dtype != dtype.name:
-        return f"{_np_type(dtype.name)}({text})"
-    return text
 
 
 def _inner_reduction(i: int, ins: Instruction, src: str, target: str) -> tuple[str, str, str]:
@@ -170,7 +161,6 @@ def _inner_reduction(i: int, ins: Instruction, src: str, target: str) -> tuple[s
             f"{target} = {a}  # {i + 1}: stored once, after its loop")
 
 
-
 def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
                access: tuple[Sequence[Any], frozenset[str]] | None = None) -> KernelSource:
     """The kernel of ``block`` (0-based instruction indices), or raise :class:`Unsupported`.
@@ -186,7 +176,7 @@ def get_kernel(program: Program, block: Sequence[int], parallel: bool = True,
     return KernelSource(emitter.source(), layout.arguments, layout.domain,
                         layout.contracted, layout.block, kernel_signature(layout), layout.randoms,
                         layout.parallel_iterations, library_blas=layout.library_blas,
-                        offsets=tuple(emitter.offsets.values()))
+                        offsets=tuple(emitter.offsets.values()), constants=tuple(emitter.constants))
 
 
 def kernel_signature(layout: KernelLayout) -> str:
@@ -251,6 +241,8 @@ class _Emitter:
         #: differ only in where their views start share a kernel
         self.offset_of: dict[tuple[str, int, int], int] = {}
         self.offsets: dict[int, int] = {}
+        #: the float and complex literals, in the order the body names them (``c0, c1, ...``)
+        self.constants: list[float | complex] = []
         self.row_of: dict[tuple[str, str], str] = {}
         self.written: dict[View, str] = {}   # view -> its local, once the body has written it
         self.store_of: dict[int, int] = {}   # instruction -> its line of ``stores``
@@ -336,16 +328,21 @@ class _Emitter:
         return self.written.get(v) or self.memory(v)
 
     def operand(self, x: View | Literal) -> str:
-        return self.ref(x) if isinstance(x, View) else _literal(x)
+        if isinstance(x, View):
+            return self.ref(x)
+        if type(x.value) in (float, complex):   # an argument: see KernelSource.constants
+            self.constants.append(x.value)
+            return f"c{len(self.constants) - 1}"
+        return constant_text(x.value)
 
     def operands(self, ins: Instruction, loop: tuple[np.dtype, ...] | None) -> list[str]:
         """Every operand in the dtype NumPy's loop uses (a literal typed too: 0.2 with a
         float32 array is np.float32(0.2)); Numba then computes what NumPy does."""
         if loop is not None:
-            return [_typed(self.operand(x), x, dt) for x, dt in zip(ins.inputs, loop)]
+            return [typed_operand(self.operand(x), x, dt) for x, dt in zip(ins.inputs, loop)]
         if ins.opcode is Opcode.WHERE:
             branch = _weak_result(ins, ins.inputs[1:])
-            return [self.operand(ins.inputs[0])] + [_typed(self.operand(x), x, branch) for x in ins.inputs[1:]]
+            return [self.operand(ins.inputs[0])] + [typed_operand(self.operand(x), x, branch) for x in ins.inputs[1:]]
         if ins.opcode in OpFamily.GATHER:
             return [self.arg(ins.views_in[0])] + [self.operand(x) for x in ins.inputs[1:]]
         if ins.opcode in OpFamily.CONTRACTION:
@@ -404,9 +401,9 @@ class _Emitter:
             dt = np.dtype(next(s.dtype for s in self.lay.scans if s.index == i))
             self.accs.append((i, a, dt))
             src = ins.inputs[0]
-            self.scan_value[i] = _typed(self.operand(src), src, dt)
+            self.scan_value[i] = typed_operand(self.operand(src), src, dt)
             self.body.append(f"{a} = {_np_type(dt.name)}(" + OPCODES[op.combining].combine.format(
-                a=a, b=_typed(self.operand(src), src, dt)) + ")" + comment)
+                a=a, b=typed_operand(self.operand(src), src, dt)) + ")" + comment)
             return a
         if op in OpFamily.ARG_REDUCTION:
             return "0"   # the one element's index
@@ -617,7 +614,7 @@ class _Emitter:
         nest += [f"    {p}" for p in self.post]
         # the offsets after the extents, once the loops have named every one
         params = list(self.names.arguments) + [f"rnd{k}" for k in range(len(lay.randoms))] + list(self.extents) \
-            + [f"o{k}" for k in range(len(self.offsets))]
+            + [f"o{k}" for k in range(len(self.offsets))] + [f"c{k}" for k in range(len(self.constants))]
         # reassociation lets the accumulations vectorise; results differ from NumPy's pairwise
         # sums in the last bits (the tests compare with a tolerance)
         fast = ", fastmath={'reassoc'}" if (lay.full_reductions or lay.reduced_axes or lay.contraction is not None) \
@@ -643,6 +640,7 @@ class _Emitter:
                 out.append(f"    # {name} = {v.base.name} (whole; indexed for {', '.join(views)})")
             else:
                 out.append(f"    # {name} = {format_view(v)}")
+        out += [f"    # c{k} = {constant_text(c)}" for k, c in enumerate(self.constants)]
         return out
 
     def loops(self) -> list[str]:

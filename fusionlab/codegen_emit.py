@@ -19,13 +19,41 @@ import numpy as np
 from .bytecode import HISTOGRAM_RANGE, OPCODES, Instruction, Literal, Opcode, OpFamily, View
 from .codegen_layout import FilterPlan
 
-__all__ = ["np_type", "loop_dtypes", "float_to_int", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source",
+__all__ = ["constant_text", "typed_operand", "np_type", "loop_dtypes", "float_to_int", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source",
            "fold_element", "is_fold", "compaction_chunks", "arg_step", "arg_partials_lines", "arg_split_lines",
            "HistogramLines", "ChunkLoop", "histogram_lines"]
 
 
 def np_type(dtype: str) -> str:
     return "np.bool_" if dtype == "bool" else f"np.{dtype}"
+
+
+def constant_text(v: bool | int | float | complex) -> str:
+    """A literal's value as source Numba reads (nan and the infinities by name). A complex
+    value is written from its parts as floats: ``repr`` gives ``(-0+1j)``, whose ``-0`` a
+    driver's table of integers (:mod:`fusionlab.execute.driver_loops`) would take for an
+    integer, losing the zero's sign.
+
+    >>> constant_text(0.1), constant_text(float("-inf")), constant_text(1e-05), constant_text(complex(-0.0, 2))
+    ('0.1', '-np.inf', '1e-05', 'complex(-0.0, 2.0)')
+    """
+    if isinstance(v, float):
+        if v != v:
+            return "np.nan"
+        if v in (float("inf"), float("-inf")):
+            return "np.inf" if v > 0 else "-np.inf"
+    if isinstance(v, complex):
+        return f"complex({constant_text(v.real)}, {constant_text(v.imag)})"
+    return repr(v)
+
+
+def typed_operand(text: str, x: View | Literal, dtype: np.dtype) -> str:
+    """An operand's expression in ``dtype``: literals always typed, views when they differ."""
+    if dtype.kind not in "biufc":
+        return text
+    if isinstance(x, Literal) or x.dtype != dtype.name:
+        return f"{np_type(dtype.name)}({text})"
+    return text
 
 
 def loop_dtypes(ins: Instruction) -> tuple[np.dtype, ...] | None:

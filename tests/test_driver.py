@@ -280,7 +280,7 @@ SYNC S
 
     k = get_kernel(p, [1, 2, 3, 4], parallel=True)
     assert "for " not in k.source and "parallel=False" in k.source and k.contracted == ("B",)
-    assert "B = A[0] + np.float64(3.0)  # 2: ADD B, A, 3.0" in k.source   # the literal typed as NumPy computes
+    assert "B = A[0] + np.float64(c0)  # 2: ADD B, A, 3.0" in k.source and k.constants == (3.0,)   # typed as NumPy computes
     assert "S[0] = C[0]  # 4: ADD_REDUCE S, C, axis=None" in k.source   # the sum of one element
     out = Driver([plan(p, [[0], [1, 2, 3, 4], [5]], min_size=0)], Externals(), CACHE)()
     assert float(out["S"]) == 25.0 == float(run_reference(p)["S"])

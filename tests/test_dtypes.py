@@ -179,8 +179,10 @@ def test_true_division_of_ints_and_bool_arithmetic():
 def test_float32_literals_are_typed_in_the_kernel():
     program = parse("ARRAY A float32[100]\nARRAY T float32[100]\nARRAY C float32[100]\n"
                     "MULTIPLY T, A, 0.2\nADD C, T, 1\nDEL T\nSYNC C")
-    source = get_kernel(program, [0, 1, 2]).source
-    assert "np.float32(0.2)" in source and "np.float32(1)" in source
+    k = get_kernel(program, [0, 1, 2])
+    # the float literal is an argument (c0 = 0.2: KernelSource.constants), typed as NumPy's loop
+    assert "np.float32(c0)" in k.source and "# c0 = 0.2" in k.source and k.constants == (0.2,)
+    assert "np.float32(1)" in k.source
     assert [d.name for d in loop_dtypes(program[0])] == ["float32"] * 3
 
 

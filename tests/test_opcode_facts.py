@@ -300,7 +300,7 @@ def test_integer_power_is_numpys_for_every_exponent():
     spec = get_kernel(program, list(range(len(program))), parallel=False)
     assert spec.source.count("def _ipow(") == 1 and " ** " not in spec.source
     arrays = {b.name: inputs.get(b.name, np.zeros(b.shape, b.dtype)) for b in program.bases}
-    CACHE.get(spec)(*[arrays[v.base.name] for v in spec.arguments], *spec.extent_arguments)
+    CACHE.get(spec)(*[arrays[v.base.name] for v in spec.arguments], *spec.scalar_arguments)
     bad = [(name, arrays[name], w) for name, w in want.items()
            if arrays[name].dtype != w.dtype or not np.array_equal(arrays[name], w)]
     assert not bad, bad[:2]

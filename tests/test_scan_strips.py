@@ -189,7 +189,7 @@ def test_an_empty_scan_runs_no_strip():
     k = get_kernel(p, range(len(p)), parallel=False)
     assert "for acc_st in range(" in k.source and "thread_count" not in k.source
     arrays = {"X": np.empty(0), "C": np.empty(0), "D": np.empty(0)}
-    CACHE.get(k)(*[arrays[v.base.name] for v in k.arguments], *[np.uint64(0) for _ in k.extent_arguments])
+    CACHE.get(k)(*[arrays[v.base.name] for v in k.arguments], *[np.uint64(0) for _ in k.extent_arguments], *k.constants)
     assert arrays["C"].size == 0
 
 

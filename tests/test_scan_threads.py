@@ -146,7 +146,7 @@ def test_a_serial_scan_kernel_is_one_pass_only():
     assert k.source.count("for acc_st in range(") == 1 and k.source.count("for i0 in range(acc_s0, acc_s1):") == 2
     x = np.random.default_rng(8).random(N) - 0.5
     arrays = {"X": x, "C": np.empty(N), "D": np.empty(N)}
-    CACHE.get(k)(*[arrays[v.base.name] for v in k.arguments], *k.extent_arguments)
+    CACHE.get(k)(*[arrays[v.base.name] for v in k.arguments], *k.scalar_arguments)
     np.testing.assert_array_equal(arrays["C"], np.cumsum(-x))
     np.testing.assert_array_equal(arrays["D"], np.cumsum(-x))
 

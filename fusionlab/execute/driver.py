@@ -76,7 +76,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..bytecode import Base, Opcode, View
-from ..codegen import KernelSource, Unsupported
+from ..codegen import KernelSource, Unsupported, constant_text
 from ..codegen_layout import safe_name
 from ..codegen_contract import serial_library_blas
 from .driver_loops import TABLE_NAME, fold
@@ -476,6 +476,7 @@ def _emit(events: list[tuple[Any, ...]], final: dict[str, _Inc], calls: int, chu
             exprs = [_view(inc.var, max(inc.base.size, 1), v) for inc, v in args]
             exprs += [mem.draw_arg(k, False) for k in spec.randoms]
             exprs += [f"np.uint64({n})" for n in spec.extents + spec.offsets]   # offsets: kernel arguments
+            exprs += [constant_text(c) for c in spec.constants]
             body.append(f"{kernels[spec.key][0]}({', '.join(exprs)})  # block {list(numbered)}")
         for inc in dies.pop(i, ()):   # after its last use, its name serves the next array of its type
             names.give(inc.var)

@@ -53,8 +53,9 @@ MAX_PERIOD = 256
 #: names the driver never gives an array (those start with a letter).
 TABLE_NAME = "tab"
 
-# an integer literal that is not part of a name (s0, k_3f2a) or of a float (2.0)
-_INT = re.compile(r"(?<![\w.])\d+(?![\w.])")
+# an integer literal that is not part of a name (s0, k_3f2a) or of a float (2.0, and the
+# exponent of 1e-05: a kernel's float constants are written into its call)
+_INT = re.compile(r"(?<![\w.])(?<!\de[-+])\d+(?![\w.])")
 _ZERO_FILL = re.compile(r"\[:\] = 0$")
 
 

@@ -550,7 +550,7 @@ def run_plan(
                 # a zero-dimensional view goes in as one element (the kernel indexes [0])
                 args = [a if a.ndim else a.reshape(1) for a in map(view, spec.arguments)]
                 args += [draws[k] for k in spec.randoms]
-                args += spec.extent_arguments
+                args += spec.scalar_arguments
                 if chunks and spec.parallel_iterations and spec.parallel_iterations != chunked_for:
                     chunked_for = spec.parallel_iterations
                     set_chunk(max(1, chunked_for // chunks))
