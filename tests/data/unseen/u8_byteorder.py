@@ -1,15 +1,20 @@
-# Big-endian data, as read from a FITS file or a network buffer: byte-swapped arrays in
-# arithmetic, in-place updates, reductions, and converted to native order
+# A FITS-style image: big-endian int16 pixels after a header, scaled by BSCALE and BZERO,
+# a big-endian float32 weight map, background subtraction and a weighted centroid
 import numpy as np
 
-raw = (np.arange(2000, dtype=np.float64) * 0.25).astype(">f8").tobytes()
-x = np.frombuffer(raw, dtype=">f8").copy()
-y = x * 2 + 1
-x += 3
-s = x.sum()
-ints = np.arange(500, dtype=">i4")
-z = ints * 3 - 7
-native = x.astype(np.float64)
-swapped = native.byteswap().view(native.dtype.newbyteorder())
-w = swapped[:10] + native[:10]
-m = np.maximum(x[:100], ints[:100])
+rows, cols = 120, 160
+yy, xx = np.mgrid[0:rows, 0:cols]
+counts = (400 * np.exp(-((xx - 90.5) ** 2 + (yy - 60.25) ** 2) / 50.0) + 20).astype(">i2")
+header = b"SIMPLE  =                    T" + b" " * 2849
+blob = header + counts.tobytes() + np.full(rows * cols, 0.5, dtype=">f4").tobytes()
+start = len(header)
+pixels = np.frombuffer(blob, dtype=">i2", count=rows * cols, offset=start).reshape(rows, cols)
+weights = np.frombuffer(blob, dtype=">f4", offset=start + pixels.nbytes).reshape(rows, cols)
+bscale, bzero = 1.5, 32768.0
+image = pixels * bscale + bzero
+background = np.median(image)
+signal = np.clip(image - background, 0, None) * weights
+total = signal.sum()
+cy = (signal * yy).sum() / total
+cx = (signal * xx).sum() / total
+native = image.astype(image.dtype.newbyteorder("="))
