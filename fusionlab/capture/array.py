@@ -46,6 +46,8 @@ def recordable(dtype: Any) -> bool:
     """
     d = np.dtype(dtype)
     return d.kind in NUMERIC and d.isnative and not (d.kind in "fc" and d.itemsize > (8 if d.kind == "f" else 16))
+
+
 # attributes that describe an array without reading its data
 _METADATA = {"flags", "itemsize", "nbytes", "ndim", "size"}
 # attributes that hand out the array's memory to plain NumPy (``flat``: see :class:`TracedFlat`)
@@ -1406,9 +1408,10 @@ def opaque(
                     written = traced
                 else:
                     arrays = [x for x in _flatten(real) if isinstance(x, np.ndarray)]
-                    if any(x.dtype.kind in NUMERIC and not recordable(x.dtype) for x in arrays):
-                        rec.notice(NoticeKind.PLAIN, f"{name} gives {arrays[0].dtype} values (extended "
-                                                     "precision or byte-swapped), which capture does not record")
+                    odd = next((x.dtype for x in arrays if x.dtype.kind in NUMERIC and not recordable(x.dtype)), None)
+                    if odd is not None:
+                        rec.notice(NoticeKind.PLAIN, f"{name} gives {odd} values (extended precision or "
+                                                     "byte-swapped), which capture does not record")
                     for t in traced:
                         rec.sync(t._v, name)
                         if t._h.real is not None and any(np.may_share_memory(x, t._h.real) for x in arrays):
