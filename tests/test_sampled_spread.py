@@ -11,6 +11,7 @@ form) as wrong; the sampled bound lets it pass and still catches wrong values.
 from __future__ import annotations
 
 import io
+import os
 from contextlib import redirect_stdout
 
 import numpy as np
@@ -126,18 +127,18 @@ def _samples_within_bounds(chain: dict) -> None:
         assert s <= bounds[name].max() * (1 + 1e-9) + stored, (name, s, bounds[name].max())
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "open: the samples move a float32 input by whole ulps, the model bounds it by eps * |x|; "
-    "just below a power of two (x ~ 1000 < 1024) two ulps are 2.3% more than eps * |x|, and "
-    "exp(x - x.max()) carries that past the model's bound (2.431e-4 against 2.406e-4). Found "
-    "by hypothesis on 2026-11-29; present since at least ea6ff23"))
+# found by hypothesis: the samples moved a float32 input by two whole units, 2.3% more than
+# the model's eps * |x| just below a power of two (x ~ 1000 < 1024), and exp(x - x.max())
+# carried that past the model's bound (2.431e-4 against 2.406e-4). A move rounded to its
+# type now steps back within its allowance (execute/spread.py, _perturbed).
 def test_the_samples_of_inputs_just_below_a_power_of_two_stay_within_the_bounds():
     _samples_within_bounds({"tail": "softmax", "dt": "float32", "n": 103, "seed": 20, "scale": 1.0,
                             "offset": 1000.0})
 
 
-# derandomized: the draws CI explores are the same every run (a new draw found the case above)
-@settings(max_examples=25, deadline=None, derandomize=True)
+# derandomized: CI explores the same draws every run (a random one found the case above;
+# with FUSIONLAB_HYPOTHESIS=thorough, --hypothesis-seed N explores others)
+@settings(max_examples=25, deadline=None, derandomize=os.environ.get("FUSIONLAB_HYPOTHESIS", "default") != "thorough")
 @given(chains)
 def test_the_samples_stay_within_the_models_finite_bounds(chain):
     # the samples draw roundings the model allows: where the model's first-order bound is

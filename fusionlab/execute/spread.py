@@ -76,7 +76,13 @@ def _perturbed(ins: Instruction, storage: Storage, externals: Externals, synced:
     step = np.broadcast_to(np.asarray(own, dtype=np.float64), out.shape)
     step = np.where(np.isfinite(step), step, 0.0)
     if out.size and step.any():
-        out[...] = out + rng.uniform(-1.0, 1.0, out.shape) * step
+        moved = (out + rng.uniform(-1.0, 1.0, out.shape) * step).astype(out.dtype)
+        if out.dtype.kind == "f":
+            # stored in its type, a move rounds by up to half a unit past its allowance (two
+            # float32 units are 2.3% more than eps * |x| at x = 1000): step back toward the value
+            over = np.abs(moved.astype(np.float64) - out) > step
+            moved = np.where(over, np.nextafter(moved, out), moved)
+        out[...] = moved
 
 
 def _replay(batches: Sequence[Program], externals: Externals, inputs: Mapping[str, np.ndarray],
