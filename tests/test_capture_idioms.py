@@ -136,6 +136,11 @@ IDIOMS = {
         "a = np.arange(9.0).reshape(3, 3)\nnp.fill_diagonal(a, -1)\nb = a + 1\nnp.copyto(a, b)\n"
         "np.put(a, [0, 4], [7, 7])\nc = a * 2\nrng = np.random.default_rng(1)\nv = np.arange(6.0)\nrng.shuffle(v)\nu = v + 1\n"
     ),
+    "random draws written into a cell's arrays (out=)": (
+        "rng = np.random.default_rng(3)\nm = np.arange(24.0).reshape(4, 6) ** 0.5\nmp = rng.permuted(m, axis=1)\n"
+        "rng.permuted(m, axis=0, out=m)\ns = m.sum(axis=1)\nr = np.zeros((3, 4))\ny = rng.random(out=r[1])\n"
+        "same = y is r[1]\nt = r * 2 + m[0, :4]\nz = rng.permuted(t, out=t)\nk = z + 1\n"
+    ),
     "views from functions": (
         "a = np.arange(12.0).reshape(3, 4)\nd = np.diagonal(a)\ne = np.expand_dims(a, 0)\ne[0, 1, 1] = -5\n"
         "f = np.flip(a, 1)\nf[0, 0] = 42\nb = np.broadcast_to(a[0], (2, 4))\ns = b.sum() + d.sum()\n"

@@ -604,7 +604,20 @@ def _random_call(rec: Recorder, what: str, fn: Callable[..., Any], args: tuple[A
     if result is None and traced:
         reload_all(rec, traced)
         rec.notice(NoticeKind.OPAQUE, what)
+    written = _written_into(result, traced)
+    if written is not None:   # ``rng.permuted(x, out=x)``, ``rng.random(out=a[0])``: the draw is in the cell's array
+        reload_all(rec, [written])
+        rec.notice(NoticeKind.OPAQUE, what)
+        return written
     return _random_array(rec, what, result)
+
+
+def _written_into(result: Any, traced: list[Traced]) -> Traced | None:
+    """The traced argument a random call returned its values in (its ``out=``), or None: a
+    new RANDOM array in its place would leave the cell's array as it was before the call."""
+    if not isinstance(result, np.ndarray):
+        return None
+    return next((t for t in traced if not t._scalar and np.may_share_memory(result, t._real)), None)
 
 
 #: NumPy's random-state objects whose methods may take a cell's arrays (``shuffle``,

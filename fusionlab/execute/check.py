@@ -231,9 +231,9 @@ def _compare_arrays(got: Any, want: Any, path: str, terms: int, scale: float, re
     report.max_abs_error = max(report.max_abs_error, err)
     bad = diff > tol.atol + tol.rtol * np.abs(b)
     if bad.any():
-        rel = float(np.max(diff[bad] / np.maximum(np.abs(b[bad]), np.finfo(np.float64).tiny)))
+        rel, relative = _relative(diff[bad], b[bad])
         report.mismatches.append(Mismatch(path, f"{int(np.count_nonzero(bad))} of {b.size} values differ by up to "
-                                          f"{err:.3g} (relative {rel:.3g}); allowed: {tol.why}", err, rel))
+                                          f"{err:.3g} ({relative}); allowed: {tol.why}", err, rel))
 
 
 def _state(x: Any) -> Any:
@@ -515,12 +515,41 @@ def _bounded_floats(x: np.ndarray, y: np.ndarray, b: np.ndarray, path: str, repo
     report.max_abs_error = max(report.max_abs_error, err)
     bad = diff > bound + eps * np.abs(w) + np.finfo(np.float64).tiny
     if bad.any():
-        rel = float(np.max(diff[bad] / np.maximum(np.abs(w[bad]), np.finfo(np.float64).tiny)))
-        over = float(np.max(diff[bad] / np.maximum(bound[bad], np.finfo(np.float64).tiny)))
+        rel, relative, allowed = _how_far(diff[bad], w[bad], bound[bad])
         report.mismatches.append(Mismatch(path, f"{int(np.count_nonzero(bad))} of {w.size} values differ by up to "
-                                          f"{err:.3g} (relative {rel:.3g}); allowed: the error model's bound, "
-                                          f"exceeded up to {over:.3g} times", err, rel))
+                                          f"{err:.3g} ({relative}); allowed: {allowed}", err, rel))
     return report
+
+
+def _relative(diff: np.ndarray, want: np.ndarray) -> tuple[float, str]:
+    """The largest difference relative to NumPy's nonzero values, and its words (to a zero,
+    any difference is infinitely far: "relative 1.3e+308" said nothing)."""
+    nonzero = want != 0
+    if not nonzero.any():
+        return math.inf, "NumPy's values there are 0"
+    rel = float(np.max(diff[nonzero] / np.abs(want[nonzero])))
+    return rel, f"relative {rel:.3g}"
+
+
+def _how_far(diff: np.ndarray, want: np.ndarray, bound: np.ndarray) -> tuple[float, str, str]:
+    """The largest relative difference and the words for it and for the bound it passed:
+    relative to NumPy's nonzero values only (to a zero, any difference is infinitely far),
+    and "exactly" where the error model allows no rounding at all.
+
+    >>> _how_far(np.array([1.0, 2.0]), np.array([0.0, 4.0]), np.array([0.0, 1.0]))
+    (0.5, 'relative 0.5', "the error model's bound, exceeded up to 2 times; exactly NumPy's value where it allows no rounding")
+    >>> _how_far(np.array([3.0]), np.array([0.0]), np.array([0.0]))[1:]
+    ("NumPy's values there are 0", "exactly NumPy's value (the error model allows no rounding there)")
+    """
+    rel, relative = _relative(diff, want)
+    rounded = bound > 0
+    if not rounded.any():
+        return rel, relative, "exactly NumPy's value (the error model allows no rounding there)"
+    over = float(np.max(diff[rounded] / bound[rounded]))
+    allowed = f"the error model's bound, exceeded up to {over:.3g} times"
+    if not rounded.all():
+        allowed += "; exactly NumPy's value where it allows no rounding"
+    return rel, relative, allowed
 
 
 def program_bounds(target: Any) -> dict[str, Any]:

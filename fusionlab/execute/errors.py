@@ -122,8 +122,9 @@ def _cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     exactly as stored: a cast to an integer truncates)."""
     if x.dtype.kind == "c" and dtype.kind != "c":
         x = x.real
-    if x.dtype.kind in "biu":
-        return x.astype(dtype).astype(np.float64)
+    if x.dtype.kind in "biu":   # exactly as stored; a complex output stays complex (no ComplexWarning)
+        stored = x.astype(dtype)
+        return stored if stored.dtype.kind == "c" else stored.astype(np.float64)
     if dtype.kind in "biu":
         finite = np.where(np.isfinite(x), x, 0.0) if x.dtype.kind == "f" else x.real
         return finite.astype(dtype).astype(np.float64)
