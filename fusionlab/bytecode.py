@@ -354,7 +354,7 @@ class View:
         got = self._progressions
         if got is None:
             if self.size == 0 and self.ndim == 1 and len(self.base.shape) == 1:
-                return (slice(0, 0),)
+                return (slice(0, 0, 1),)
             return None
         progs, dims = got
         mapped = [k for k in dims if k >= 0]

@@ -499,11 +499,30 @@ def _domain(program: Program, compute: Sequence[int], plan: FilterPlan | None) -
     """The block's iteration space: one, not empty, shared by every instruction."""
     loop_domain = (lambda i: program[i].domain) if plan is None else plan.domain_of
     domain = loop_domain(compute[0])
-    if domain is None or 0 in domain:
-        raise Unsupported("an empty iteration space")
+    if domain is None:
+        raise Unsupported("no iteration space")
+    if 0 in domain:
+        for i in compute:
+            _check_empty_writes(program[i])
     if any(loop_domain(i) != domain for i in compute):
         raise Unsupported("instructions of different iteration shapes")
     return tuple(domain)
+
+
+def _check_empty_writes(ins: Instruction) -> None:
+    """An empty iteration space is a loop that never runs (``a[i, i + 1:] * x[i + 1:]`` at
+    the last row of a back substitution): right for an instruction that writes nothing
+    (its outputs are empty too) and for a whole-array reduction with an identity (the sum
+    of nothing is 0, as NumPy's), whose result is set after the loop. Anything else would
+    leave its output unset: a reduction along an empty axis, a count into bins."""
+    if all(v.size == 0 for v in ins.outputs):
+        return
+    info = ins.opcode.info
+    whole = ins.opcode in OpFamily.REDUCTION and ins.opcode not in OpFamily.ARG_REDUCTION \
+        and ins.attr("axis") is None
+    if whole and info.identity is not None and not (isinstance(info.identity, float) and math.isinf(info.identity)):
+        return
+    raise Unsupported("an empty iteration space whose loop would leave a result unset")
 
 
 def _scan_dtype(ins: Instruction) -> np.dtype:
@@ -636,7 +655,7 @@ def _base_coords(v: View, rank: int, leading: bool = False) -> Coords | None:
     with the loop's last axes (as NumPy broadcasts), a ``leading`` one (a row mask) with
     its first."""
     base = v.base
-    if v.ndim == 0 or not base.shape:
+    if v.ndim == 0 or not base.shape or v.size == 0 or 0 in base.shape:   # (an empty view: its loop never runs)
         return None
     steps = [math.prod(base.shape[j + 1:]) for j in range(len(base.shape))]
     rest, starts = v.offset, []

@@ -84,7 +84,7 @@ def _run_fused(src: str, names: list[str], dtype: str = "float64", algos=("greed
             r = run(cap, algo, check=True, cache=CACHE, min_size=0)
         assert r.check.ok, (algo, r.check)
         # no block fell back to NumPy (but one over an empty selection: nothing to run)
-        assert r.driver == "python driver" or empty and r.driver.endswith("(an empty iteration space)"), \
+        assert r.driver == "python driver" or empty and "(an empty iteration space" in r.driver, \
             (algo, r.driver)
         for n in names:
             _same(r.values[n], plain[n], dtype)

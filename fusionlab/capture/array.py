@@ -164,7 +164,9 @@ class Traced:
         g = self._h.geometry()
         v = self._v
         shaped = fn(np.lib.stride_tricks.as_strided(g[v.offset:], shape=v.shape, strides=v.strides))
-        if shaped.base is None or not np.may_share_memory(shaped, g):
+        # an empty view shares no memory with anything (``a[i, i + 1:]`` at the last row of a
+        # back substitution): still a view, not a copy to run as NumPy
+        if shaped.base is None or shaped.size and not np.may_share_memory(shaped, g):
             return None
         offset = shaped.__array_interface__["data"][0] - g.__array_interface__["data"][0]
         try:
