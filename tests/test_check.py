@@ -329,3 +329,19 @@ def test_object_arrays_compare_element_by_element():
     assert not r.ok and r.mismatches[0].path == "obj[1]"
     assert not compare_values(np.arange(2.0), want).ok
     assert compare_values(np.array([1, "a", None], dtype=object), np.array([1, "a", None], dtype=object)).ok
+
+
+def test_a_difference_from_numpys_zeros_is_said_in_words_not_as_an_overflow() -> None:
+    import math
+    import warnings
+
+    from fusionlab.execute.check import compare_values
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # the old division by the tiny float overflowed, with a warning
+        only_zeros = compare_values(np.array([1.0, 3.0]), np.array([1.0, 0.0]), "v").mismatches
+        mixed = compare_values(np.array([1.0, 0.0, 3.0]), np.array([1.0, 2.0, 0.0]), "w").mismatches
+    assert "NumPy's values there are 0" in only_zeros[0].reason and only_zeros[0].max_rel_error is None
+    # relative to the nonzero expected values only: |0 - 2| / 2
+    assert "(relative 1)" in mixed[0].reason and mixed[0].max_rel_error == 1.0
+    assert all(m.max_abs_error is None or math.isfinite(m.max_abs_error) for m in only_zeros + mixed)

@@ -521,17 +521,18 @@ def _bounded_floats(x: np.ndarray, y: np.ndarray, b: np.ndarray, path: str, repo
     return report
 
 
-def _relative(diff: np.ndarray, want: np.ndarray) -> tuple[float, str]:
-    """The largest difference relative to NumPy's nonzero values, and its words (to a zero,
-    any difference is infinitely far: "relative 1.3e+308" said nothing)."""
+def _relative(diff: np.ndarray, want: np.ndarray) -> tuple[float | None, str]:
+    """The largest difference relative to NumPy's nonzero values, and its words; None where
+    NumPy's values are all 0 (to a zero, any difference is infinitely far: "relative
+    1.3e+308" said nothing, and a mismatch's error is finite or none)."""
     nonzero = want != 0
     if not nonzero.any():
-        return math.inf, "NumPy's values there are 0"
+        return None, "NumPy's values there are 0"
     rel = float(np.max(diff[nonzero] / np.abs(want[nonzero])))
     return rel, f"relative {rel:.3g}"
 
 
-def _how_far(diff: np.ndarray, want: np.ndarray, bound: np.ndarray) -> tuple[float, str, str]:
+def _how_far(diff: np.ndarray, want: np.ndarray, bound: np.ndarray) -> tuple[float | None, str, str]:
     """The largest relative difference and the words for it and for the bound it passed:
     relative to NumPy's nonzero values only (to a zero, any difference is infinitely far),
     and "exactly" where the error model allows no rounding at all.
