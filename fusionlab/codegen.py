@@ -70,7 +70,7 @@ from .codegen_contract import TILE_ROWS, accumulate_lines, batch_tile_line, row_
 from .codegen_emit import (
     arg_partials_lines, arg_split_lines, arg_step, compaction_chunks, filter_lines, float_to_int, fold_element,
     fold_select,
-    fold_source, is_fold, gather_expression, histogram_lines, ChunkLoop, loop_dtypes, np_type,
+    fold_source, is_fold, gather_lines, histogram_lines, ChunkLoop, loop_dtypes, np_type,
     weak_result, constant_text, typed_operand,
 )
 from .codegen_lanes import (
@@ -88,7 +88,7 @@ from .text import format_instruction, format_view
 
 __all__ = ["KernelSource", "Unsupported", "constant_text", "get_kernel", "emit_kernel", "kernel_signature", "get_kernel_layout",
            "KernelLayout", "KernelNames", "loop_dtypes", "FilterPlan", "filter_plan", "gather_sources",
-           "gather_expression", "filter_lines", "fold_source"]
+           "gather_lines", "filter_lines", "fold_source"]
 
 _CHUNK = CHUNK
 #: the kernel's name for an array (the compiled driver names its variables alike)
@@ -390,7 +390,11 @@ class _Emitter:
                 expr = f"({ins.attr('stop')!r} if ({flat}) == {last} - 1 else {expr})"
             return expr
         if op in OpFamily.GATHER:
-            return gather_expression(ins, ops[0], ops[1:], idx)
+            got = gather_lines(i, ins, ops[0], ops[1:], idx)
+            self.pre += got.pre
+            self.body += got.body
+            self.post += got.post
+            return got.expr
         if op in OpFamily.CONTRACTION and self.lay.contraction is not None:
             return self.contraction(i, ins, comment)
         if op is Opcode.RANDOM:

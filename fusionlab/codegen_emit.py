@@ -16,10 +16,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .bytecode import HISTOGRAM_RANGE, OPCODES, Instruction, Literal, Opcode, OpFamily, View
+from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, View
 from .codegen_layout import FilterPlan
 
-__all__ = ["constant_text", "typed_operand", "np_type", "loop_dtypes", "float_to_int", "weak_result", "gather_expression", "FilterLines", "filter_lines", "fold_source",
+__all__ = ["constant_text", "typed_operand", "np_type", "loop_dtypes", "float_to_int", "weak_result", "GatherLines", "gather_lines", "FilterLines", "filter_lines", "fold_source",
            "fold_element", "is_fold", "compaction_chunks", "arg_step", "arg_partials_lines", "arg_split_lines",
            "HistogramLines", "ChunkLoop", "histogram_lines"]
 
@@ -164,27 +164,68 @@ def weak_result(ins: Instruction, xs: Sequence[View | Literal]) -> np.dtype:
 # --------------------------------------------------------------------------- gathers (see codegen_layout)
 
 
-def gather_expression(ins: Instruction, src: str, indices: Sequence[str], loop_index: Sequence[str]) -> str:
-    """The element ``src[...]`` of GATHER ``ins``: each index wrapped when negative (as
-    NumPy does; an unsigned one never is), the source's untouched first ``axis`` axes by the
-    output's first loop indices and its untouched last axes by the output's last ones.
+@dataclass(frozen=True)
+class GatherLines:
+    """A GATHER's lines: its flag before the loops, each index checked in the body, the
+    element read (``expr``), and the flag's check after the loops."""
+
+    pre: list[str]
+    body: list[str]
+    expr: str
+    post: list[str]
+
+
+def gather_lines(i: int, ins: Instruction, src: str, indices: Sequence[str], loop_index: Sequence[str]) -> GatherLines:
+    """The element ``src[...]`` of GATHER ``i`` and the lines that make it safe: each index
+    wrapped when negative (as NumPy does; an unsigned one never is) and checked against its
+    axis's extent. The indices were inside at capture; one computed otherwise in a fused run
+    (a rounding) is never used: the read takes element 0 instead, a flag is set, and
+    :class:`~fusionlab.execute.guards.IndexOutOfRange` is raised after the loops (a raise in
+    a ``prange`` would serialise it). The source's untouched first ``axis`` axes are indexed
+    by the output's first loop indices and its untouched last axes by the output's last ones.
 
     >>> from fusionlab import parse
     >>> p = parse("ARRAY M float64[3,4]\\nARRAY J int32[2]\\nARRAY Y float64[2,4]\\nGATHER Y, M, J[:, None]")
-    >>> gather_expression(p[0], "M", ["J[i0]"], ["i0", "i1"])
-    'M[(J[i0] + M.shape[0] if J[i0] < 0 else J[i0]), i1]'
+    >>> g = gather_lines(0, p[0], "M", ["J[i0]"], ["i0", "i1"])
+    >>> print("\\n".join(g.pre + g.body + [g.expr] + g.post))
+    acc1_bad = np.zeros(1, dtype=np.bool_)  # 1: set by an index outside its axis
+    acc1_j0 = np.int64(J[i0])
+    if acc1_j0 < 0:
+        acc1_j0 += M.shape[0]
+    if acc1_j0 < 0 or acc1_j0 >= M.shape[0]:
+        acc1_bad[0] = True
+        acc1_j0 = 0
+    M[acc1_j0, i1]
+    if acc1_bad[0]:  # 1: an index NumPy had inside its axis at capture
+        raise IndexOutOfRange(0)
     >>> p = parse("ARRAY M float64[3,4]\\nARRAY J uint8[2]\\nARRAY Y float64[3,2]\\nGATHER Y, M, J, axis=1")
-    >>> gather_expression(p[0], "M", ["J[i1]"], ["i0", "i1"])
-    'M[i0, J[i1]]'
+    >>> g = gather_lines(0, p[0], "M", ["J[i1]"], ["i0", "i1"])
+    >>> print("\\n".join(g.body + [g.expr]))
+    acc1_j0 = np.uint64(J[i1])
+    if acc1_j0 >= np.uint64(M.shape[1]):
+        acc1_bad[0] = True
+        acc1_j0 = np.uint64(0)
+    M[i0, acc1_j0]
     """
     source, *index_views = ins.views_in
-    a, rank = ins.attr("axis", 0), len(loop_index)
+    a, rank, g = ins.attr("axis", 0), len(loop_index), f"acc{i + 1}"
     parts = [loop_index[rank - ins.outputs[0].ndim + j] for j in range(a)]
-    parts += [e if np.dtype(x.dtype).kind == "u" else f"({e} + {src}.shape[{a + k}] if {e} < 0 else {e})"
-              for k, (x, e) in enumerate(zip(index_views, indices))]
+    body: list[str] = []
+    for k, (x, e) in enumerate(zip(index_views, indices)):
+        j, n = f"{g}_j{k}", f"{src}.shape[{a + k}]"
+        if np.dtype(x.dtype).kind == "u":
+            body += [f"{j} = np.uint64({e})", f"if {j} >= np.uint64({n}):", f"    {g}_bad[0] = True",
+                     f"    {j} = np.uint64(0)"]
+        else:
+            body += [f"{j} = np.int64({e})", f"if {j} < 0:", f"    {j} += {n}", f"if {j} < 0 or {j} >= {n}:",
+                     f"    {g}_bad[0] = True", f"    {j} = 0"]
+        parts.append(j)
     rest = source.ndim - a - len(index_views)
     parts += [loop_index[rank - rest + j] for j in range(rest)]
-    return f"{src}[{', '.join(parts)}]"
+    return GatherLines([f"{g}_bad = np.zeros(1, dtype=np.bool_)  # {i + 1}: set by an index outside its axis"], body,
+                       f"{src}[{', '.join(parts)}]",
+                       [f"if {g}_bad[0]:  # {i + 1}: an index NumPy had inside its axis at capture",
+                        f"    raise IndexOutOfRange({i})"])
 
 # --------------------------------------------------------------------------- filters (issue 14; 002)
 # how a block's filters run in its loop: see codegen_layout's FilterPlan
@@ -214,7 +255,29 @@ def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | N
     With ``chunks`` (the chunk count, the chunk size and 1, unsigned; a parallel loop over
     chunks), two passes: each chunk compacts into its own slice of a buffer and counts, then
     the exclusive prefix sums of the counts place each chunk's run in the output (``slot``:
-    the parallel loop's variable, ``chunk``, or ``sp`` over ranges of rows)."""
+    the parallel loop's variable, ``chunk``, or ``sp`` over ranges of rows).
+
+    The output holds the count NumPy selected at capture; a fused run may select another
+    (a value rounded to the other side of the mask's threshold). No write goes past the
+    output: the serial form writes only below its length, the chunked form checks the total
+    before it copies the runs; either raises :class:`~fusionlab.execute.guards.FilterCountMismatch`
+    after its loop when the count differs (:mod:`fusionlab.execute.guards`).
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY X float64[8]\\nARRAY M bool[8]\\nARRAY Y float64[3]\\nCOMPRESS Y, X, M")
+    >>> f = filter_lines(0, p[0], "a0[i0]", "a1[i0]", "a2", "")
+    >>> print("\\n".join(f.pre + ["# body:"] + f.body + ["# after:"] + f.post))
+    acc1_count = 0
+    # body:
+    acc1_val = a0[i0]
+    acc1_keep = a1[i0]
+    if acc1_keep:
+        if acc1_count < a2.shape[0]: a2[acc1_count] = acc1_val  # compacted, in C order
+        acc1_count += 1
+    # after:
+    if acc1_count != a2.shape[0]:  # 1: the count NumPy selected at capture
+        raise FilterCountMismatch(0)
+    """
     val, keep, count = _filter_locals(c)
     out = ins.outputs[0]
     expr = data if ins.views_in[0].dtype == out.dtype else f"{np_type(out.dtype)}({data})"
@@ -225,9 +288,12 @@ def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | N
     if out.ndim > 1:   # selected rows: their elements in C order are the selected elements in the loop's
         pre.append(f"acc{c + 1}_rows = {target}.reshape({target}.size)  # {c + 1}: the selected rows, flat")
         target = f"acc{c + 1}_rows"
+    check = [f"if {count} != {target}.shape[0]:  # {c + 1}: the count NumPy selected at capture",
+             f"    raise FilterCountMismatch({c})"]
     if chunks is None:
-        body.append(f"if {keep}: {target}[{count}] = {val}; {count} += 1  # compacted, in C order")
-        return FilterLines(pre + [f"{count} = 0"], [], body, [], [])
+        body += [f"if {keep}:", f"    if {count} < {target}.shape[0]: {target}[{count}] = {val}  # compacted, in C order",
+                 f"    {count} += 1"]
+        return FilterLines(pre + [f"{count} = 0"], [], body, [], check)
     n, size, one = chunks
     buf, counts, at, k, j = (f"acc{c + 1}_{x}" for x in ("buf", "counts", "at", "chunk", "j"))
     body.append(f"if {keep}: {buf}[{slot} * {size} + {count}] = {val}; {count} += {one}  # this chunk's run")
@@ -238,6 +304,7 @@ def filter_lines(c: int, ins: Instruction, data: str, mask: str, target: str | N
             f"for {k} in range({n}):",
             f"    {at}[{k}] = {count}",
             f"    {count} += {counts}[{k}]",
+            *check,
             f"for {k} in numba.prange({n}):",
             f"    for {j} in range({counts}[{k}]):",
             f"        {target}[{at}[{k}] + {j}] = {buf}[{k} * {size} + {j}]"]
@@ -413,7 +480,7 @@ def histogram_lines(i: int, out: str, kind: str, ops: Sequence[str], rows: str, 
                     comment: str, chunk: ChunkLoop | None = None) -> HistogramLines:
     """A BINCOUNT's lines: each chunk counts (or sums the weights ``ops[1]``) into its own
     row ``slot`` of ``rows`` rows of bins; a value outside them sets the row's flag, and a
-    set flag raises NumPy's ValueError after the loop (the kernel stays usable); else the
+    set flag raises :class:`~fusionlab.execute.guards.HistogramOutOfRange` (a ValueError) after the loop (the kernel stays usable); else the
     rows are summed into ``out`` (in parallel over the bins when ``parallel``).
 
     With ``chunk`` (a 1-D kernel in chunks) the counting leaves the element loop: the loop
@@ -451,7 +518,7 @@ def histogram_lines(i: int, out: str, kind: str, ops: Sequence[str], rows: str, 
     pre = [f"{a}_n = {out}.shape[0]  # {i + 1}: the bins recorded at capture",
            f"{a}_rows = np.zeros(({rows}, {a}_n), dtype={kind})",
            f"{a}_bad = np.zeros({rows}, dtype=np.bool_)"]
-    post = [f"if {a}_bad.any():", f"    raise ValueError({HISTOGRAM_RANGE!r})",
+    post = [f"if {a}_bad.any():", f"    raise HistogramOutOfRange({i})  # {i + 1}: NumPy's ValueError, or a fused rounding",
             f"for {a}_j in {loop}({a}_n):  # {i + 1}: the chunks' bins summed", f"    {a}_s = {a}_rows[0, {a}_j]",
             f"    for {a}_c in range(1, {a}_rows.shape[0]):", f"        {a}_s += {a}_rows[{a}_c, {a}_j]",
             f"    {out}[{a}_j] = {a}_s"]

@@ -255,7 +255,7 @@ def test_a_histogram_keeps_its_own_kernel_beside_a_reduction_and_its_readers():
 
 def test_kernel_source_counts_per_chunk_and_raises_outside_the_bins():
     src = get_kernel(parse(HISTOGRAM), list(range(7))).source
-    assert "acc5_rows[chunk]" in src and "raise ValueError" in src and "numba.prange" in src
+    assert "acc5_rows[chunk]" in src and "raise HistogramOutOfRange(4)" in src and "numba.prange" in src
 
 
 @pytest.mark.parametrize("driver", ["python", "numba"])

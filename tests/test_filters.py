@@ -150,12 +150,16 @@ def test_a_filter_used_elsewhere_writes_its_output_compacted():
     block = list(range(len(p)))
     serial = get_kernel(p, block, parallel=False)
     assert "Y" not in serial.contracted and serial.parallel_iterations == 0
-    assert "if acc3_keep: Y[acc3_count] = acc3_val; acc3_count += 1" in serial.source
+    # written only below the output's length (the count NumPy selected at capture), checked after the loop
+    assert "    if acc3_count < Y.shape[0]: Y[acc3_count] = acc3_val" in serial.source
+    assert "if acc3_count != Y.shape[0]:" in serial.source and "raise FilterCountMismatch(2)" in serial.source
     # in parallel: each chunk compacts into its slice of a buffer, then the runs are placed
     two = get_kernel(p, block)
     assert two.parallel_iterations == 1 and "Y" not in two.contracted
     assert "if acc3_keep: acc3_buf[chunk * u4096 + acc3_count] = acc3_val; acc3_count += u1" in two.source
     assert "Y[acc3_at[acc3_chunk] + acc3_j] = acc3_buf[acc3_chunk * u4096 + acc3_j]" in two.source
+    # the chunks' total is checked before any run is copied into Y
+    assert two.source.index("if acc3_count != Y.shape[0]:") < two.source.index("Y[acc3_at[acc3_chunk] + acc3_j]")
     for parallel_from in (0, 1 << 30):
         out = run_plan(plan(p, [block], min_size=parallel_from), RecordingStorage(), Externals(), CACHE)
         np.testing.assert_array_equal(out["Y"], [1.0, 2.0, 3.0, 4.0])

@@ -231,7 +231,9 @@ def test_index_map_gather_map_and_reduction_are_one_kernel(driver):
     ops = [program[i].opcode.name for i in block.instructions if program[i].opcode not in OpFamily.SYSTEM]
     # the index's producers, the gather, its consumer map and the sum: one loop
     assert ops == ["RANGE", "MULTIPLY", "COPY", "GATHER", "MULTIPLY", "SUBTRACT", "ADD_REDUCE"]
-    assert block.kernel is not None and "cdf.shape[0] if" in block.kernel.source
+    # a negative index wraps; one outside the table (a fused rounding) is never read: it raises after the loop
+    assert block.kernel is not None and "+= cdf.shape[0]" in block.kernel.source
+    assert ">= cdf.shape[0]:" in block.kernel.source and "raise IndexOutOfRange(" in block.kernel.source
     # the index and the mapped values are never allocated
     assert len(block.kernel.contracted) >= 3
     np.testing.assert_array_equal(r.values["v"], want["v"])

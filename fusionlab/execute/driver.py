@@ -80,6 +80,7 @@ from ..codegen import KernelSource, Unsupported, constant_text
 from ..codegen_layout import safe_name
 from ..codegen_contract import serial_library_blas
 from .driver_loops import TABLE_NAME, fold
+from .guards import RecordedSizeMismatch, SizeFallback
 from .numba_backend import KernelCache, Plan, raised_by_data, run_plan
 from .reference import Externals, Storage
 from .threads import DEFAULT_CHUNKS_PER_THREAD, ThreadChoice, ThreadPolicy
@@ -555,6 +556,9 @@ class Driver:
     choice: ThreadChoice | None = field(init=False, default=None)
     spec: DriverSource | None = field(init=False, default=None)
     reason: str = field(init=False, default="")
+    #: set when a size recorded at capture did not hold in a fused run: every run since
+    #: is NumPy's (the same data would fail the same way; :mod:`fusionlab.execute.guards`)
+    fallback: SizeFallback | None = field(init=False, default=None)
     _fn: Any = field(init=False, default=None)
     _args: tuple[Any, ...] = field(init=False, default=())
     # dtypes made once: parsing a type's name costs microseconds on every call
@@ -611,7 +615,10 @@ class Driver:
 
     @property
     def runs(self) -> str:
-        """What a call runs: "python driver", "compiled driver" or "block by block"."""
+        """What a call runs: "python driver", "compiled driver", "block by block" or "NumPy"
+        (every block, after a recorded size did not hold: :attr:`fallback`)."""
+        if self.fallback is not None:
+            return "NumPy"
         return "block by block" if self.spec is None else \
             "compiled driver" if self.mode == "numba" else "python driver"
 
@@ -630,6 +637,8 @@ class Driver:
         # segmentation fault of issue 13.
         self.choice = self._policy.apply(self._outer)
         spec = self.spec
+        if self.fallback is not None:
+            return self._blocks(kernels=False)
         if spec is None:
             return self._blocks()
         pool = self.cache.pool
@@ -644,8 +653,8 @@ class Driver:
             ch = self.choice.threads * self.chunks_per_thread if self.choice.chunksize else 0
             self._fn(*self._args, *slots, *fresh, *self._tables, ch)
         except Exception as exc:  # Numba's typing or lowering errors come in many classes
-            if raised_by_data(exc):   # the data's error (NumPy's): the driver stays usable
-                raise
+            if raised_by_data(exc):   # a recorded size did not hold: NumPy runs it (the driver is fine)
+                return self._as_numpy(exc, -1)
             return self._fall_back(exc)
         finally:
             for key, s in zip(spec.slots, slots):
@@ -670,10 +679,23 @@ class Driver:
             warnings.warn(f"{self.reason}; running block by block", RuntimeWarning, stacklevel=3)
         return synced
 
-    def _blocks(self) -> dict[str, np.ndarray]:
+    def _as_numpy(self, exc: RecordedSizeMismatch, batch: int) -> dict[str, np.ndarray]:
+        """The whole run again with NumPy, from its inputs: a kernel found that a size capture
+        recorded (a filter's count, an index's range, a histogram's bins) does not hold for
+        the values the fused kernels computed. NumPy's roundings are the capture's, so its
+        run follows the recording; if it does not either, its own error reaches the caller."""
+        self.fallback = SizeFallback(exc.kind, batch, exc.instruction)
+        return self._blocks(kernels=False)
+
+    def _blocks(self, kernels: bool = True) -> dict[str, np.ndarray]:
         storage = Storage(self.inputs, pool=self.cache.pool)
         synced: dict[str, np.ndarray] = {}
         ch = self.choice.threads * self.chunks_per_thread if self.choice is not None and self.choice.chunksize else 0
-        for p in self.plans:
-            synced.update(run_plan(p, storage, self.externals, self.cache, chunks=ch))
+        for k, p in enumerate(self.plans):
+            try:
+                synced.update(run_plan(p, storage, self.externals, self.cache, chunks=ch, kernels=kernels))
+            except RecordedSizeMismatch as exc:
+                if not kernels:   # pragma: no cover - NumPy's blocks raise the reference's own errors
+                    raise
+                return self._as_numpy(exc, k)
         return synced

@@ -30,6 +30,7 @@ from .check import CheckReport, Mismatch, check_namespace, plain_namespace, redu
 from .errors import propagate
 from .prepare import dead_dropped, Prepared, prepared_batches, rerolled
 from .driver import Driver
+from .guards import SizeFallback
 from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, one_use_kernels, plan
 from .reference import Externals, Storage, run_reference
 from .threads import cpu_snapshot, others_busy
@@ -64,8 +65,14 @@ class RunResult:
     #: where the run's budget cut rerolling or the dead-writes pass (the rest ran as
     #: captured), one line each; empty when neither was cut
     cut: list[str] = field(default_factory=list)
+    #: set when a size capture recorded did not hold in the fused run (a filter's count, an
+    #: index's range): the run was done again as NumPy, and its values are NumPy's
+    #: (:mod:`fusionlab.execute.guards`); no kernel's result is in :attr:`values` then
+    fallback: SizeFallback | None = None
 
     def _kernel(self, b: BlockPlan) -> KernelSource | None:
+        if self.fallback is not None:
+            return None
         # a driver calls the serial kernel of a block that block by block runs with NumPy
         return b.compiled if self.driver in ("python driver", "compiled driver") else b.kernel
 
@@ -92,6 +99,8 @@ class RunResult:
         return self._numpy_blocks(library=True)
 
     def _numpy_blocks(self, library: bool) -> list[str]:
+        if self.fallback is not None:
+            return [] if library else [f"every block: {self.fallback.describe()}"]
         out = []
         for p in self._distinct():
             for b in p.blocks:
@@ -237,11 +246,12 @@ def run(
         times.append(time.perf_counter() - t)
     values = _values(target, synced)
     choice = runner.choice
-    result = RunResult(values, plans, seconds, driver=runner.runs + (f": {runner.reason}" if runner.reason else ""),
+    reason = runner.fallback.describe() if runner.fallback is not None else runner.reason
+    result = RunResult(values, plans, seconds, driver=runner.runs + (f": {reason}" if reason else ""),
                        times=times, threads="" if choice is None else
                        f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}",
                        rewrites=prepared.rewrites + (_rewrites(fused, plans, keep) if partitions is None else []),
-                       rerolled=prepared.lines, cut=prepared.cut)
+                       rerolled=prepared.lines, cut=prepared.cut, fallback=runner.fallback)
     if check:   # against the batches as captured: an oracle for the rerolling too
         # the check's own replay, with the error model's bounds beside it (execute/errors.py);
         # the user's floating-point warnings (or their silence under np.errstate) are the
