@@ -48,7 +48,7 @@ ALGORITHMS = ("singleton", "linear", "greedy", "optimal", "ilp")
 #: small budgets for the exact searches: the partition need not be optimal, only legal
 BUDGETS: dict[str, dict[str, Any]] = {"optimal": {"max_nodes": 2_000, "time_limit": 2.0}, "ilp": {"time_limit": 2.0}}
 DRIVERS = ("python", "numba", "blocks")
-KERNELS = KernelCache()  # one cache for the module: every program's kernels compile once
+KERNELS = KernelCache(bounds_checked=True)  # one cache for the module, bounds-checked (tests/kernels.py)
 
 
 def _plain(name: str) -> dict[str, Any]:

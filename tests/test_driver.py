@@ -25,6 +25,7 @@ from fusionlab.workloads import WORKLOADS
 
 from test_capture import numpy_sources
 from test_numba import CACHE, FIG1
+from kernels import CHECKED   # the workloads' runs: bounds-checked kernels and drivers
 
 BENCHMARKED = ["black_scholes", "heat_equation", "leibnitz_pi", "rosenbrock", "monte_carlo_pi", "shallow_water",
                "sor", "stencil_27pt"]
@@ -47,7 +48,7 @@ def test_every_workload_runs_from_its_python_driver(name):
     for algorithm, min_size in (("linear", 0), ("greedy", 0), ("greedy", 1 << 30), ("greedy", 4096)):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            r = run(cap, algorithm, check=True, cache=CACHE, min_size=min_size)
+            r = run(cap, algorithm, check=True, cache=CHECKED, min_size=min_size)
         assert r.driver == "python driver", (algorithm, min_size, r.driver)
         assert r.max_abs_error <= 1e-9, (algorithm, min_size, r.max_abs_error)
 
@@ -61,7 +62,7 @@ def test_every_algorithm_partition_runs_from_the_driver(name):
     for algorithm in ("singleton", "unintrusive", "optimal", "ilp"):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            r = run(cap, algorithm, check=True, cache=CACHE, min_size=0)
+            r = run(cap, algorithm, check=True, cache=CHECKED, min_size=0)
         assert r.max_abs_error <= 1e-9, (algorithm, r.max_abs_error)
         assert r.driver == "python driver", (algorithm, r.driver)
 

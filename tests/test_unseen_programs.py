@@ -35,7 +35,7 @@ from fusionlab.execute.runner import run
 from fusionlab.partition import partition
 
 from test_capture_session import leaks
-from test_numba import CACHE
+from kernels import CHECKED as CACHE   # bounds-checked kernels and drivers (tests/kernels.py)
 
 UNSEEN = pathlib.Path(__file__).parent / "data" / "unseen"
 #: Programs the corpus tests leave out, and why (each has a test of its own below).

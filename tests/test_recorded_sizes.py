@@ -1,0 +1,167 @@
+"""Sizes capture records from the data never let a kernel write or read out of bounds (issue 31).
+
+A capture is a trace of one NumPy run: a filter's output holds the count NumPy's mask
+selected, a gather's indices were inside their source. A fused kernel rounds some values
+otherwise (complex64 ``abs``: NumPy calls ``hypotf``), and a value within a unit of a
+threshold may land on its other side. Each such size is checked where it is written or read;
+a mismatch makes the run's driver do the whole run again as NumPy
+(:mod:`fusionlab.execute.guards`), and the run says so (``RunResult.fallback``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+from fusionlab import parse
+from fusionlab.capture import capture
+from fusionlab.codegen import KernelSource
+from fusionlab.execute.guards import FilterCountMismatch, MismatchKind, RecordedSizeMismatch
+from fusionlab.execute.numba_backend import KernelCache
+from fusionlab.execute.runner import run
+
+from kernels import CHECKED
+
+DRIVERS = ["python", "numba", "blocks"]
+
+#: a complex64 value whose magnitude NumPy (hypotf) puts below the threshold and a plain
+#: sqrt(re^2 + im^2) in float32 above it (measured: see _fused_abs_crosses)
+ZVALUE = "np.complex64(complex(np.float32(1.1669002), np.float32(1.7920876)))"
+RADIUS = "np.float32(2.138512)"
+
+FILTER = f"""
+import numpy as np
+Z = np.full(100000, {ZVALUE})
+I = abs(Z) > {RADIUS}   # NumPy selects nothing
+S = Z[I]
+n = len(S)
+"""
+
+GATHER = f"""
+import numpy as np
+Z = np.full(100000, {ZVALUE})
+src = np.arange(100000, dtype=np.float64)
+k = (abs(Z) > {RADIUS}) * 100000   # NumPy: index 0 everywhere
+g = src[k]
+t = float(g.sum())
+"""
+
+SCATTER = f"""
+import numpy as np
+Z = np.full(100000, {ZVALUE})
+N = np.zeros(100000, dtype=np.int32)
+k = (abs(Z) > {RADIUS}) * 100000
+N[k] = 5
+t = int(N.sum())
+"""
+
+PROGRAMS = {"filter": (FILTER, MismatchKind.FILTER_COUNT), "gather": (GATHER, MismatchKind.INDEX_RANGE),
+            "scatter": (SCATTER, MismatchKind.NUMPY_CALL)}
+
+
+def _fused_abs_crosses() -> bool:
+    """Whether a kernel's complex64 ``abs`` of ZVALUE is past RADIUS where NumPy's is not."""
+    z = np.full(4, np.complex64(complex(np.float32(1.1669002), np.float32(1.7920876))))
+
+    @numba.njit
+    def mags(a):  # type: ignore[no-untyped-def]
+        return np.abs(a)
+
+    return bool(mags(z)[0] > np.float32(2.138512)) and not bool(np.abs(z)[0] > np.float32(2.138512))
+
+
+def _plain(source: str) -> dict:
+    ns: dict = {}
+    exec(source, ns)
+    return ns
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_a_threshold_the_fused_rounding_crosses_runs_as_numpy(name: str, driver: str):
+    source, kind = PROGRAMS[name]
+    r = run(capture(source, {}), "greedy", check=True, driver=driver, cache=CHECKED)
+    assert r.check is not None and r.check.ok, r.check
+    want = _plain(source)
+    compared = [key for key in ("g", "N", "S", "I", "k") if key in want and key in r.values]
+    assert compared   # the arrays the program keeps: NumPy's values, element for element
+    for key in compared:
+        np.testing.assert_array_equal(np.asarray(r.values[key]), np.asarray(want[key]))
+    if _fused_abs_crosses():
+        assert r.fallback is not None and r.fallback.kind is kind, r.driver
+        assert r.kernels == 0 and r.fallbacks == [f"every block: {r.fallback.describe()}"]
+    else:   # a Numba whose abs rounds as NumPy's: nothing crosses, the kernels' values stand
+        assert r.fallback is None
+
+
+COMPRESS = """ARRAY X float64[8]
+ARRAY M bool[8]
+ARRAY Y float64[3]
+ARRAY S float64[]
+COMPRESS Y, X, M
+ADD_REDUCE S, Y, axis=None
+SYNC Y
+SYNC S
+"""
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+@pytest.mark.parametrize("selected", [0, 2, 5, 8])
+def test_a_mask_of_another_count_never_writes_past_the_output(selected: int, driver: str):
+    # the program records 3 selected elements; run on masks selecting others: the kernel
+    # writes none past Y, and NumPy's redo raises the reference executor's error naming both counts
+    p = parse(COMPRESS)
+    x = np.arange(8.0) + 1
+    mask = np.zeros(8, bool)
+    mask[:selected] = True
+    with pytest.raises(ValueError, match=rf"the mask selects {selected} elements but the output Y holds 3"):
+        run(p, "greedy", inputs={"X": x, "M": mask}, driver=driver, cache=CHECKED, min_size=0)
+    mask[:] = False
+    mask[[1, 4, 6]] = True
+    r = run(p, "greedy", inputs={"X": x, "M": mask}, driver=driver, cache=CHECKED, min_size=0)
+    assert r.fallback is None and list(r.values["Y"]) == [2.0, 5.0, 7.0] and float(r.values["S"]) == 14.0
+
+
+@pytest.mark.parametrize("parallel_from", [0, 1 << 30])
+def test_the_kernel_itself_raises_before_its_output_is_overrun(parallel_from: int):
+    from fusionlab.execute.numba_backend import plan, run_plan
+    from fusionlab.execute.reference import Externals, Storage
+
+    p = parse(COMPRESS)
+    pl = plan(p, [list(range(len(p)))], min_size=parallel_from)
+    (block,) = [b for b in pl.blocks if b.kernel is not None]
+    mask = np.ones(8, bool)
+    storage = Storage({"X": np.arange(8.0), "M": mask})
+    with pytest.raises(FilterCountMismatch) as got:
+        run_plan(pl, storage, Externals(), CHECKED)
+    assert isinstance(got.value, RecordedSizeMismatch) and got.value.instruction == 0
+    assert block.kernel is not None and "raise FilterCountMismatch(0)" in block.kernel.source
+
+
+def test_the_bounds_checked_mode_turns_an_out_of_bounds_write_into_an_index_error(tmp_path):
+    # a parallel kernel that writes one past its array: Numba checks no index inside a prange,
+    # so the checked mode compiles it serially with boundscheck (it would corrupt memory otherwise)
+    source = ("@numba.njit(parallel=True, error_model='numpy', cache=True)\ndef kernel(a0, n0):\n"
+              "    for i0 in numba.prange(n0):\n        a0[i0 + 1] = 1.0\n")
+    spec = KernelSource(source, (), (), (), (), "test: one past the end " + str(tmp_path))
+    fn = KernelCache(directory=tmp_path, bounds_checked=True).get(spec)
+    a = np.zeros(64)
+    with pytest.raises(IndexError):
+        fn(a, np.uint64(64))
+    fn(a, np.uint64(63))   # in bounds: runs
+    assert a[1:].all() and a[0] == 0.0
+    assert sorted(f.name for f in tmp_path.glob("*.py")) == [f"kb_{spec.key}.py"]
+
+
+def test_the_cli_exits_cleanly_where_the_filter_used_to_overrun(tmp_path):
+    path = tmp_path / "four.py"
+    path.write_text(FILTER)
+    for driver in ("python", "numba"):
+        done = subprocess.run([sys.executable, "-m", "fusionlab", "run", str(path), "--check", "--driver", driver],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "0 differ" in done.stdout, done.stdout
