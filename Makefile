@@ -17,7 +17,11 @@ CHROMIUM  := /usr/bin/chromium
 # Playwright drives Debian's Chromium; it never downloads a browser of its own
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: setup lab demo test bench docs clean node
+# test processes: one per core (pytest-xdist); `make test JOBS=1` runs in this process
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+XDIST = $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadgroup)
+
+.PHONY: setup lab demo test check bench docs clean node
 
 setup: $(STAMP) $(EXT_STAMP)
 
@@ -59,8 +63,14 @@ lab: setup
 demo: setup
 	$(VENV)/bin/fusionlab demo
 
+# every test (docs/testing.md): the ten slowest are listed at the end
 test: setup $(CHROMIUM)
-	$(PY) -m pytest
+	$(PY) -m pytest $(XDIST) --durations=10 $(ARGS)
+
+# the quick tier for the inner loop (docs/testing.md, "make check"): a test of every module,
+# one notebook, one browser test, the property tests at a small example count; within 5 minutes
+check: setup $(CHROMIUM)
+	FUSIONLAB_HYPOTHESIS=quick $(PY) -m pytest $(XDIST) -m quick --durations=5 $(ARGS)
 
 BENCH_STAMP := $(VENV)/.stamp-bench
 
@@ -85,4 +95,4 @@ docs: setup
 	$(PY) docs/workloads_table.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .test-cache

@@ -1,4 +1,4 @@
-"""``fusionlab calibrate``: figures in sane ranges, stored per machine, and a busy machine's
+"""``fusionlab calibrate``: figures of the right form and units, stored per machine, and a busy machine's
 figures flagged as noisy (the busy load is injected, never made by spinning)."""
 
 from __future__ import annotations
@@ -29,46 +29,49 @@ def busy(tmp_path_factory: pytest.TempPathFactory):
     return status, err.getvalue(), path, load_figures(path)
 
 
-def test_figures_in_sane_ranges(busy) -> None:
+def _unit(x: float, low: float, high: float) -> bool:
+    """A figure in its unit: finite, positive and within bounds a wrong unit would leave by
+    orders of magnitude (bytes/s read as GB/s, seconds as microseconds). The bounds are not
+    speeds: a loaded machine (CI runs two test processes at once) measures anything between."""
+    return low <= x <= high
+
+
+def test_figures_have_their_form_and_units(busy) -> None:
+    # a measured figure is checked for its form and unit, or against another figure of the
+    # same run, never against a speed a busy machine may not reach (BLAS measured at 0.11
+    # GFLOP/s while another process ran failed a fixed 1 GFLOP/s floor: issue 32)
     f = busy[3]
     for where in ("cache", "memory"):
         for kind in ("read", "write"):
             for mode in ("parallel", "serial"):
                 bw = f.bandwidth[where][kind][mode]
-                assert 1e9 <= bw <= 500e9, (where, kind, mode, bw)
-    # a parallel launch waits for every thread to get a time slice: on a machine busier
-    # than its cores (measured: 16 ms at a load of 6 on 2 cores) it is slices, not µs
-    busier = os.getloadavg()[0] > (os.cpu_count() or 1)
+                assert _unit(bw, 1e5, 1e13), (where, kind, mode, bw)   # bytes per second
     for mode in ("parallel", "serial"):
-        assert 0.1e-6 <= f.launch[mode] <= (100_000e-6 if busier else 1000e-6), (mode, f.launch[mode])
-    assert 0 <= f.launch["argument"] <= 100e-6
-    assert 0 <= f.launch["run"] <= 10_000e-6
-    assert 0 <= f.launch["batch"] <= 10_000e-6
-    assert 0 <= f.launch["block"] <= 1000e-6 and f.launch["serial"] <= f.launch["numpy"] <= 1000e-6
+        assert _unit(f.launch[mode], 1e-8, 1.0), (mode, f.launch[mode])   # seconds per launch
+    for key in ("argument", "run", "batch", "block", "numpy"):
+        assert 0 <= f.launch[key] <= 1.0, (key, f.launch[key])
+    assert f.launch["serial"] <= f.launch["numpy"] * 10   # NumPy's per-call cost and the kernel's, one run
     assert "block by block" in format_figures(f)
-    assert 0 < f.allocation["fixed"] <= 100e-6
-    assert 0 <= f.allocation["per_byte"] <= 1e-8          # at most 10 ms per MB of page faults
+    assert _unit(f.allocation["fixed"], 1e-9, 0.1)
+    assert 0 <= f.allocation["per_byte"] <= 1e-5   # seconds per byte
     for fam in FAMILIES:
         assert "float64" in f.ops[fam]
         for dt, m in f.ops[fam].items():
             assert dt in DTYPES
             for mode in ("parallel", "serial"):
-                assert 1e-13 <= m[mode] <= 1e-6, (fam, dt, mode, m[mode])   # 0.1 ps .. 1 µs per element
-    # transcendental functions cost more than an addition on this kind of CPU
+                assert _unit(m[mode], 1e-15, 1e-2), (fam, dt, mode, m[mode])   # seconds per element
+    # measured in the same run: a transcendental function costs more than an addition
     assert f.ops["exp"]["float64"]["serial"] > f.ops["arithmetic"]["float64"]["serial"]
-    # the bandwidth curve: every working set but the largest (quick), ascending, sane
+    # the bandwidth curve: every working set but the largest (quick), in bytes per second
     for kind in ("read", "write"):
         for mode in ("parallel", "serial"):
             points = f.curve[kind][mode]
             assert [b for b, _ in points] == [float(x) for x in CURVE_SIZES[:-1]]
-            # a units check, not a speed test: a small parallel working set measured while
-            # another process holds a core waits for time slices (52-83 MB/s seen here with
-            # one competing process), so the floor is 10 MB/s, not the 1 GB/s of a quiet machine
-            assert all(1e7 <= bw <= 2000e9 for _, bw in points), (kind, mode, points)
-    # contractions: BLAS between 1 and 10,000 GFLOP/s, einsum's loops slower than BLAS
+            assert all(_unit(bw, 1e5, 1e13) for _, bw in points), (kind, mode, points)
+    # contractions in seconds per flop; einsum's loops slower than BLAS, measured in the same run
     for dt in ("float64", "float32"):
-        assert 1e-13 <= f.flops["gemm"][dt] <= 1e-9, (dt, f.flops["gemm"][dt])
-        assert 1e-12 <= f.flops["einsum"][dt] <= 1e-8, (dt, f.flops["einsum"][dt])
+        assert _unit(f.flops["gemm"][dt], 1e-15, 1e-5), (dt, f.flops["gemm"][dt])
+        assert _unit(f.flops["einsum"][dt], 1e-15, 1e-4), (dt, f.flops["einsum"][dt])
         assert f.flops["einsum"][dt] > f.flops["gemm"][dt]
     assert "contraction by gemm" in format_figures(f) and "by working set" in format_figures(f)
     assert f.cores == (os.cpu_count() or 1) and f.threads >= 1 and f.llc_bytes > 0

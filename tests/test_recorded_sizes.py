@@ -165,3 +165,59 @@ def test_the_cli_exits_cleanly_where_the_filter_used_to_overrun(tmp_path):
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-2000:]
         assert "0 differ" in done.stdout, done.stdout
+
+
+def test_a_fuse_cell_compiles_and_times_a_crossed_threshold_as_numpy():
+    # the student's kernel survives Compile & time, and the row says the run was NumPy's
+    from IPython.testing.globalipapp import get_ipython
+    from IPython.utils.capture import capture_output
+
+    ip = get_ipython()
+    ip.run_line_magic("load_ext", "fusionlab")
+    with capture_output():
+        ip.run_cell_magic("fuse", "--no-explorer --compare bohrium", FILTER)
+    assert ip.user_ns["n"] == 0   # the cell's own values: plain NumPy's
+    records = ip.user_ns["_fuse"].time(repeat=1)
+    assert [r.cost_model for r in records] == ["numpy", "bohrium"]
+    (fused,) = records[1:]
+    assert not fused.not_timed and fused.max_abs_error in (None, 0.0)
+    if _fused_abs_crosses():
+        assert fused.kernels == 0 and fused.fallbacks and "done again as NumPy" in fused.fallbacks[0]
+
+
+def test_the_error_model_covers_numpys_vectorised_and_scalar_complex_squares():
+    # 30 steps of z -> z*z + c in complex64: NumPy's SIMD loop and its one-at-a-time scalar
+    # products differ (fused multiply-adds), and chaos amplifies that; the error model's
+    # bound for every bounded point must hold both (issue 31: a correct run is no mismatch)
+    from fusionlab.execute.errors import propagate
+    from fusionlab.execute.runner import batch_parts
+
+    source = """
+import numpy as np
+rng = np.random.default_rng(1)
+c = (rng.uniform(-2.0, 0.5, 3000) + 1j * rng.uniform(-1.2, 1.2, 3000)).astype(np.complex64)
+z = np.zeros_like(c)
+for k in range(30):
+    np.multiply(z, z, z)
+    np.add(z, c, z)
+m = np.abs(z)
+"""
+    cap = capture(source, {})
+    batches, inputs, externals = batch_parts(cap)
+    with np.errstate(all="ignore"):
+        values, bounds = propagate(batches, externals, inputs)
+        vec, bound, mbound = cap.values_from(values)["z"], cap.values_from(bounds)["z"], cap.values_from(bounds)["m"]
+        c = _plain(source)["c"]
+        one = np.empty_like(c)
+        for i, ci in enumerate(c):   # one at a time: NumPy's scalar complex64 math
+            z = np.complex64(0)
+            for _ in range(30):
+                z = z * z + ci
+            one[i] = z
+        finite = np.isfinite(vec) & np.isfinite(one)
+        assert finite.sum() > 500   # the points that stay bounded (and those escaping slowly)
+        differ = np.abs(vec.astype(complex) - one.astype(complex))
+        assert (differ[finite] > 0).any()   # the two loops do differ
+        assert (differ[finite] <= bound[finite]).all()
+        mags = np.array([abs(x) for x in one])
+        assert (np.abs(mags - np.abs(vec))[finite] <= mbound[finite]).all()

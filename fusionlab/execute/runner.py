@@ -658,8 +658,9 @@ class _Row:
         if count == 0:
             return f"not timed: {self.runs.described()} spent (one run takes about {one:.2g} s; its kernels are ready)"
         times, busy, synced, note = _timed(fused, self.runs, count)
+        reason = fused.fallback.describe() if fused.fallback is not None else fused.reason
         res = RunResult(_values(self.target, synced), plans, first,
-                        driver=fused.runs + (f": {fused.reason}" if fused.reason else ""))
+                        driver=fused.runs + (f": {reason}" if reason else ""), fallback=fused.fallback)
         checked = self.checker(res.values) if self.checker is not None else (None, None, "")
         return times, busy, note, res, checked
 
