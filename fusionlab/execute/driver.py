@@ -510,6 +510,12 @@ def _view(var: str, flat_size: int, v: View) -> str:
     if all(n == 1 or s == c for n, s, c in zip(shape, v.strides, c_strides)):   # a contiguous stretch
         flat = f"{var}[{v.offset}:{v.offset + v.size}]"
         return flat if v.ndim == 1 else f"{flat}.reshape({shape!r})"
+    # as_strided checks nothing: the elements the view reaches must lie in the buffer
+    low = v.offset + sum(min(0, (n - 1) * s) for n, s in zip(shape, v.strides))
+    high = v.offset + sum(max(0, (n - 1) * s) for n, s in zip(shape, v.strides))
+    if v.size and not 0 <= low <= high < flat_size:
+        raise Unsupported(f"the view {v.base.name}[{v.offset}: {shape} by {v.strides}] reaches elements {low}..{high} "
+                          f"outside its buffer of {flat_size}; run block by block")
     item = v.base.np_dtype.itemsize
     strides = tuple(s * item for s in v.strides)
     return f"as_strided({var}[{v.offset}:], {shape!r}, {strides!r})"
