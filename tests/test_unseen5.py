@@ -93,7 +93,7 @@ def test_a_ufunc_reduce_with_the_inputs_own_dtype_keeps_it():
     # NumPy's default, int64, where NumPy gives int8 (u5_reduce_dtypes); dtype=int16 of an
     # int8 array was copied to int16 and then reduced to int64 the same way
     from fusionlab.execute.runner import run
-    from kernels import CHECKED as CACHE   # bounds-checked (tests/kernels.py)
+    from test_numba import CACHE
 
     source = ("import numpy as np\ni8 = np.full(300, 100, dtype=np.int8)\na = np.add.reduce(i8, dtype=np.int8)\n"
               "b = np.add.reduce(i8 * 1, dtype=np.int16)\nc = np.add.accumulate(i8 + 0, dtype=np.int8)\n"

@@ -35,7 +35,8 @@ from fusionlab.execute.runner import run
 from fusionlab.partition import partition
 
 from test_capture_session import leaks
-from kernels import CHECKED as CACHE   # bounds-checked kernels and drivers (tests/kernels.py)
+from test_numba import CACHE   # parallel kernels: the regressions of their own below
+from kernels import CHECKED   # every program's kernels bounds-checked (tests/kernels.py)
 
 UNSEEN = pathlib.Path(__file__).parent / "data" / "unseen"
 #: Programs the corpus tests leave out, and why (each has a test of its own below).
@@ -115,7 +116,7 @@ def test_kernels_equal_plain_numpy(name):
     source = (UNSEEN / name).read_text()
     with redirect_stdout(io.StringIO()):
         cap = capture(source, {"__name__": "__main__"})
-    r = run(cap, "greedy", "bohrium", check=True, driver="blocks", cache=CACHE)
+    r = run(cap, "greedy", "bohrium", check=True, driver="blocks", cache=CHECKED)
     assert r.check is not None and r.check.ok, r.check.mismatches
 
 
