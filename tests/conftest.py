@@ -43,6 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "quick: part of the quick tier, `make check` (tests/conftest.py)")
 
 
+@pytest.hookimpl(tryfirst=True)   # before pytest-xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         path = Path(str(item.fspath))
