@@ -20,6 +20,10 @@ from fusionlab.execute.check import lookup
 from fusionlab.execute import run
 from fusionlab.partition import partition
 
+# kernels bounds-checked (serial): this file tests capture, not the kernels' parallel loops (tests/kernels.py)
+pytestmark = pytest.mark.bounds_checked
+
+
 
 def run_plain(source: str) -> tuple[dict, BaseException | None]:
     ns: dict = {}

@@ -24,6 +24,10 @@ from fusionlab.partition import MergeCache, partition
 from fusionlab.text import format_view
 from fusionlab.workloads import get_workload
 
+# kernels bounds-checked (serial): this file tests a pass, not the kernels' parallel loops (tests/kernels.py)
+pytestmark = pytest.mark.bounds_checked
+
+
 
 def _decision(program: Program, i: int):  # type: ignore[no-untyped-def]
     return next(d for d in drop_dead_writes(program).decisions if d.index == i)

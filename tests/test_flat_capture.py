@@ -17,6 +17,10 @@ from fusionlab.bytecode import Opcode
 from fusionlab.capture import NoticeKind, capture
 from fusionlab.execute import run
 
+# kernels bounds-checked (serial): this file tests capture, not the kernels' parallel loops (tests/kernels.py)
+pytestmark = pytest.mark.bounds_checked
+
+
 SHAPES = [(7,), (12,), (3, 4), (5, 5), (2, 3, 4), (3, 1, 5)]
 
 

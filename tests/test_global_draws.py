@@ -12,7 +12,7 @@ from fusionlab.cli import main
 from fusionlab.execute.check import plain_namespace
 from fusionlab.execute.runner import run
 
-from test_numba import CACHE
+from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)
 
 SOURCE = """
 import random

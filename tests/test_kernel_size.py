@@ -20,7 +20,7 @@ from fusionlab.execute.reference import Externals, Storage, run_reference
 from fusionlab.partition import partition
 
 from strategies import numpy_sources
-from test_numba import CACHE
+from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)
 
 WINDOWS = """
 import numpy as np

@@ -17,6 +17,10 @@ from fusionlab.capture import capture
 from fusionlab.execute import run
 from fusionlab.execute.check import check_namespace, plain_namespace
 
+# kernels bounds-checked (serial): this file tests capture of masked assignment, not the kernels' parallel loops (tests/kernels.py)
+pytestmark = pytest.mark.bounds_checked
+
+
 SETUP = (
     "import numpy as np\n"
     "rng = np.random.default_rng(1)\n"
@@ -171,6 +175,7 @@ def test_random_masked_assignments_give_numpys_values(source):
 
 SENSORS = """
 import numpy as np
+
 rng = np.random.default_rng(4)
 channels, n = 4, 3000
 data = rng.normal(0.0, 1.0, (channels, n)) + np.linspace(0.0, 2.0, n)

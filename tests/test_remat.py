@@ -19,7 +19,7 @@ from fusionlab.partition import partition
 from fusionlab.remat import CHECKS, SinkRefusal, rematerialise, sink_maps
 from fusionlab.workloads import get_workload
 
-from test_numba import CACHE
+from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)
 
 N = 5000   # above min_size: parallel kernels
 

@@ -19,7 +19,7 @@ from fusionlab.execute.runner import rerolled
 from fusionlab.reroll import RerollRefusal, reroll, reroll_batches
 from fusionlab.workloads import get_workload
 
-from test_numba import CACHE
+from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)
 
 
 def _script(name: str, n: int) -> str:

@@ -20,7 +20,7 @@ from fusionlab.execute import runner
 from fusionlab.execute.prepare import prepared_batches
 
 from clocks import Ticks
-from test_numba import CACHE
+from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)
 
 # two loops rerolling folds (one run each), and a dead write (b's ones, overwritten unread)
 SOURCE = """

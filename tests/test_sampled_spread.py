@@ -27,6 +27,10 @@ from fusionlab.execute.spread import sampled_spread
 
 from test_error_model import chain_source, chains
 
+# kernels bounds-checked (serial): this file tests the error model's sampled spread, not the kernels' parallel loops (tests/kernels.py)
+pytestmark = pytest.mark.bounds_checked
+
+
 NBODY = """import numpy as np
 rng = np.random.default_rng({seed})
 n, steps, dt, soft = {n}, {steps}, 0.05, 0.1
