@@ -81,7 +81,7 @@ from ..codegen_layout import safe_name
 from ..codegen_contract import serial_library_blas
 from .driver_loops import TABLE_NAME, fold
 from .guards import RecordedSizeMismatch, SizeFallback
-from .numba_backend import KernelCache, Plan, raised_by_data, run_plan
+from .numba_backend import KernelCache, Plan, run_plan
 from .reference import Externals, Storage
 from .threads import DEFAULT_CHUNKS_PER_THREAD, ThreadChoice, ThreadPolicy
 
@@ -659,7 +659,7 @@ class Driver:
             ch = self.choice.threads * self.chunks_per_thread if self.choice.chunksize else 0
             self._fn(*self._args, *slots, *fresh, *self._tables, ch)
         except Exception as exc:  # Numba's typing or lowering errors come in many classes
-            if raised_by_data(exc):   # a recorded size did not hold: NumPy runs it (the driver is fine)
+            if isinstance(exc, RecordedSizeMismatch):   # raised_by_data: NumPy runs it (the driver is fine)
                 return self._as_numpy(exc, -1)
             return self._fall_back(exc)
         finally:
