@@ -333,14 +333,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 repeat=args.repeat, reroll=not args.no_reroll)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
-    print(f"{args.program}: {len(cap.batches)} batches under {args.algorithm}/{args.cost}: "
-          f"{r.kernels} compiled kernels, {len(r.fallbacks)} blocks run by NumPy, {r.seconds:.4f} s "
-          f"(the first run: compilation included); {r.driver}")
+    if r.fallback is not None:   # a size recorded from the data did not hold: the run is NumPy's
+        print(f"{args.program}: {len(cap.batches)} batches under {args.algorithm}/{args.cost}: every block ran as "
+              f"NumPy, {r.seconds:.4f} s (the first run: compilation included): {r.fallback.describe()}")
+    else:
+        print(f"{args.program}: {len(cap.batches)} batches under {args.algorithm}/{args.cost}: "
+              f"{r.kernels} compiled kernels, {len(r.fallbacks)} blocks run by NumPy, {r.seconds:.4f} s "
+              f"(the first run: compilation included); {r.driver}")
     for line in r.rerolled[:10]:
         print(f"  {line}")
     if r.times:
         print(f"{len(r.times)} more runs: median {statistics.median(r.times):.3g} s, minimum {min(r.times):.3g} s")
-    for f in r.fallbacks[:10]:
+    for f in r.fallbacks[:10] if r.fallback is None else []:
         print(f"  NumPy: {f}")
     for line in r.split[:10]:
         print(f"  split: {line}")

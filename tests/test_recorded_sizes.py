@@ -165,6 +165,9 @@ def test_the_cli_exits_cleanly_where_the_filter_used_to_overrun(tmp_path):
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-2000:]
         assert "0 differ" in done.stdout, done.stdout
+        if _fused_abs_crosses():   # one line says the run was NumPy's and why, once
+            assert done.stdout.count("done again as NumPy") == 1, done.stdout
+            assert "every block ran as NumPy" in done.stdout and "(a filter's count)" in done.stdout
 
 
 def test_a_fuse_cell_compiles_and_times_a_crossed_threshold_as_numpy():
