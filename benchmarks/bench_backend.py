@@ -57,8 +57,8 @@ from fusionlab.execute.driver import Driver
 from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache, Plan, run_plan
 from fusionlab.execute.reference import Storage
 from fusionlab.execute.threads import DEFAULT_CHUNKS_PER_THREAD, configure
-from fusionlab.execute.runner import batch_parts, batch_plans, compare, run
-from fusionlab.partition import MergeCache
+from fusionlab.execute.runner import compare, run, run_config
+from fusionlab.pipeline import Built, build
 from fusionlab.workloads import get_workload as _registered_workload
 
 from _report import write_section
@@ -475,9 +475,10 @@ def _time_limit(seconds: float) -> Any:
         signal.signal(signal.SIGALRM, previous)
 
 
-def capture_and_plan(name: str, preset: str, budget_s: float) -> tuple[Any, list[Plan]]:
-    """The row's capture and its plans (greedy partition, Bohrium cost model), or
-    :class:`PlanBudgetExceeded` saying how far they got in ``budget_s`` seconds."""
+def capture_and_plan(name: str, preset: str, budget_s: float) -> tuple[Any, Built]:
+    """The row's capture and what the pipeline built of it (greedy partition, Bohrium cost
+    model, every pass, as ``fusionlab run`` runs it), or :class:`PlanBudgetExceeded` saying
+    how far they got in ``budget_s`` seconds."""
     started = time.perf_counter()
     cap = None
     try:
@@ -485,9 +486,7 @@ def capture_and_plan(name: str, preset: str, budget_s: float) -> tuple[Any, list
             with contextlib.redirect_stdout(io.StringIO()):
                 cap = capture(get_workload(name).script(preset), {})
             captured = time.perf_counter() - started
-            # the batches rerolled first, as run() does (fusionlab/reroll.py)
-            batches, inputs, _ = batch_parts(cap, reroll=True)
-            plans = batch_plans(batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache(), keep=set(inputs))
+            built = build(cap, run_config("greedy", "bohrium", DEFAULT_MIN_SIZE, reroll=True))
     except _Alarm:
         if cap is None:
             raise PlanBudgetExceeded(f"fusionlab's capture did not finish in {budget_s:.0f} s (--plan-budget)") from None
@@ -496,14 +495,15 @@ def capture_and_plan(name: str, preset: str, budget_s: float) -> tuple[Any, list
             f"fusionlab's greedy partition did not finish in {budget_s - captured:.0f} s after a {captured:.0f} s "
             f"capture ({len(sizes)} batches, {sum(sizes):,} instructions, the largest batch {sizes[0]:,}; "
             f"--plan-budget {budget_s:.0f} s)") from None
-    return cap, plans
+    return cap, built
 
 
 def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[str, Any]:
     w = get_workload(name)
     kw = w.kwargs(preset)
-    cap, plans = capture_and_plan(name, preset, PLAN_BUDGET["seconds"])
-    _, inputs, externals = batch_parts(cap, reroll=True)   # with the arrays of the literals rerolling made
+    cap, built = capture_and_plan(name, preset, PLAN_BUDGET["seconds"])
+    # the inputs with the arrays of the literals rerolling made
+    plans, inputs, externals = list(built.plans), dict(built.inputs), built.prepared.externals
 
     def fused(timings: dict[str, float]) -> None:
         # block by block, each kernel timed, with the threads and per-loop chunks the fused
@@ -547,7 +547,7 @@ def _measure(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[st
     times = _rounds(fns, rounds)
     med = {k: statistics.median(v) for k, v in times.items()}
     # fusionlab's result is checked against the reference executor; the others against NumPy
-    checked = run(cap, plans=plans, check=True, cache=cache, driver="numba", reroll=True)   # the plans' programs: rerolled, rewritten
+    checked = run(cap, plans=plans, check=True, cache=cache, driver="numba", config=built.config)   # the plans' programs
     if checked.driver != "compiled driver":
         notes.append(f"{w.title}: fusionlab ran {checked.driver}")
     plain_check = getattr(checked, "check", None)   # against plain NumPy, where run() offers it

@@ -34,9 +34,8 @@ def _case(name: str, preset: str, rounds: int) -> dict[str, Any]:
     from fusionlab.capture import capture
     from fusionlab.execute.driver import Driver
     from fusionlab.execute.numba_backend import KernelCache
-    from fusionlab.execute.prepare import prepared_batches
-    from fusionlab.execute.runner import batch_parts, batch_plans
-    from fusionlab.partition import MergeCache
+    from fusionlab.execute.runner import run_config
+    from fusionlab.pipeline import build
     from fusionlab.workloads import corpus, get_workload
 
     kw = corpus.PRESETS[name][preset]
@@ -45,16 +44,14 @@ def _case(name: str, preset: str, rounds: int) -> dict[str, Any]:
     t = time.process_time()
     with redirect_stdout(io.StringIO()):
         cap = capture(get_workload(name).script(preset), {})
-    batches, inputs, externals = batch_parts(cap)
-    prep = prepared_batches(batches)
-    fused, constants = prep.programs, prep.constants
-    plans = batch_plans(fused, "greedy", "bohrium", 4096, None, MergeCache(), keep=set(inputs) | set(constants))
+    built = build(cap, run_config("greedy", "bohrium", 4096, reroll=True))
+    plans, inputs, externals = list(built.plans), dict(built.inputs), built.prepared.externals
     prepare = time.process_time() - t
     cache = KernelCache()
     variants: dict[str, Callable[[], Any]] = {"numpy": lambda: refs.numpy(*args), "loop": lambda: refs.loop(*args)}
     info: dict[str, str] = {}
     for mode in ("numba", "python", "blocks"):
-        d = Driver(plans, externals, cache, {**inputs, **constants}, mode=mode, threads=1)
+        d = Driver(plans, externals, cache, inputs, mode=mode, threads=1)
         t = time.process_time()
         d()   # compiles
         info[f"fused {mode}"] = f"{d.runs}: {d.reason}"[:300] + f" (first run {time.process_time() - t:.2f} s CPU)"

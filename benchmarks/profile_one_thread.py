@@ -31,7 +31,6 @@ from bench_backend import get_workload  # noqa: E402
 from fusionlab.execute.driver import Driver  # noqa: E402
 from fusionlab.execute.numba_backend import KernelCache, run_plan  # noqa: E402
 from fusionlab.execute.reference import Storage  # noqa: E402
-from fusionlab.execute.runner import batch_parts  # noqa: E402
 
 
 def cpu_rounds(fns: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
@@ -86,8 +85,8 @@ def main() -> None:
     numba.set_num_threads(1)
     w = get_workload(a.row)
     kw = w.kwargs(a.preset)
-    cap, plans = capture_and_plan(a.row, a.preset, 300)
-    _, inputs, externals = batch_parts(cap, reroll=True)
+    cap, built = capture_and_plan(a.row, a.preset, 300)
+    plans, inputs, externals = list(built.plans), dict(built.inputs), built.prepared.externals
     cache = KernelCache()
     refs = REFS[a.row]
     args = refs.args(kw)

@@ -15,8 +15,8 @@ import time
 from fusionlab.capture import capture
 from fusionlab.execute.driver import Driver
 from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache
-from fusionlab.execute.runner import batch_plans, rerolled
-from fusionlab.partition import MergeCache
+from fusionlab.execute.runner import run_config
+from fusionlab.pipeline import plans as plan_batches, prepare
 from fusionlab.workloads import get_workload
 
 
@@ -28,18 +28,20 @@ def measure(n: int, reroll: bool, execute: bool) -> dict:
     out["capture_s"] = time.perf_counter() - t
     out["instructions_captured"] = sum(len(b) for b in cap.batches)
     t = time.perf_counter()
-    batches, constants, _ = rerolled(cap.batches) if reroll else (cap.batches, {}, [])
+    config = run_config("greedy", "bohrium", DEFAULT_MIN_SIZE, reroll)
+    prepared = prepare(cap, config)
+    batches = prepared.programs
     out["reroll_s"] = time.perf_counter() - t
     out["instructions"] = sum(len(b) for b in batches)
     t = time.perf_counter()
-    plans = batch_plans(batches, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
+    plans = plan_batches(batches, config).plans
     out["plan_s"] = time.perf_counter() - t
     specs = {bp.compiled.key for p in plans for bp in p.blocks if bp.compiled is not None}
     out["kernel_calls"] = sum(1 for p in plans for bp in p.blocks if bp.compiled is not None)
     out["distinct_kernels"] = len(specs)
     if execute:
         for mode in ("python", "numba"):
-            drv = Driver(plans, cap.externals, KernelCache(), {**cap.inputs, **constants}, mode=mode)
+            drv = Driver(list(plans), cap.externals, KernelCache(), dict(prepared.inputs), mode=mode)
             t = time.perf_counter()
             drv()
             out[f"{mode}_first_run_s"] = time.perf_counter() - t

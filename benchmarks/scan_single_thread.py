@@ -39,8 +39,8 @@ from fusionlab.capture import capture  # noqa: E402
 from fusionlab.codegen_strip import TRIG_HELPERS  # noqa: E402
 from fusionlab.execute.driver import Driver  # noqa: E402
 from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache  # noqa: E402
-from fusionlab.execute.runner import batch_parts, batch_plans  # noqa: E402
-from fusionlab.partition import MergeCache  # noqa: E402
+from fusionlab.execute.runner import run_config  # noqa: E402
+from fusionlab.pipeline import build  # noqa: E402
 
 _HELPERS: dict[str, Any] = {}
 exec(TRIG_HELPERS, _HELPERS)
@@ -77,8 +77,8 @@ def row(name: str, preset: str, rounds: int, cache: KernelCache) -> dict[str, An
     kw = w.kwargs(preset)
     with contextlib.redirect_stdout(io.StringIO()):
         cap = capture(w.script(preset), {})
-    plans = batch_plans(batch_parts(cap, reroll=True)[0], "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
-    _, inputs, externals = batch_parts(cap, reroll=True)
+    built = build(cap, run_config("greedy", "bohrium", DEFAULT_MIN_SIZE, reroll=True))
+    plans, inputs, externals = list(built.plans), dict(built.inputs), built.prepared.externals
     refs = COMBINATOR_REFS[name]
     args = refs.args(kw)
     share_draws(externals, args)

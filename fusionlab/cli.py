@@ -36,6 +36,7 @@ from .wsp import WSPGraph, partition_problems
 
 if TYPE_CHECKING:
     from .capture import Capture, CaptureBudget
+    from .pipeline import PipelineConfig
 
 #: Keep in step with fusionlab.execute.numba_backend.DEFAULT_MIN_SIZE (not imported here:
 #: that module loads Numba, which the other commands do not need).
@@ -283,31 +284,48 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _replayed(cap: "Capture", args: argparse.Namespace, partitioned: bool = True) -> dict[str, object]:
-    """The capture's arrays as its batches compute them under the partition, replayed by
-    the reference executor; rerolled first (fusionlab/reroll.py) unless --no-reroll, so
-    that verify checks what run executes. ``partitioned=False``: the batches as captured,
-    instruction by instruction (NumPy replaying them)."""
+    """The capture's arrays as its batches compute them under the partition ``run`` executes
+    (the same pipeline and configuration: :func:`_pipeline_config`), replayed by the reference
+    executor block by block in the plans' order. ``partitioned=False``: the batches as
+    captured, instruction by instruction (NumPy replaying them)."""
     import numpy as np
 
     from .execute.reference import Storage, block_order, run_reference
-    from .execute.runner import rerolled
+    from .pipeline import build
 
-    from .partition import MergeCache
-
-    batches, constants, _ = (cap.batches, {}, []) if args.no_reroll or not partitioned else rerolled(cap.batches)
-    storage, synced = Storage({**cap.inputs, **constants}), {}
-    cache = MergeCache()   # a loop's batches repeat: each is partitioned once (as run does)
-    orders: dict[tuple[str, tuple[tuple[int, ...], ...]], list[int]] = {}   # and ordered once
+    storage, synced = Storage(dict(cap.inputs)), {}
+    if not partitioned:
+        with np.errstate(all="ignore"):
+            for b in cap.batches:
+                synced.update(run_reference(b, externals=cap.externals, storage=storage))
+        return cap.values_from(synced)
+    built = build(cap, _pipeline_config(args))
+    storage = Storage(dict(built.inputs))
     with np.errstate(all="ignore"):   # the program's own warnings were shown when it ran
-        for b in batches:
-            order = None
-            if partitioned:
-                blocks = tuple(tuple(x) for x in partition(b, args.algorithm, args.cost, cache=cache,
-                                                            **_options(args)).blocks)
-                key = (b.signature(), blocks)
-                order = orders[key] if key in orders else orders.setdefault(key, block_order(b, blocks))
-            synced.update(run_reference(b, externals=cap.externals, storage=storage, order=order))
+        for p, blocks in zip(built.plans, built.planned.blocks):
+            # each block whole, in the order the driver runs them
+            order = [i for bp in p.blocks for i in bp.instructions]
+            if sorted(order) != list(range(len(p.program))):
+                order = block_order(p.program, blocks)
+            synced.update(run_reference(p.program, externals=cap.externals, storage=storage, order=order))
     return cap.values_from(synced)
+
+
+def _pipeline_config(args: argparse.Namespace) -> "PipelineConfig":
+    """The pipeline's configuration of ``run`` and ``verify`` from their flags: ``run``'s
+    (:func:`fusionlab.execute.runner.run_config`), with ``--time-limit``/``--max-nodes``
+    when given for the algorithms that take them."""
+    from dataclasses import replace
+
+    from .execute.numba_backend import DEFAULT_MIN_SIZE
+    from .execute.runner import run_config
+
+    config = run_config(args.algorithm, args.cost, getattr(args, "min_size", DEFAULT_MIN_SIZE),
+                        not getattr(args, "no_reroll", False))
+    takes = {"optimal": ("time_limit", "max_nodes"), "exact": ("time_limit", "max_nodes"), "ilp": ("time_limit",)}
+    options = tuple((name, getattr(args, name)) for name in takes.get(args.algorithm, ())
+                    if getattr(args, name, None) is not None)
+    return replace(config, options=options)
 
 
 class _Missing:
@@ -329,8 +347,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
               "replaying it", file=sys.stderr)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r = run(cap, args.algorithm, args.cost, check=args.check, min_size=args.min_size, driver=args.driver,
-                repeat=args.repeat, reroll=not args.no_reroll)
+        r = run(cap, check=args.check, driver=args.driver, repeat=args.repeat, config=_pipeline_config(args))
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if r.fallback is not None:   # a size recorded from the data did not hold: the run is NumPy's
@@ -589,8 +606,10 @@ def build_parser() -> argparse.ArgumentParser:
     partition_choice(v)
     v.add_argument("--format", "-f", choices=["text", "json"], default="text")
     v.add_argument("--no-reroll", action="store_true", help=reroll_help)
-    v.add_argument("--time-limit", type=float, default=30.0, help="seconds for optimal, ilp and exact")
-    v.add_argument("--max-nodes", type=int, default=1_000_000, help="search-tree nodes for optimal (and exact's branch and bound)")
+    v.add_argument("--time-limit", type=float, default=None,
+                   help="seconds for optimal, ilp and exact (default: run's, no limit)")
+    v.add_argument("--max-nodes", type=int, default=None,
+                   help="search-tree nodes for optimal and exact (default: run's, 20000 for optimal)")
     r = python_command("run", "run a Python file or workload with fused Numba kernels", _cmd_run)
     capture_budget(r)
     partition_choice(r)

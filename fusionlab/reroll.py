@@ -163,19 +163,28 @@ class Reroll:
         """Whether any run was rerolled."""
         return bool(self.runs)
 
-    def summary(self) -> list[str]:
-        """Lines for the listing: what was rerolled, then the refusals counted by reason."""
+    def cut_line(self) -> str | None:
+        """Where the time budget stopped the pass, one line (``None`` when it did not)."""
+        cut = next((r for r in self.refusals if r.reason is RerollRefusal.TIME_BUDGET), None)
+        if cut is None:
+            return None
+        return (f"rerolling stopped at its time budget{f' ({cut.detail})' if cut.detail else ''} at "
+                f"captured instruction {cut.start + 1}: the rest of the batch stays as captured "
+                "(a larger --budget rerolls more; --no-reroll skips rerolling)")
+
+    def summary(self, with_cut: bool = True) -> list[str]:
+        """Lines for the listing: what was rerolled, then where the time budget stopped the
+        pass (:meth:`cut_line`; left out with ``with_cut=False``), then the refusals counted
+        by reason."""
         lines = [r.describe() for r in self.runs if r.level == 1][:20]
         more = sum(1 for r in self.runs if r.level == 1) - len(lines)
         if more > 0:
             lines.append(f"... and {more} more runs rerolled")
         if self.runs:
             lines.insert(0, f"rerolled: {len(self.original)} instructions -> {len(self.program)}")
-        cut = next((r for r in self.refusals if r.reason is RerollRefusal.TIME_BUDGET), None)
-        if cut is not None:
-            lines.append(f"rerolling stopped at its time budget{f' ({cut.detail})' if cut.detail else ''} at "
-                         f"captured instruction {cut.start + 1}: the rest of the batch stays as captured "
-                         "(a larger --budget rerolls more; --no-reroll skips rerolling)")
+        cut = self.cut_line()
+        if cut is not None and with_cut:
+            lines.append(cut)
         by_reason = Counter(r.reason for r in self.refusals if r.reason is not RerollRefusal.TIME_BUDGET)
         for reason, n in by_reason.most_common():
             first = next(r for r in self.refusals if r.reason is reason)

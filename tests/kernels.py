@@ -11,3 +11,13 @@ index outside an array fails their tests with an IndexError instead of corruptin
 from fusionlab.execute.numba_backend import KernelCache
 
 CHECKED = KernelCache(bounds_checked=True)
+
+
+def planned(target, min_size: int, reroll: bool = False, algorithm: str = "greedy", cost_model: str = "bohrium"):
+    """``(plans, inputs, externals)`` of ``target`` as ``run`` plans it (the pipeline, with
+    ``run``'s configuration; the batches as captured unless ``reroll``), for a test to drive."""
+    from fusionlab.execute.runner import run_config
+    from fusionlab.pipeline import build
+
+    built = build(target, run_config(algorithm, cost_model, min_size, reroll))
+    return list(built.plans), dict(built.inputs), built.prepared.externals

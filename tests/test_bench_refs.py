@@ -131,8 +131,8 @@ def test_a_row_over_the_plan_budget_says_how_far_fusionlab_got(monkeypatch: pyte
 
     import bench_backend
 
-    cap, plans = bench_backend.capture_and_plan("lu_rows", "tiny", 0)  # no limit
-    assert len(plans) == len(cap.batches) > 1
+    cap, built = bench_backend.capture_and_plan("lu_rows", "tiny", 0)  # no limit
+    assert len(built.plans) == len(cap.batches) > 1
     def slow_plans(*args: Any, **kwargs: Any) -> list[Any]:  # a partition that takes long, and absorbs its errors
         for _ in range(300):
             try:
@@ -141,7 +141,7 @@ def test_a_row_over_the_plan_budget_says_how_far_fusionlab_got(monkeypatch: pyte
                 pass
         return []
 
-    monkeypatch.setattr(bench_backend, "batch_plans", slow_plans)
+    monkeypatch.setattr(bench_backend, "build", slow_plans)
     with pytest.raises(bench_backend.PlanBudgetExceeded) as info:
         bench_backend.capture_and_plan("lu_rows", "tiny", 2.0)
     sizes = sorted((len(b.instructions) for b in cap.batches), reverse=True)

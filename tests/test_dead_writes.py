@@ -19,10 +19,12 @@ from fusionlab.bytecode import Base, Instruction, Literal, Opcode, Program, View
 from fusionlab.capture import capture
 from fusionlab.deadwrites import WALK, DeadRefusal, describe, drop_dead_writes
 from fusionlab.execute.reference import run_reference
-from fusionlab.execute.runner import batch_plans, run
-from fusionlab.partition import MergeCache, partition
+from fusionlab.execute.runner import run
+from fusionlab.partition import partition
 from fusionlab.text import format_view
 from fusionlab.workloads import get_workload
+
+from kernels import planned
 
 # kernels bounds-checked (serial): this file tests a pass, not the kernels' parallel loops (tests/kernels.py)
 pytestmark = pytest.mark.bounds_checked
@@ -253,7 +255,7 @@ def test_jacobi_one_grid_pass_per_sweep() -> None:
     """Greedy under Bohrium: each sweep's interior is one block over the interior's shape,
     and no block iterates over the whole grid (before: the copy's block did, every sweep)."""
     cap = _jacobi()
-    plans = batch_plans(cap.batches, "greedy", "bohrium", 0, None, MergeCache())
+    plans, _, _ = planned(cap, 0)
     n, sweeps = 16, 4
     for pl in plans:
         program = pl.program

@@ -19,13 +19,13 @@ from fusionlab.codegen import Unsupported
 from fusionlab.execute.driver import Driver, get_driver
 from fusionlab.execute.numba_backend import KernelCache, plan
 from fusionlab.execute.reference import Externals, run_reference
-from fusionlab.execute.runner import batch_parts, batch_plans, run
-from fusionlab.partition import MergeCache
+from fusionlab.execute.runner import run
 from fusionlab.workloads import WORKLOADS
 
 from test_capture import numpy_sources
 from test_numba import CACHE, FIG1
 from kernels import CHECKED   # the workloads' runs: bounds-checked kernels and drivers
+from kernels import planned
 
 BENCHMARKED = ["black_scholes", "heat_equation", "leibnitz_pi", "rosenbrock", "monte_carlo_pi", "shallow_water",
                "sor", "stencil_27pt"]
@@ -37,8 +37,7 @@ def _capture(name: str, preset: str = "tiny"):  # type: ignore[no-untyped-def]
 
 
 def _driver(cap, min_size: int = 0, mode: str = "python", cache: KernelCache = CACHE) -> Driver:  # type: ignore[no-untyped-def]
-    batches, inputs, externals = batch_parts(cap)
-    plans = batch_plans(batches, "greedy", "bohrium", min_size, None, MergeCache())
+    plans, inputs, externals = planned(cap, min_size)
     return Driver(plans, externals, cache, inputs, mode=mode)
 
 
@@ -213,8 +212,7 @@ def test_no_driver_when_numpy_must_run_a_block():
 
 def test_a_compiled_driver_has_a_call_budget():
     cap = _capture("shallow_water")
-    batches, inputs, externals = batch_parts(cap)
-    plans = batch_plans(batches, "greedy", "bohrium", 0, None, MergeCache())
+    plans, inputs, externals = planned(cap, 0)
     with pytest.raises(Unsupported, match="more than 3 kernel call sites"):
         get_driver(plans, externals, list(inputs), max_calls=3)
     d = Driver(plans, externals, CACHE, inputs, mode="numba", max_calls=3)
@@ -234,8 +232,7 @@ def test_over_the_call_budget_an_opaque_block_after_it_runs_block_by_block():
            + "".join(f"y{k} = np.sin(x[:{60 - k}]) * {k + 2}.0\n" for k in range(5))   # five shapes: five kernels
            + "z = np.sort(x) + 1.0\n")
     cap = capture(src)
-    batches, inputs, externals = batch_parts(cap)
-    plans = batch_plans(batches, "greedy", "bohrium", 0, None, MergeCache())
+    plans, inputs, externals = planned(cap, 0)
     d = Driver(plans, externals, CACHE, inputs, mode="numba", max_calls=3)
     assert d.spec is None and d.runs == "block by block"
     assert "OPAQUE runs with NumPy" in d.reason
@@ -294,8 +291,7 @@ def test_thread_count_and_schedule_never_change_results(threads, chunks):
     import numba
 
     cap = _capture("heat_equation")
-    batches, inputs, externals = batch_parts(cap)
-    plans = batch_plans(batches, "greedy", "bohrium", 0, None, MergeCache())
+    plans, inputs, externals = planned(cap, 0)
     want = Driver(plans, externals, CACHE, inputs, mode="blocks", threads=1, chunks_per_thread=0)()
     d = Driver(plans, externals, CACHE, inputs, mode="numba", threads=threads, chunks_per_thread=chunks)
     got = d()

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import fusionlab.execute.runner as runner
+import fusionlab.pipeline.planning as planning
 from fusionlab.budget import Budget, Interrupt
 from fusionlab.capture import capture
 from fusionlab.execute import compare
@@ -174,13 +175,13 @@ def test_an_interrupt_between_runs_keeps_the_rows_timed(monkeypatch: pytest.Monk
 
 def test_plans_are_kept_between_clicks(monkeypatch: pytest.MonkeyPatch) -> None:
     planned: list[int] = []
-    plan = runner.plan
+    plan = planning.plan
 
     def counted(program: Any, blocks: Any, min_size: int = 0, **kwargs: Any) -> Any:
         planned.append(len(program))
         return plan(program, blocks, min_size, **kwargs)
 
-    monkeypatch.setattr(runner, "plan", counted)
+    monkeypatch.setattr(planning, "plan", counted)
     r = FuseResult(capture(TWO_BATCHES).batches, capture=capture(TWO_BATCHES), algorithms=["greedy"],
                    cost_models=["bohrium", "robinson"], compile_seconds=None, run_seconds=None)
     r.time(repeat=1)
@@ -196,7 +197,7 @@ def test_a_second_click_goes_on_where_planning_stopped(monkeypatch: pytest.Monke
     from fusionlab.budget import BudgetExceeded
 
     planned: list[int] = []
-    plan = runner.plan
+    plan = planning.plan
     stop = {"after": 1}
 
     def cut(program: Any, blocks: Any, min_size: int = 0, **kwargs: Any) -> Any:
@@ -205,7 +206,7 @@ def test_a_second_click_goes_on_where_planning_stopped(monkeypatch: pytest.Monke
         planned.append(id(program))
         return plan(program, blocks, min_size, **kwargs)
 
-    monkeypatch.setattr(runner, "plan", cut)
+    monkeypatch.setattr(planning, "plan", cut)
     cap = capture(TWO_BATCHES)
     r = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"], run_seconds=None)
     records = r.time(repeat=1)
@@ -329,8 +330,8 @@ def test_the_prediction_on_kept_graphs_is_predict_seconds() -> None:
     cap = capture(TWO_BATCHES)
     r = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"], run_seconds=None)
     rec = r.time(repeat=1)[1]
-    assert len([k for k in r._plans if k[0] == "graph"]) == len(cap.batches)   # computed on the kept graphs
-    plans = [v for v in r._plans.values() if isinstance(v, Plan)]   # beside graphs and the prepared batches
+    assert len(r._pipeline.graphs) == len(cap.batches)   # computed on the kept graphs
+    plans = r._pipeline.plans.values()
     blocks = [[list(bp.instructions) for bp in p.blocks] for p in sorted(plans, key=lambda p: cap.batches.index(p.program))]
     want = predict_seconds(cap.batches, blocks, load_figures(), runner.DEFAULT_MIN_SIZE,
                            opaque_seconds=cap.externals.seconds)
@@ -349,7 +350,8 @@ def test_greedy_cut_by_the_budget_goes_on_where_it_stopped(source: str, model: s
     # a compile budget cut greedy after a counted number of checks (an injected clock that
     # ticks once per check); each later click goes on from its merges so far and ends with
     # greedy's own partition
-    from fusionlab.partition import MergeCache, partition
+    from fusionlab.partition import partition
+    from fusionlab.pipeline import PipelineCaches, PipelineConfig, partition_batch
 
     cap = capture(source)
     batch = cap.batches[max(range(len(cap.batches)), key=lambda k: len(cap.batches[k]))]
@@ -364,13 +366,13 @@ def test_greedy_cut_by_the_budget_goes_on_where_it_stopped(source: str, model: s
     graph = WSPGraph(batch)
     want = partition(graph, "greedy", model, budget=Budget(None, clock=clock)).blocks
     whole = ticks[0]                               # the checks of an uncut run
-    keep: dict[Any, Any] = {("graph", id(batch)): graph}
+    keep = PipelineCaches()   # the explorer's, kept between clicks (the partitions are not: each click's own)
+    keep.graphs.put(batch, graph)
     clicks = 0
     while True:
         clicks += 1
-        row = runner._Row(cap, "greedy", model, 0, MergeCache(), None, Budget(0.6 * whole, clock=clock),
-                          "python", plan_cache=keep)
-        got = row._partition(batch)
+        keep.merge = type(keep.merge)()
+        got = partition_batch(batch, PipelineConfig("greedy", model, 0), keep, Budget(0.6 * whole, clock=clock))
         if not got.budget_cut:
             break
         assert clicks < 20, "no progress between clicks"

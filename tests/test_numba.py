@@ -268,12 +268,11 @@ def test_freed_memory_is_reused_and_results_stay_right():
     with redirect_stdout(io.StringIO()):
         cap = capture(WORKLOADS["leibnitz_pi"].script("tiny").replace("n=256", "n=20000"), {})
     storage = Storage(cap.inputs)
-    from fusionlab.execute.runner import batch_plans
-    from fusionlab.partition import MergeCache
+    from fusionlab.execute.runner import run_config
+    from fusionlab.pipeline import Pass, plans as plan_batches
     # every array kept until its DEL as captured (none freed early, fusionlab.deadbases: k
     # would then never be allocated), so each iteration's k is freed in the next batch
-    kept = {b.name for batch in cap.batches for b in batch.bases}
-    plans = batch_plans(cap.batches, "greedy", "bohrium", 0, None, MergeCache(), keep=kept)
+    plans = plan_batches(cap.batches, run_config("greedy", "bohrium", 0, reroll=False).without(Pass.FREE_EARLY)).plans
     for p in plans:
         run_plan(p, storage, cap.externals, CACHE)
     assert storage.pool   # k of an earlier iteration, kept for the next

@@ -193,7 +193,7 @@ def test_the_error_model_covers_numpys_vectorised_and_scalar_complex_squares():
     # products differ (fused multiply-adds), and chaos amplifies that; the error model's
     # bound for every bounded point must hold both (issue 31: a correct run is no mismatch)
     from fusionlab.execute.errors import propagate
-    from fusionlab.execute.runner import batch_parts
+    from fusionlab.pipeline import target_parts
 
     source = """
 import numpy as np
@@ -206,7 +206,7 @@ for k in range(30):
 m = np.abs(z)
 """
     cap = capture(source, {})
-    batches, inputs, externals = batch_parts(cap)
+    batches, inputs, externals = target_parts(cap)
     with np.errstate(all="ignore"):
         values, bounds = propagate(batches, externals, inputs)
         vec, bound, mbound = cap.values_from(values)["z"], cap.values_from(bounds)["z"], cap.values_from(bounds)["m"]

@@ -15,7 +15,7 @@ from fusionlab import parse
 from fusionlab.capture import capture
 from fusionlab.execute import run
 from fusionlab.execute.reference import Storage, run_reference
-from fusionlab.execute.runner import rerolled
+from fusionlab.pipeline import Pass, PipelineConfig, prepare_batches
 from fusionlab.reroll import RerollRefusal, reroll, reroll_batches
 from fusionlab.workloads import get_workload
 
@@ -24,6 +24,14 @@ from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests
 
 def _script(name: str, n: int) -> str:
     return get_workload(name).script("tiny").replace(f"n={get_workload(name).kwargs('tiny')['n']}", f"n={n}")
+
+
+def rerolled(batches):
+    """The batches through the dead-writes pass and rerolling (the pipeline's first two
+    passes), the arrays of the literals rerolling made, and what it did."""
+    programs, constants, lines, _, cut = prepare_batches(
+        batches, PipelineConfig().without(Pass.FREE_EARLY, Pass.DEAD_WRITES_AFTER_FREE))
+    return programs, constants, lines + cut
 
 
 def _plain(source: str) -> dict:
@@ -221,12 +229,11 @@ def test_cli_run_says_what_was_rerolled_and_verify_checks_it(capsys):
 
 def test_rerolled_columns_share_their_kernels():
     from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE
-    from fusionlab.execute.runner import batch_plans
-    from fusionlab.partition import MergeCache
+    from fusionlab.execute.runner import run_config
+    from fusionlab.pipeline import build
 
     cap = capture(_script("lu_rows", 30), {})
-    fused, _, _ = rerolled(cap.batches)
-    plans = batch_plans(fused, "greedy", "bohrium", DEFAULT_MIN_SIZE, None, MergeCache())
+    plans = build(cap, run_config("greedy", "bohrium", DEFAULT_MIN_SIZE, reroll=True)).plans
     calls = [bp.compiled.key for p in plans for bp in p.blocks if bp.compiled is not None]
     # three or four kernels a column; offsets are arguments: the columns share them
     assert (len(calls), len(set(calls))) == (95, 13)   # 67 distinct with the offsets as constants

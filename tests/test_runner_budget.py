@@ -17,7 +17,8 @@ from fusionlab.budget import Budget
 from fusionlab.capture import capture
 from fusionlab.execute import compare, run
 from fusionlab.execute import runner
-from fusionlab.execute.prepare import prepared_batches
+from fusionlab.execute.runner import run_config
+from fusionlab.pipeline import prepare
 
 from clocks import Ticks
 from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)
@@ -81,7 +82,7 @@ def test_run_cut_between_the_two_loops_keeps_the_first_rerolled(cap: Any) -> Non
     # the injected clock: find the reading count at which the cut falls after the first run
     # (the passes read the clock a fixed number of times: this is counted, not timed)
     for seconds in range(1, 200):
-        got = prepared_batches(cap.batches, Budget(float(seconds), clock=Ticks()))
+        got = prepare(cap, run_config("greedy", "bohrium", 0, reroll=True), Budget(float(seconds), clock=Ticks()))
         lengths = [len(p) for p in got.programs]
         if got.cut and lengths[0] < captured[0] and lengths[1] >= captured[1] - 1:
             break

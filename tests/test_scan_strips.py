@@ -20,8 +20,9 @@ from fusionlab.codegen_strip import FAR, STRIP, TRIG_HELPERS
 from fusionlab.execute.driver import Driver
 from fusionlab.execute.numba_backend import plan, run_plan
 from fusionlab.execute.reference import Externals, Storage
-from fusionlab.execute.runner import batch_parts, batch_plans, run
-from fusionlab.partition import MergeCache
+from fusionlab.execute.runner import run
+
+from kernels import planned
 
 from agreement import CACHE
 from numba_threads import threads
@@ -198,8 +199,7 @@ def test_a_captured_cumsum_of_a_strided_sine_equals_numpy_under_the_driver():
            "c = np.cumsum(np.sin(x[::2]) * 2.0)\ny = c * 0.5 + 1.0\n")
     with contextlib.redirect_stdout(io.StringIO()):
         cap = capture(src, {})
-    _, inputs, externals = batch_parts(cap)
-    plans = batch_plans(cap.batches, "greedy", "bohrium", 4096, None, MergeCache())
+    plans, inputs, externals = planned(cap, 4096)
     (scan,) = [bp.kernel for p in plans for bp in p.blocks if bp.kernel is not None and "ACCUMULATE" in bp.kernel.source]
     assert "_vsin(" in scan.source
     x = np.random.default_rng(0).uniform(-30, 30, 40000)[::2]

@@ -21,11 +21,10 @@ from fusionlab.codegen import get_kernel
 from fusionlab.execute.driver import Driver
 from fusionlab.execute.numba_backend import KernelCache, plan, run_plan
 from fusionlab.execute.reference import Externals, Storage
-from fusionlab.execute.runner import batch_parts, batch_plans
 from fusionlab.execute.threads import thread_count
-from fusionlab.partition import MergeCache
 
 from agreement import CACHE
+from kernels import planned
 from numba_threads import threads
 
 U = np.finfo(np.float64).eps / 2
@@ -156,8 +155,7 @@ def test_a_captured_cumsum_of_a_map_under_the_driver_follows_its_thread_count():
            "c = np.cumsum(np.sin(x) * 2.0)\ny = c * 0.5 + 1.0\n")
     with contextlib.redirect_stdout(io.StringIO()):
         cap = capture(src, {})
-    _, inputs, externals = batch_parts(cap)
-    plans = batch_plans(cap.batches, "greedy", "bohrium", 4096, None, MergeCache())
+    plans, inputs, externals = planned(cap, 4096)
     scans = [bp.kernel for p in plans for bp in p.blocks
              if bp.kernel is not None and "ADD_ACCUMULATE" in bp.kernel.source]
     assert len(scans) == 1 and "if thread_count() == 1:" in scans[0].source

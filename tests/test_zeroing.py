@@ -18,10 +18,10 @@ from fusionlab.capture import capture
 from fusionlab.execute.driver import Driver
 from fusionlab.execute.numba_backend import KernelCache, plan, run_plan
 from fusionlab.execute.reference import Externals, Pool, Storage, run_reference
-from fusionlab.execute.runner import batch_parts, batch_plans
 from fusionlab.execute.zeroing import written_before_read
-from fusionlab.partition import MergeCache
 from fusionlab.workloads import get_workload
+
+from kernels import planned
 
 from test_numba import CACHE
 
@@ -107,8 +107,7 @@ def test_neither_the_driver_nor_the_storage_zeroes_a_base_written_in_pieces(min_
 def test_the_wave_equation_zeroes_no_step():
     with redirect_stdout(io.StringIO()):
         cap = capture(get_workload("wave_1d").script("tiny"), {})
-    batches, inputs, externals = batch_parts(cap)
-    plans = batch_plans(batches, "greedy", "bohrium", 0, None, MergeCache())
+    plans, inputs, externals = planned(cap, 0)
     d = Driver(plans, externals, CACHE, inputs)
     assert d.spec is not None and "[:] = 0" not in d.spec.source
     storage = Storage(inputs)
@@ -167,7 +166,7 @@ def test_random_pieces_on_poisoned_memory_equal_the_reference(text, singletons, 
     blocks = [[i] for i in compute] if singletons else None
     cache = KernelCache(directory=CACHE.directory, kernels=CACHE.kernels, pool=PoisonPool())
     pl = [plan(p, blocks, min_size=1 << 30)] if blocks else \
-        batch_plans([p], "greedy", "bohrium", 1 << 30, None, MergeCache())
+        planned(p, 1 << 30)[0]
     got = Driver(pl, Externals(), cache, mode=mode)()
     want = run_reference(p)
     assert sorted(got) == sorted(want)

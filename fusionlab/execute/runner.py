@@ -9,7 +9,7 @@ import statistics
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import AbstractSet, Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -17,24 +17,19 @@ from ..budget import UNLIMITED, Budget, BudgetExceeded, Interrupt
 from ..bytecode import Program
 from ..codegen import KernelSource
 from ..codegen_contract import LIBRARY_KERNEL
-from ..costs import get_cost_model
-from ..deadbases import describe_early, free_early
-from ..deadwrites import describe, drop_dead_writes
-from ..partition import MergeCache, partition
-from ..remat import rematerialise
 from ..reroll import REROLL_SECONDS
 from ..timemodel import TimeModel, load_figures, predict_seconds, runs_block_by_block
-from ..wsp import PartitionState, WSPGraph
+from ..wsp import WSPGraph
 from .compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .errors import propagate
-from .prepare import dead_dropped, Prepared, prepared_batches, rerolled
 from .driver import Driver
 from .guards import SizeFallback
-from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan, one_use_kernels, plan
+from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan
 from .reference import Externals, Storage, run_reference
 from .threads import cpu_snapshot, others_busy
 from .timed_runs import CHECK_RUNS, LONG_RUN_SECONDS, RunBudget
+from ..pipeline import Pass, PipelineCaches, PipelineConfig, build, plans, prepare, prepare_kept, target_parts
 
 __all__ = ["run", "compare", "RunResult", "Record", "format_records", "check_against_numpy"]
 
@@ -119,62 +114,17 @@ class RunResult:
         return out
 
 
-def batch_parts(target: Any, reroll: bool = False, budget: Budget = UNLIMITED
-           ) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
-    """The batches (rerolled with ``reroll`` within ``budget``: :mod:`fusionlab.reroll`), their
-    inputs (and the arrays of the literals rerolling made) and the external values."""
-    from ..capture import Capture
-
-    batches, inputs, externals = (target.batches, target.inputs, target.externals) if isinstance(target, Capture) \
-        else ([target], {}, Externals())
-    if not reroll:
-        return batches, inputs, externals
-    fused, constants, _ = rerolled(batches, budget)
-    return fused, {**inputs, **constants}, externals
-
-
 def _values(target: Any, synced: dict[str, np.ndarray]) -> dict[str, Any]:
     from ..capture import Capture
 
     return target.values_from(synced) if isinstance(target, Capture) else synced
 
 
-def batch_plans(batches: Sequence[Program], algorithm: str, cost_model: Any, min_size: int,
-           partitions: Mapping[int, Any] | None, merge_cache: MergeCache,
-           keep: AbstractSet[str] = frozenset(), budget: Budget = UNLIMITED,
-           cut: list[str] | None = None) -> list[Plan]:
-    """Each batch's kernel plan: arrays whose next use is a later batch's DEL freed early
-    (``keep``: the run's inputs, never), and dead parts of writes dropped within ``budget``
-    (past it, the batches are planned as given, and ``cut`` gets the notice)."""
-    # partitions repeat through the merge cache; kernels through the kernel cache. Plans
-    # are per batch: a kernel's arguments are views of that batch's own arrays.
-    if partitions is None:   # arrays whose next use is a later batch's DEL die where last used
-        batches = free_early(batches, keep).batches   # (keep: the run's inputs)
-    plans = []
-    if partitions is None:   # given partitions are run as given, on the batch as captured
-        # dead parts of writes dropped first, so the cost models partition what will run
-        batches, _, note = dead_dropped(batches, budget)
-        if note and cut is not None and note not in cut:
-            cut.append(note)
-    orders: dict[tuple[str, tuple[tuple[int, ...], ...]], list[int]] = {}   # alike batches ordered once
-    for k, batch in enumerate(batches):
-        blocks = partitions[k] if partitions is not None else partition(
-            batch, algorithm, cost_model, cache=merge_cache,
-            **({"max_nodes": 20_000} if algorithm == "optimal" else {})).blocks
-        if partitions is None:
-            blocks = rematerialise(batch, blocks).blocks   # maps recomputed in their readers' blocks
-        plans.append(plan(batch, blocks, min_size, orders=orders))
-    return one_use_kernels(plans)   # hundreds of kernels each called once: NumPy runs them
-
-
-def _rewrites(batches: Sequence[Program], plans: Sequence[Plan], keep: AbstractSet[str] = frozenset()) -> list[str]:
-    """What the plans' programs rewrote of the batches (dead parts of writes, arrays freed
-    early), per batch."""
-    # only batches whose pass finished within the budget differ from their plans' programs:
-    # this repeats no more work than that budget allowed
-    early = free_early(batches, keep)
-    return [f"batch {k + 1}: {line}" for k, (b, p) in enumerate(zip(early.batches, plans)) if p.program is not b
-            for line in describe(b, drop_dead_writes(b))] + describe_early(early.moved)
+def run_config(algorithm: str, cost_model: Any, min_size: int, reroll: bool) -> PipelineConfig:
+    """The pipeline's configuration of :func:`run` and of :func:`compare`'s rows: every pass,
+    rerolling (and the dead-writes pass before it) off with ``reroll=False``."""
+    config = PipelineConfig(algorithm, cost_model, min_size)
+    return config if reroll else config.without(Pass.DEAD_WRITES, Pass.REROLL)
 
 
 def run(
@@ -192,6 +142,7 @@ def run(
     plans: Sequence[Plan] | None = None,
     reroll: bool | None = None,
     budget: Budget | None = None,
+    config: PipelineConfig | None = None,
 ) -> RunResult:
     """Execute a :class:`~fusionlab.capture.Capture` (every batch) or a program, with the
     partition of ``algorithm`` under ``cost_model`` (or ``partitions``: batch index to
@@ -212,6 +163,10 @@ def run(
     made before (by ``compare``'s rows: their programs may be rewritten batches, rerolled
     ones too unless ``reroll=False``), run as they are.
 
+    ``config``: the pipeline's configuration (:mod:`fusionlab.pipeline`), in place of
+    ``algorithm``, ``cost_model``, ``min_size`` and ``reroll`` (:func:`run_config` makes it
+    from them otherwise).
+
     ``budget`` (:class:`~fusionlab.budget.Budget`; ``None``: no limit) bounds rerolling and the
     dead-writes passes, as in the explorer: past it, what was rerolled is kept and the rest runs
     as captured (the values are the same), and ``RunResult.cut`` says where it stopped.
@@ -228,14 +183,15 @@ def run(
     """
     reroll = partitions is None if reroll is None else reroll
     budget = UNLIMITED if budget is None else budget
-    batches, base_inputs, externals = batch_parts(target)
-    prepared = prepared_batches(batches, budget) if reroll else Prepared(list(batches), {}, [], [], [])
-    fused, constants = prepared.programs, prepared.constants
-    keep = set(base_inputs) | set(constants) | set(inputs or {})   # never freed early
     cache = cache or KernelCache()
+    config = config if config is not None else run_config(algorithm, cost_model, min_size, reroll)
     if plans is None:
-        plans = batch_plans(fused, algorithm, cost_model, min_size, partitions, MergeCache(), keep, budget, prepared.cut)
-    runner = Driver(plans, externals, cache, {**base_inputs, **constants, **(inputs or {})}, mode=driver)
+        built = build(target, config, prepare_budget=budget, partitions=partitions, inputs=inputs)
+        prepared, plans = built.prepared, list(built.plans)
+    else:   # planned before (a comparison's row): only the inputs the preparing passes make
+        prepared = prepare(target, config, budget, inputs)
+    batches, externals = list(prepared.captured), prepared.externals
+    runner = Driver(plans, externals, cache, dict(prepared.inputs), mode=driver)
     t = time.perf_counter()
     synced = runner()
     seconds = time.perf_counter() - t
@@ -250,14 +206,14 @@ def run(
     result = RunResult(values, plans, seconds, driver=runner.runs + (f": {reason}" if reason else ""),
                        times=times, threads="" if choice is None else
                        f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}",
-                       rewrites=prepared.rewrites + (_rewrites(fused, plans, keep) if partitions is None else []),
-                       rerolled=prepared.lines, cut=prepared.cut, fallback=runner.fallback)
+                       rewrites=list(prepared.rewrites), rerolled=list(prepared.rerolled), cut=list(prepared.cut),
+                       fallback=runner.fallback)
     if check:   # against the batches as captured: an oracle for the rerolling too
         # the check's own replay, with the error model's bounds beside it (execute/errors.py);
         # the user's floating-point warnings (or their silence under np.errstate) are the
         # plain run's, not this one's
         with np.errstate(all="ignore"):
-            ref, ref_bounds = propagate(batches, externals, {**base_inputs, **(inputs or {})})
+            ref, ref_bounds = propagate(batches, externals, {**target_parts(target)[1], **(inputs or {})})
         want = _values(target, ref)
         result.max_abs_error = max((_error(values[k], want[k]) for k in want), default=0.0)
         result.check = check_against_numpy(target, values, want, _values(target, ref_bounds))
@@ -273,7 +229,7 @@ def check_against_numpy(target: Any, values: Mapping[str, Any], replayed: Mappin
     (:func:`fusionlab.execute.check.tolerance`)."""
     from ..capture import Capture
 
-    batches, _, _ = batch_parts(target)
+    batches, _, _ = target_parts(target)
     terms = reduction_terms(batches)
     # a capture stopped at its budget: the program is the recorded part, not the source
     if isinstance(target, Capture) and target.source and target.stopped is None:
@@ -356,10 +312,9 @@ def compare(
     compile_seconds: float | None = None,
     interrupt: Interrupt | None = None,
     keep_on_interrupt: bool = False,
-    merge_cache: MergeCache | None = None,
     reroll: bool = True,
     run_seconds: float | Budget | None = None,
-    plan_cache: dict[Any, Any] | None = None,
+    caches: PipelineCaches | None = None,
 ) -> list[Record]:
     """Time the fused partitions of every algorithm × cost model against NumPy eager.
 
@@ -384,12 +339,11 @@ def compare(
     :class:`~fusionlab.budget.Interrupt` checked between kernels. ``keep_on_interrupt``:
     Kernel -> Interrupt (``KeyboardInterrupt``) stops the comparison and returns the rows
     timed, the others marked interrupted (else it propagates, as from any command).
-    ``merge_cache``: partitions computed before (the explorer's), reused. ``reroll``: the
-    fused rows run the batches rerolled (:func:`run`'s ``reroll``).
-    ``merge_cache``: partitions computed before (the explorer's), reused. ``plan_cache``:
-    kernel plans made before, by batch and partition, and the batches' WSP graphs (the
-    explorer keeps it between clicks, so a second click goes on where the compile budget
-    stopped the first), filled in.
+    ``reroll``: the fused rows run the batches rerolled (:func:`run`'s ``reroll``). Each row
+    runs the pipeline (:mod:`fusionlab.pipeline`) with :func:`run`'s configuration, so a row
+    times the kernels ``run`` executes. ``caches``: the pipeline's caches (the explorer keeps
+    them between clicks: partitions, WSP graphs, plans, so a second click goes on where the
+    compile budget stopped the first), filled in.
 
     ``run_seconds`` bounds the timed runs and the check (``None``: no limit; a
     :class:`~fusionlab.budget.Budget` brings its own clock): each row takes as many of the
@@ -398,29 +352,29 @@ def compare(
     against plain NumPy (one plain run and the reference replay) is made once and compared
     with each row's last run; when it does not fit, the rows say ``not checked``.
     """
-    batches, inputs, externals = batch_parts(target)
+    batches, inputs, externals = target_parts(target)
     cache = cache or KernelCache()
     spent = [0.0]  # seconds of the compile budget used by the rows so far
     rows = [(model, algorithm) for model in cost_models for algorithm in algorithms]
     total = 1 + len(rows)
     runs = RunBudget(run_seconds, repeat, interrupt)
     checker = _Check(target, runs)
-    plan_cache = plan_cache if plan_cache is not None else {}
+    caches = caches if caches is not None else PipelineCaches()
     if progress is not None:
         progress("NumPy eager", 0, total)
     records: list[Record] = []
     try:
         records.append(_numpy_record(target, baseline, batches, inputs, externals, runs, total))
         runs.estimate = runs.numpy = records[0].min_seconds
-        merge_cache, figures = merge_cache if merge_cache is not None else MergeCache(), load_figures()
+        figures = load_figures()
         for k, (model, algorithm) in enumerate(rows):
             label = f"{algorithm} / {getattr(model, 'name', model)}"
             if progress is not None:
                 progress(label, len(records), total)
             left = None if compile_seconds is None else max(compile_seconds - spent[0], 0.0)
-            row = _Row(target, algorithm, model, min_size, merge_cache, cache,
-                       Budget(left, interrupt=interrupt), driver, compile_seconds, spent, reroll=reroll, runs=runs,
-                       checker=checker, rows_left=len(rows) - k, plan_cache=plan_cache)
+            row = _Row(target, run_config(algorithm, model, min_size, reroll), cache,
+                       Budget(left, interrupt=interrupt), driver, compile_seconds, spent, runs=runs,
+                       checker=checker, rows_left=len(rows) - k, caches=caches)
             try:
                 rec = row.record(repeat, figures, progress, label, len(records), total)
             except KeyboardInterrupt:
@@ -513,13 +467,13 @@ class _Check:
         error = max((_error(values[k], replayed[k]) for k in replayed), default=0.0)
         if isinstance(plain, CheckReport):  # the plain run failed: its report says why
             return error, plain, ""
-        terms = reduction_terms(batch_parts(self.target)[0])
+        terms = reduction_terms(target_parts(self.target)[0])
         return error, check_namespace(values, plain, terms=terms, bounds=bounds), ""
 
     def _make(self) -> tuple[dict[str, Any], dict[str, Any], Any]:
         from ..capture import Capture
 
-        batches, inputs, externals = batch_parts(self.target)
+        batches, inputs, externals = target_parts(self.target)
         with np.errstate(all="ignore"):  # the user's warnings are the plain run's, not the replay's
             ref, ref_bounds = propagate(batches, externals, dict(inputs))
         replayed, bounds = _values(self.target, ref), _values(self.target, ref_bounds)
@@ -548,10 +502,8 @@ class _Row:
     budget, then its timed runs and its check against plain NumPy."""
 
     target: Any
-    algorithm: str
-    model: Any
-    min_size: int
-    merge_cache: MergeCache
+    #: the pipeline's configuration of this row (:func:`run_config`: the same as ``run``'s)
+    config: PipelineConfig
     cache: KernelCache
     budget: Budget
     driver: str
@@ -562,18 +514,25 @@ class _Row:
     on_load: Callable[[int, int], None] | None = None
     #: why the row stopped on Kernel -> Interrupt, with its kernels ready by then
     interrupted: str = "not timed: interrupted (Kernel -> Interrupt)"
-    #: the batches are rerolled first (:mod:`fusionlab.reroll`)
-    reroll: bool = True
     #: the comparison's run budget, its check, and the rows still to time (this one included)
     runs: RunBudget = field(default_factory=lambda: RunBudget(None, 1))
     checker: Any = None
     rows_left: int = 1
-    #: kernel plans by (id of the batch, blocks, min_size), WSP graphs by ("graph", id of
-    #: the batch) and the blocks' orders by signature ("orders"), kept between clicks
-    plan_cache: dict[Any, Any] = field(default_factory=dict)
+    #: the pipeline's caches: prepared batches, partitions, WSP graphs, plans (kept between clicks)
+    caches: PipelineCaches = field(default_factory=PipelineCaches)
     #: where the budget cut rerolling or the dead-writes passes of the batches (each row's
     #: warnings say so: the rest ran as captured)
     cut: list[str] = field(default_factory=list)
+
+    @property
+    def algorithm(self) -> str:
+        """The row's algorithm."""
+        return self.config.algorithm
+
+    @property
+    def model(self) -> Any:
+        """The row's cost model (a name or a model object)."""
+        return self.config.cost_model
 
     @property
     def name(self) -> str:
@@ -665,44 +624,22 @@ class _Row:
         return times, busy, note, res, checked
 
     def _batches(self) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
-        """The batches as this row partitions them, with their inputs: rerolled (with
-        ``reroll``), then their dead parts of writes dropped, as :func:`run` does. Kept in the
-        plan cache, so every row and click gets the same objects (plans and graphs are kept
-        by the batch's identity)."""
-        key = ("batches", id(self.target), self.reroll)
-        got = self.plan_cache.get(key)
-        if got is None or got[0] is not self.target:
-            # rerolling and both dead-writes passes get what the explorer gives rerolling,
-            # cut to the compile budget: past it the rest runs as captured (a 100,000-iteration
-            # `x += 1.0` loop took 3.5-4.3 s to reroll with no budget)
-            budget = self.budget.child(REROLL_SECONDS)
-            batches, inputs, externals = batch_parts(self.target)
-            prepared = prepared_batches(batches, budget) if self.reroll else Prepared(list(batches), {}, [], [], [])
-            inputs = {**inputs, **prepared.constants}
-            # arrays whose next use is a later batch's DEL die where last used (:mod:`fusionlab.deadbases`)
-            early = free_early(prepared.programs, set(inputs)).batches
-            dropped, _, note = dead_dropped(early, budget)
-            cut = prepared.cut + ([note] if note and note not in prepared.cut else [])
-            got = (self.target, dropped, inputs, externals, cut)
-            self.plan_cache[key] = got
-        self.cut = got[4]
-        return got[1], got[2], got[3]
+        """The batches as this row partitions them, with their inputs: the pipeline's
+        preparing passes (:func:`fusionlab.pipeline.prepare`), kept in the caches, so every row
+        and click gets the same objects (plans and graphs are kept by the batch's identity)."""
+        # rerolling and both dead-writes passes get what the explorer gives rerolling, cut to
+        # the compile budget: past it the rest runs as captured (a 100,000-iteration
+        # `x += 1.0` loop took 3.5-4.3 s to reroll with no budget)
+        prepared = prepare_kept(self.target, self.config, self.caches, self.budget.child(REROLL_SECONDS))
+        self.cut = list(prepared.cut)
+        return list(prepared.programs), dict(prepared.inputs), prepared.externals
 
     def _plans(self, batches: Sequence[Program]) -> tuple[list[Any], list[Plan]]:
         """Each batch's partition and kernel plan, within the budget (a partition it cuts
-        is its best so far; the kernels then do not fit either)."""
-        results, plans = [], []
-        for b in batches:  # partition() checks the budget itself (a cached one needs none)
-            results.append(self._partition(b))
-            self.budget.check("planning kernels")
-            # by the batch itself (a plan's arguments are its own arrays; the plan keeps it alive)
-            key = (id(b), tuple(tuple(blk) for blk in results[-1].blocks), self.min_size)
-            if key not in self.plan_cache or self.plan_cache[key].program is not b:
-                # seconds for thousands of kernels; alike batches ordered once
-                orders = self.plan_cache.setdefault("orders", {})
-                self.plan_cache[key] = plan(b, results[-1].blocks, self.min_size, orders=orders)
-            plans.append(self.plan_cache[key])
-        return results, one_use_kernels(plans)
+        is its best so far; the kernels then do not fit either): the pipeline's planning
+        passes (:func:`fusionlab.pipeline.plans`), as ``run`` runs them."""
+        planned = plans(batches, self.config, self.caches, self.budget)
+        return [r for r in planned.results if r is not None], list(planned.plans)
 
     def _predicted(self, batches: Sequence[Program], plans: Sequence[Plan], figures: Any,
                    externals: Externals) -> float | None:
@@ -711,46 +648,16 @@ class _Row:
         building them again took as long as the partitioning (26.5 s for LU at n = 100 on a
         loaded machine). ``None`` when a big batch's graph is not kept (a merge-cache hit)."""
         blocks = [[list(bp.instructions) for bp in p.blocks] for p in plans]
-        graphs = [self.plan_cache.get(("graph", id(b))) for b in batches]
+        graphs = [self.caches.graphs.get(b) for b in batches]
         if all(isinstance(g, WSPGraph) and g.program is b for g, b in zip(graphs, batches)):
-            model = TimeModel(figures, self.min_size, opaque_seconds=externals.seconds,
+            model = TimeModel(figures, self.config.min_size, opaque_seconds=externals.seconds,
                               by_blocks=runs_block_by_block(list(batches)))
             launch = model.figures.launch
             total = sum(model.evaluator(g).cost(bl) for g, bl in zip(graphs, blocks))
             return total + launch.get("run", 0.0) + launch.get("batch", 0.0) * (len(batches) - 1)
         if all(len(b) <= 2_000 for b in batches):  # graphs of a second or less: built again
-            return predict_seconds(batches, blocks, figures, self.min_size, opaque_seconds=externals.seconds)
+            return predict_seconds(batches, blocks, figures, self.config.min_size, opaque_seconds=externals.seconds)
         return None
-
-    def _partition(self, b: Program) -> Any:
-        """``b``'s partition: the merge cache's, else computed on ``b``'s WSP graph, which
-        is kept with the plans (between clicks): building it alone can take the budget
-        (20,000 instructions of LU at n = 100: 13.6 s on a loaded machine)."""
-        options = {"max_nodes": 20_000} if self.algorithm == "optimal" else {}
-        model = get_cost_model(self.model)
-        key_of = getattr(model, "cache_key", None)
-        key = None if key_of is None else MergeCache.key(b, self.algorithm, key_of(), options)
-        got = None if key is None else self.merge_cache.get(key, b)
-        if got is not None:
-            return got
-        graph = self.plan_cache.get(("graph", id(b)))
-        if not isinstance(graph, WSPGraph) or graph.program is not b:
-            graph = WSPGraph(b, budget=self.budget)
-            self.plan_cache[("graph", id(b))] = graph
-        # greedy cut by the budget goes on from its merges so far at the next click (greedy
-        # from that state takes the merges it would have taken next: tests/test_explorer_budget.py)
-        cut = ("cut", id(b), self.algorithm, key)
-        start: Any = graph
-        if self.algorithm == "greedy" and cut in self.plan_cache:
-            start = PartitionState(graph, self.plan_cache[cut].blocks)
-        result = partition(start, self.algorithm, model, budget=self.budget, **options)
-        if result.budget_cut and self.algorithm == "greedy":
-            self.plan_cache[cut] = result
-        else:
-            self.plan_cache.pop(cut, None)
-        if key is not None:
-            self.merge_cache.put(key, result)  # not when the budget cut it
-        return result
 
     def _of(self) -> str:
         s = self.total_seconds

@@ -51,16 +51,16 @@ def measure(size: int = 1200, steps: int = 8, rounds: int = 7, competitors: tupl
     import numba
 
     from ..capture import capture
-    from ..partition import MergeCache
+    from ..pipeline import build
     from .driver import Driver
     from .numba_backend import KernelCache
-    from .runner import batch_parts, batch_plans
+    from .runner import run_config
 
     source = SOURCE.format(n=size, steps=steps)
     with redirect_stdout(io.StringIO()):
         cap = capture(source, {})
-    batches, inputs, externals = batch_parts(cap)
-    plans = batch_plans(batches, "greedy", "bohrium", 4096, None, MergeCache(), keep=set(inputs))
+    built = build(cap, run_config("greedy", "bohrium", 4096, reroll=False))
+    plans, inputs, externals = list(built.plans), dict(built.inputs), built.prepared.externals
     cache = KernelCache()
     all_threads = numba.config.NUMBA_NUM_THREADS
     drivers = {

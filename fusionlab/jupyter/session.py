@@ -37,6 +37,7 @@ from ..bytecode import Program
 from ..costs import NonMonotonicCostModel, UnsupportedCostModel, get_cost_model
 from ..dot import get_dot, graph_level
 from ..partition import MergeCache, PartitionResult, SearchTrace, evaluate
+from ..pipeline import PipelineCaches
 from ..reroll import REROLL_SECONDS, Reroll, reroll_batches
 from ..report import (
     DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, MIME_TYPE, ReportOptions, ReportParts,
@@ -197,7 +198,9 @@ class FuseResult:
         self.compile_seconds = compile_seconds
         self._kernel_cache: Any = None  # the kernels "Compile & time" loaded, kept between clicks
         self.run_seconds = run_seconds
-        self._plans: dict[Any, Any] = {}  # and its kernel plans (per batch and partition), WSP graphs
+        # the pipeline's caches of "Compile & time" (prepared batches, partitions, WSP graphs,
+        # plans), kept between clicks; its partitions are the explorer's merge cache
+        self._pipeline = PipelineCaches(merge=self.cache)
         self._report: dict[str, Any] | None = None
         self._parts: dict[int, ReportParts] = {}
         # per batch: phase, interrupted, budget and time spent (the report's status)
@@ -692,10 +695,11 @@ class FuseResult:
         runs = self.run_seconds if run_seconds is None else run_seconds
         for k, parts in self._parts.items():  # the explorer's WSP graphs: not built again
             if parts.graph is not None:
-                self._plans.setdefault(("graph", id(self.batches[k])), parts.graph)
+                if self._pipeline.graphs.get(self.batches[k]) is None:
+                    self._pipeline.graphs.put(self.batches[k], parts.graph)
         records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
-                                             merge_cache=self.cache, kernel_cache=self._kernels(),
-                                             reroll=self.reroll, run_seconds=runs, plan_cache=self._plans)
+                                             kernel_cache=self._kernels(), reroll=self.reroll, run_seconds=runs,
+                                             caches=self._pipeline)
         self._changed()
         return records
 

@@ -26,11 +26,14 @@ import io
 import os
 import statistics
 import time
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..budget import Interrupt
+
+if TYPE_CHECKING:
+    from ..pipeline import PipelineCaches
 
 __all__ = ["DEFAULT_COMPILE_SECONDS", "DEFAULT_RUN_SECONDS", "SPREAD_WARNING", "time_program", "plain_baseline", "normalise_timings"]
 
@@ -50,9 +53,8 @@ SPREAD_WARNING = 0.10
 def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: Callable[[], None] | None,
                  repeat: int = 3, progress: Callable[[str, int, int], None] | None = None,
                  compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
-                 merge_cache: Any = None, kernel_cache: Any = None,
-                 reroll: bool = True, run_seconds: float | None = DEFAULT_RUN_SECONDS,
-                 plan_cache: dict[Any, Any] | None = None) -> tuple[list[Any], dict[str, Any]]:
+                 kernel_cache: Any = None, reroll: bool = True, run_seconds: float | None = DEFAULT_RUN_SECONDS,
+                 caches: PipelineCaches | None = None) -> tuple[list[Any], dict[str, Any]]:
     """Compile and time ``algorithm``'s partition of ``target`` (a capture or a program)
     under each of ``models`` against NumPy eager (``baseline``, or the source run
     plainly); returns the records and the report's ``timings``.
@@ -60,13 +62,13 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
     Kernels load and compile within ``compile_seconds`` (``None``: no limit); a row whose
     kernels do not fit is not timed and says so. Kernel -> Interrupt stops the work
     between kernels (or in a timed run): the rows done are kept, the others are marked
-    interrupted, and this returns normally. ``merge_cache``: the explorer's partitions,
-    reused instead of computed again (a big batch's greedy can take the whole budget).
-    ``kernel_cache``: a :class:`~fusionlab.execute.numba_backend.KernelCache` kept between
+    interrupted, and this returns normally. ``kernel_cache``: a :class:`~fusionlab.execute.numba_backend.KernelCache` kept between
     clicks, so a second click goes on where the budget stopped the first (the kernels
     imported and compiled stay in memory). ``reroll``: the batches rerolled first
-    (:mod:`fusionlab.reroll`), as the explorer shows them. ``plan_cache``: the kernel plans, kept between
-    clicks for the same reason (planning thousands of kernels takes seconds).
+    (:mod:`fusionlab.reroll`), as the explorer shows them. ``caches``: the pipeline's caches
+    (:class:`~fusionlab.pipeline.PipelineCaches`: the explorer's partitions, reused instead of
+    computed again, for a big batch's greedy can take the whole budget; the kernel plans,
+    for planning thousands of kernels takes seconds), kept between clicks.
 
     The timed runs and the check take at most ``run_seconds`` together (``None``: no
     limit): a row takes as many runs as fit in its share and says when it took fewer, a
@@ -81,8 +83,7 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
         with intr.armed():
             records = compare(target, [algorithm], models, repeat=repeat, baseline=baseline, progress=progress,
                               compile_seconds=compile_seconds, interrupt=intr, keep_on_interrupt=True,
-                              merge_cache=merge_cache, cache=kernel_cache, reroll=reroll, run_seconds=run_seconds,
-                              plan_cache=plan_cache)
+                              cache=kernel_cache, reroll=reroll, run_seconds=run_seconds, caches=caches)
     finally:
         intr.acknowledge()
     timings = normalise_timings([r.to_dict() for r in records], repeat, _others(before, _cpu_snapshot()),
