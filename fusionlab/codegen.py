@@ -198,30 +198,7 @@ def kernel_signature(layout: KernelLayout) -> str:
     """
     code = [line.split("#", 1)[0].rstrip() for line in emit_kernel(layout, canonical_names(layout)).split("\n")]
     dtypes = ",".join(f"{v.dtype}:{v.ndim}" for v in layout.arguments)
-    return _positional_locals("\n".join(c for c in code if c.strip())) + f"\n#args={dtypes}"
-
-
-#: the locals numbered by something else than their place in the code: accumulators after
-#: their instruction's number (``acc733``, ``acc733_part``), contracted arrays in the
-#: layout's order (``w12``)
-_NUMBERED_LOCAL = re.compile(r"\b(acc|w)(\d+)(?=_|\b)")
-
-
-def _positional_locals(code: str) -> str:
-    """``code`` with the numbered locals renumbered by first appearance, each prefix on its
-    own: the same block at another place of a batch (a loop's iterations not rerolled, the
-    19 directions of a lattice) then has the same signature, and one compiled kernel serves
-    both. A renaming of locals only, one to one: the code does the same.
-
-    >>> _positional_locals("acc733 = w9\\nacc733_part[0] = acc733 + acc12 * w2")
-    'acc1 = w1\\nacc1_part[0] = acc1 + acc2 * w2'
-    """
-    numbers: dict[str, dict[str, str]] = {"acc": {}, "w": {}}
-
-    def renumbered(m: re.Match[str]) -> str:
-        seen = numbers[m.group(1)]
-        return m.group(1) + seen.setdefault(m.group(2), str(len(seen) + 1))
-    return _NUMBERED_LOCAL.sub(renumbered, code)
+    return "\n".join(c for c in code if c.strip()) + f"\n#args={dtypes}"
 
 
 def emit_kernel(layout: KernelLayout, names: KernelNames) -> str:

@@ -374,9 +374,8 @@ def display_names(layout: KernelLayout) -> KernelNames:
 
 
 def canonical_names(layout: KernelLayout) -> KernelNames:
-    """Names that depend on positions only (arguments ``a0, a1, ...``; contracted arrays
-    ``w0, w1, ...``, apart from the literals' ``c0, ...``): the source written with them is the
-    kernel's signature (blocks equal up to names share one kernel), and the code compiled.
+    """Names that depend on positions only (``a0, a1, ...``; ``c0, ...``): the source written
+    with them is the kernel's signature (blocks equal up to names share one kernel).
 
     >>> from fusionlab import parse
     >>> p = parse("ARRAY A float64[4]\\nARRAY B float64[4]\\nADD B, A, A")
@@ -384,7 +383,7 @@ def canonical_names(layout: KernelLayout) -> KernelNames:
     KernelNames(arguments=('a0', 'a1'), contracted=())
     """
     return KernelNames(tuple(f"a{k}" for k in range(len(layout.arguments))),
-                       tuple(f"w{k}" for k in range(len(layout.contracted))))
+                       tuple(f"c{k}" for k in range(len(layout.contracted))))
 
 
 def get_kernel_layout(program: Program, block: Sequence[int], parallel: bool = True,

@@ -1,5 +1,4 @@
-"""One pipeline (issue 33): every front end plans what ``fusionlab run`` executes, and
-kernels equal up to names compile once."""
+"""One pipeline (issue 33): every front end plans what ``fusionlab run`` executes."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ import pytest
 from fusionlab import parse
 from fusionlab.budget import Budget
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
 from fusionlab.execute import runner
 from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE
 from fusionlab.pipeline import DEFAULT_PASSES, Pass, PipelineCaches, PipelineConfig, build
@@ -84,14 +82,3 @@ def test_given_partitions_are_planned_as_given() -> None:
     built = build(p, PipelineConfig(min_size=0), partitions={0: [[0], [1], [2], [3]]})
     assert built.config.passes == (Pass.PLAN, Pass.ONE_USE_KERNELS)
     assert [bp.instructions for bp in built.plans[0].blocks if bp.compiled is not None] == [(0,), (1,)]
-
-
-def test_the_same_block_at_other_places_has_one_signature() -> None:
-    # the block's accumulators are named after their instruction's number and its contracted
-    # arrays numbered in the layout's order: the signature (the code compiled) renumbers both
-    p = parse("ARRAY X float64[100]\nARRAY T float64[100]\nARRAY U float64[100]\nARRAY S float64[]\n"
-              "ARRAY R float64[]\nNEGATIVE T, X\nADD_REDUCE S, T, axis=None\nDEL T\nSYNC S\n"
-              "MULTIPLY X, X, 2\nNEGATIVE U, X\nADD_REDUCE R, U, axis=None\nDEL U\nSYNC R\n")
-    first, second = get_kernel(p, [0, 1, 2]), get_kernel(p, [5, 6, 7])
-    assert first.source != second.source and first.key == second.key
-    assert "acc1" in first.signature and "acc2" not in first.signature
