@@ -48,6 +48,7 @@ __all__ = [
     "Instruction",
     "Program",
     "ProgramError",
+    "loop_dtypes",
 ]
 
 
@@ -913,3 +914,77 @@ class Program:
         # programs are immutable: keep the text (the merge cache asks for it on every lookup)
         object.__setattr__(self, "_signature", text)
         return text
+
+
+# --------------------------------------------------------------------------- computing dtypes
+
+
+def loop_dtypes(ins: Instruction) -> tuple[np.dtype, ...] | None:
+    """The dtypes NumPy computes an element-wise instruction in: its inputs' and its
+    result's, as the ufunc's own type resolution picks them (NumPy 2, NEP 50: a Python
+    scalar takes the array's type — ``float32_array * 0.2`` is a float32 product — and
+    integer true division is float64). None for instructions that are not one ufunc call.
+
+    The reference executor and the kernels both compute in these dtypes: the one place
+    that decides them (a fact of the bytecode's semantics, so the reference executor
+    needs no code generator to know it).
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY A float32[4]\\nARRAY B float32[4]\\nMULTIPLY B, A, 0.2")
+    >>> [d.name for d in loop_dtypes(p[0])]
+    ['float32', 'float32', 'float32']
+    >>> p = parse("ARRAY A int32[4]\\nARRAY B float64[4]\\nDIVIDE B, A, 2")
+    >>> [d.name for d in loop_dtypes(p[0])]
+    ['float64', 'float64', 'float64']
+    """
+    op = ins.opcode
+    if op not in OpFamily.UNARY | OpFamily.BINARY:
+        return None
+    ufunc = op.ufunc
+    args: list[Any] = []
+    for x in ins.inputs:
+        if isinstance(x, View):
+            args.append(np.dtype(x.dtype))
+        elif isinstance(x.value, bool):   # a bool is a NumPy bool, not a weak scalar
+            args.append(np.dtype(bool))
+        else:
+            args.append(type(x.value))   # int, float, complex: weak (NEP 50)
+    if len(args) != ufunc.nin:
+        return None
+    try:
+        loop = tuple(ufunc.resolve_dtypes(tuple(args) + (None,) * ufunc.nout))
+    except (TypeError, ValueError, OverflowError):   # no loop: NumPy would have refused it at capture
+        return None
+    loop = _strong_literals(ins, args, loop)
+    for x, dt in zip(ins.inputs, loop):
+        # a comparison with a Python int outside the array's range (uint8 < -1) is exact in
+        # NumPy 2, not cast: leave such an instruction to the operands' own types
+        if isinstance(x, Literal) and type(x.value) is int and dt.kind in "iu" and \
+                not np.iinfo(dt).min <= x.value <= np.iinfo(dt).max:
+            return None
+    return loop
+
+
+def _strong_literals(ins: Instruction, args: list[Any], loop: tuple[np.dtype, ...]) -> tuple[np.dtype, ...]:
+    """The loop again with the literals typed like the output, when that is the loop whose
+    result the output has. A literal records a NumPy scalar's value, not its type: a NumPy
+    scalar is strong under NEP 50 (``float32_array * np.float64(1.1)`` is a float64 product),
+    and capture recorded the output base in the dtype NumPy gave it, so the output says so.
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY A float32[4]\\nARRAY B float64[4]\\nMULTIPLY B, A, 1.1")
+    >>> [d.name for d in loop_dtypes(p[0])]
+    ['float64', 'float64', 'float64']
+    """
+    if not ins.outputs or not any(isinstance(x, Literal) for x in ins.inputs):
+        return loop
+    out = np.dtype(ins.outputs[0].dtype)
+    if loop[-1] == out:
+        return loop
+    strong = [out if isinstance(x, Literal) and not isinstance(x.value, bool) else a
+              for x, a in zip(ins.inputs, args)]
+    try:
+        again = tuple(ins.opcode.ufunc.resolve_dtypes(tuple(strong) + (None,) * ins.opcode.ufunc.nout))
+    except (TypeError, ValueError, OverflowError):
+        return loop
+    return again if again[-1] == out else loop

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, View
+from .bytecode import OPCODES, Instruction, Literal, Opcode, OpFamily, View, loop_dtypes
 from .codegen_layout import FilterPlan
 
 __all__ = ["constant_text", "typed_operand", "np_type", "loop_dtypes", "float_to_int", "weak_result", "GatherLines", "gather_lines", "FilterLines", "filter_lines", "fold_source",
@@ -54,76 +54,6 @@ def typed_operand(text: str, x: View | Literal, dtype: np.dtype) -> str:
     if isinstance(x, Literal) or x.dtype != dtype.name:
         return f"{np_type(dtype.name)}({text})"
     return text
-
-
-def loop_dtypes(ins: Instruction) -> tuple[np.dtype, ...] | None:
-    """The dtypes NumPy computes an element-wise instruction in: its inputs' and its
-    result's, as the ufunc's own type resolution picks them (NumPy 2, NEP 50: a Python
-    scalar takes the array's type — ``float32_array * 0.2`` is a float32 product — and
-    integer true division is float64). None for instructions that are not one ufunc call.
-
-    The reference executor and the kernels both compute in these dtypes: the one place
-    that decides them.
-
-    >>> from fusionlab import parse
-    >>> p = parse("ARRAY A float32[4]\\nARRAY B float32[4]\\nMULTIPLY B, A, 0.2")
-    >>> [d.name for d in loop_dtypes(p[0])]
-    ['float32', 'float32', 'float32']
-    >>> p = parse("ARRAY A int32[4]\\nARRAY B float64[4]\\nDIVIDE B, A, 2")
-    >>> [d.name for d in loop_dtypes(p[0])]
-    ['float64', 'float64', 'float64']
-    """
-    op = ins.opcode
-    if op not in OpFamily.UNARY | OpFamily.BINARY:
-        return None
-    ufunc = op.ufunc
-    args: list[Any] = []
-    for x in ins.inputs:
-        if isinstance(x, View):
-            args.append(np.dtype(x.dtype))
-        elif isinstance(x.value, bool):   # a bool is a NumPy bool, not a weak scalar
-            args.append(np.dtype(bool))
-        else:
-            args.append(type(x.value))   # int, float, complex: weak (NEP 50)
-    if len(args) != ufunc.nin:
-        return None
-    try:
-        loop = tuple(ufunc.resolve_dtypes(tuple(args) + (None,) * ufunc.nout))
-    except (TypeError, ValueError, OverflowError):   # no loop: NumPy would have refused it at capture
-        return None
-    loop = _strong_literals(ins, args, loop)
-    for x, dt in zip(ins.inputs, loop):
-        # a comparison with a Python int outside the array's range (uint8 < -1) is exact in
-        # NumPy 2, not cast: leave such an instruction to the operands' own types
-        if isinstance(x, Literal) and type(x.value) is int and dt.kind in "iu" and \
-                not np.iinfo(dt).min <= x.value <= np.iinfo(dt).max:
-            return None
-    return loop
-
-
-def _strong_literals(ins: Instruction, args: list[Any], loop: tuple[np.dtype, ...]) -> tuple[np.dtype, ...]:
-    """The loop again with the literals typed like the output, when that is the loop whose
-    result the output has. A literal records a NumPy scalar's value, not its type: a NumPy
-    scalar is strong under NEP 50 (``float32_array * np.float64(1.1)`` is a float64 product),
-    and capture recorded the output base in the dtype NumPy gave it, so the output says so.
-
-    >>> from fusionlab import parse
-    >>> p = parse("ARRAY A float32[4]\\nARRAY B float64[4]\\nMULTIPLY B, A, 1.1")
-    >>> [d.name for d in loop_dtypes(p[0])]
-    ['float64', 'float64', 'float64']
-    """
-    if not ins.outputs or not any(isinstance(x, Literal) for x in ins.inputs):
-        return loop
-    out = np.dtype(ins.outputs[0].dtype)
-    if loop[-1] == out:
-        return loop
-    strong = [out if isinstance(x, Literal) and not isinstance(x.value, bool) else a
-              for x, a in zip(ins.inputs, args)]
-    try:
-        again = tuple(ins.opcode.ufunc.resolve_dtypes(tuple(strong) + (None,) * ins.opcode.ufunc.nout))
-    except (TypeError, ValueError, OverflowError):
-        return loop
-    return again if again[-1] == out else loop
 
 
 #: integer types a float is converted to through int64, as NumPy's C casts do on x86-64:

@@ -20,7 +20,7 @@ for every other math function (docs/semantics.md, "Per-opcode facts").
 Examples
 --------
 >>> from fusionlab import parse
->>> from fusionlab.codegen_emit import loop_dtypes
+>>> from fusionlab.bytecode import loop_dtypes
 >>> ins = parse("ARRAY A float64[4]\\nPOWER A, A, 5.0")[0]
 >>> literal_power(ins, loop_dtypes(ins))
 5.0

@@ -107,7 +107,7 @@ def test_array_with_python_scalar_as_numpy(data, ufunc, dtype, scalar, parallel)
     text = _binary_program(ufunc, dtype, _literal(scalar), want.dtype.name)
     got = _kernel_result(text, {"A": a}, 0 if parallel else 1 << 30)["C"]
     _assert_matches(got, want, ufunc in EXACT, f"np.{ufunc}({dtype} array, {scalar!r})")
-    # the reference executor computes in the same loop (codegen.loop_dtypes decides both)
+    # the reference executor computes in the same loop (bytecode.loop_dtypes decides both)
     ref = run_reference(parse(text), inputs={"A": a})["C"]
     _assert_matches(ref, want, True, f"reference np.{ufunc}({dtype} array, {scalar!r})")
 

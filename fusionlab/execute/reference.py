@@ -25,8 +25,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..bytecode import HISTOGRAM_RANGE, OPCODES, Base, Instruction, Literal, Opcode, OpFamily, Program, View
-from ..codegen import loop_dtypes
+from ..bytecode import HISTOGRAM_RANGE, OPCODES, Base, Instruction, Literal, Opcode, OpFamily, Program, View, loop_dtypes
 from ..subscripts import numpy_call
 
 __all__ = ["Externals", "OPAQUE_FUNCTIONS", "run_reference", "block_order", "Storage", "Pool", "gather",
@@ -204,7 +203,7 @@ def execute_instruction(ins: Instruction, storage: Storage, externals: Externals
     out = storage.view(ins.outputs[0])
     args = [_operand(storage, x) for x in ins.inputs]
     if op in OpFamily.UNARY | OpFamily.BINARY:
-        # the loop the kernels compute in (codegen.loop_dtypes decides for both); the
+        # the loop the kernels compute in (bytecode.loop_dtypes decides for both); the
         # result is then cast to the output's type, as an assignment does
         loop = loop_dtypes(ins)
         if loop is None:
