@@ -30,13 +30,6 @@ NAMES = sorted(p.name for p in SESSIONS.glob("*.py"))
 FUSE = "%%fuse --no-explorer --algorithms greedy --compare bohrium --budget 1\n"
 #: sessions that still differ from plain NumPy, and why
 KNOWN_OPEN: dict[str, str] = {}
-#: sessions that differ from plain NumPy or not by what ran before them in this process (not
-#: strict: they pass in some orders); each a bug to fix
-ORDER_DEPENDENT: dict[str, str] = {
-    "s62_underscore_and_whos.py": "after a %%fuse cell ending in an expression, `_` is IPython's initial '' "
-    "when the session runs first in a fresh shell (plain: the ndarray [3. 5. 7.]); after other sessions it "
-    "may equal plain's (found 2026-12-02: fails alone at 367dc47 too)",
-}
 start_ipython()
 ip = TerminalInteractiveShell.instance()
 if "fusionlab" not in ip.extension_manager.loaded:
@@ -119,7 +112,13 @@ def _fresh() -> None:
     ``gc.collect()`` (seconds per call once a test run has compiled many kernels)."""
     for k in [k for k in ip.user_ns if k not in _BASELINE]:
         del ip.user_ns[k]
-    ip.user_ns.update({"_": "", "__": "", "___": ""})
+    # in the shell's hidden names too, and the display hook's own last results: the hook
+    # leaves ``_`` alone once ``_`` differs from what it last set there (it takes that for
+    # the user's own assignment), so a session whose plain run ended on a value left the
+    # fused run's ``_`` at '' (s62; IPython's DisplayHook.update_user_ns)
+    for unders in ("_", "__", "___"):
+        setattr(ip.displayhook, unders, "")
+    ip.push({"_": "", "__": "", "___": ""}, interactive=False)
 
 
 def _walkable(v: Any) -> bool:
@@ -161,8 +160,7 @@ def test_the_sessions_are_there():
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_OPEN[n], strict=True))
                                   if n in KNOWN_OPEN else
-                                  pytest.param(n, marks=pytest.mark.xfail(reason=ORDER_DEPENDENT[n], strict=False))
-                                  if n in ORDER_DEPENDENT else n for n in NAMES])
+                                  n for n in NAMES])
 def test_a_session_with_fused_cells_is_a_plain_session(name):
     want = play(name, fused=False)
     got = play(name, fused=True)
