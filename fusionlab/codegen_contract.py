@@ -16,7 +16,9 @@ in one of two forms (docs/backend.md, "Contractions"):
 
 A CONTRACT alone is not compiled: NumPy's own call (``via=``, BLAS for ``@``) is the
 fastest kernel there is; the backend runs it as a *library kernel*
-(:data:`LIBRARY_KERNEL` starts the block's reason).
+(:data:`LIBRARY_KERNEL` starts the block's reason; the layout raises it as
+:class:`fusionlab.codegen_layout.LibraryCall`, and the block's plan says
+:attr:`~fusionlab.execute.numba_backend.NumpyRuns.LIBRARY_CALL`).
 
 Examples
 --------

@@ -112,6 +112,15 @@ class Unsupported(Exception):
     """Why a block is run by NumPy instead of a compiled kernel."""
 
 
+class NothingToCompute(Unsupported):
+    """A block of no computing instruction (SYNCs, DELs): there is no kernel to build."""
+
+
+class LibraryCall(Unsupported):
+    """A block that is one contraction: NumPy's own call (BLAS for ``@``) is its kernel,
+    the fastest there is for it, not a fallback (:mod:`fusionlab.codegen_contract`)."""
+
+
 def safe_name(name: str) -> str:
     """A Python identifier for an array name that cannot clash with the kernel's own.
 
@@ -415,7 +424,9 @@ def get_kernel_layout(program: Program, block: Sequence[int], parallel: bool = T
     compute = _checked_compute(program, block)
     try:
         cplan = contraction_plan(program, compute)   # a contraction with its epilogue
-    except (LibraryKernel, ValueError) as exc:
+    except LibraryKernel as exc:
+        raise LibraryCall(str(exc)) from None
+    except ValueError as exc:
         raise Unsupported(str(exc)) from None
     gathered = gather_sources(program, compute)
     if cplan is not None:   # its operands are indexed by the summed letters too, not the loop alone
@@ -453,7 +464,7 @@ def _checked_compute(program: Program, block: Sequence[int]) -> list[int]:
     """The block's computing instructions; :class:`Unsupported` for one no kernel runs."""
     compute = [i for i in block if program[i].opcode not in OpFamily.SYSTEM]
     if not compute:
-        raise Unsupported("no computing instruction")
+        raise NothingToCompute("no computing instruction")
     for i in compute:
         op = program[i].opcode
         if op in OpFamily.OPAQUE:

@@ -12,7 +12,7 @@ import numpy as np
 
 from fusionlab.bytecode import OpFamily, Program
 from fusionlab.costs import access_info, block_info
-from fusionlab.execute.numba_backend import KernelCache, plan, run_plan
+from fusionlab.execute.numba_backend import KernelCache, NumpyRuns, plan, run_plan
 from fusionlab.execute.reference import Externals, Storage, run_reference
 from fusionlab.partition import partition
 
@@ -32,7 +32,7 @@ def check_blocks_compile(program: Program, blocks: Iterable[Iterable[int]], algo
             continue
         assert not any(program[i].opcode in OpFamily.OPAQUE for i in computing), (algorithm, bp.numbered)
         # a block of recorded random draws only lends them to their bases: nothing to run
-        lent = bp.reason.startswith("no computing instruction") and set(bp.bind) == set(computing)
+        lent = bp.numpy is NumpyRuns.NOTHING_TO_COMPUTE and set(bp.bind) == set(computing)
         assert bp.compiled is not None or lent, (algorithm, bp.numbered, bp.reason)
     return p
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from fusionlab import parse
 from fusionlab.capture import capture
 from fusionlab.codegen import get_kernel
-from fusionlab.execute.numba_backend import KernelCache, Plan, plan, run_plan
+from fusionlab.execute.numba_backend import KernelCache, NumpyRuns, Plan, plan, run_plan
 from fusionlab.execute.reference import Externals, Storage, run_reference
 from fusionlab.execute.runner import compare, format_records, run
 from fusionlab.timemodel import default_figures
@@ -77,7 +77,8 @@ def test_small_blocks_run_serially_or_with_numpy_and_say_why():
     # whichever the machine's figures say is the cheaper call from Python
     numpy_wins = dataclasses.replace(default_figures(), launch={**default_figures().launch, "numpy": 0.1e-6})
     singles = plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20, figures=numpy_wins).blocks
-    computing = [bp for bp in singles if bp.reason != "no computing instruction"]
+    computing = [bp for bp in singles if bp.numpy is not NumpyRuns.NOTHING_TO_COMPUTE]
+    assert len(computing) == 2 and all(bp.numpy is NumpyRuns.CHEAPER for bp in computing)
     assert computing and all(bp.kernel is None and bp.reason.startswith("NumPy: one instruction on 10000 elements")
                              and "against NumPy’s 0.1 µs" in bp.reason for bp in computing)
     # ... block by block; the run's driver calls their serial kernels instead
@@ -86,7 +87,8 @@ def test_small_blocks_run_serially_or_with_numpy_and_say_why():
     # the kernel's call is the cheaper one, but FIG1's two kernels would each be compiled for
     # one call: NumPy runs them (a compile costs about 0.3 s, the call saves microseconds)
     once = plan(FIG1, [[0], [1], [2], [3]], min_size=1 << 20, figures=default_figures()).blocks
-    once = [bp for bp in once if bp.reason != "no computing instruction"]
+    once = [bp for bp in once if bp.numpy is not NumpyRuns.NOTHING_TO_COMPUTE]
+    assert len(once) == 2 and all(bp.numpy is NumpyRuns.ONE_CALL for bp in once)
     assert len(once) == 2 and all(bp.kernel is None and bp.serial is not None and bp.reason.startswith(
         "NumPy: one instruction on 10000 elements") and "compiled for this one call" in bp.reason for bp in once)
     # a kernel several blocks call (the views' offsets are its arguments) is compiled once
@@ -298,3 +300,23 @@ def test_compare_sets_the_time_models_prediction_beside_each_measured_run():
         want = predict_seconds(batches, blocks, load_figures(), 0, opaque_seconds=cap.externals.seconds)
         assert r.predicted_seconds == pytest.approx(want) and r.predicted_seconds > 0
         assert r.to_dict()["predicted_seconds"] == r.predicted_seconds
+
+
+def test_why_numpy_runs_a_block_is_a_type_not_a_message():
+    # a contraction alone is NumPy's own call (a library kernel, not a fallback); SYNCs and
+    # DELs alone have nothing to compute; the run says what called the kernels as a type
+    from fusionlab.execute.driver import Runs
+
+    cap = capture("import numpy as np\na = np.arange(16.0).reshape(4, 4)\nc = a @ a\nd = c + 1.0\n", {})
+    r = run(cap, "singleton", check=True, cache=CACHE, min_size=0, driver="blocks")
+    kinds = {bp.numpy for p in r.plans for bp in p.blocks}
+    assert NumpyRuns.LIBRARY_CALL in kinds and NumpyRuns.NOTHING_TO_COMPUTE in kinds, kinds
+    assert all((bp.kernel is None) == (bp.numpy is not None) for p in r.plans for bp in p.blocks)
+    assert len(r.library_kernels) == 1 and r.fallbacks == [], (r.library_kernels, r.fallbacks)
+    assert r.ran is Runs.BLOCKS and not r.ran.driven and r.driver.startswith(Runs.BLOCKS.value)
+    # a block NumPy runs sends the whole run block by block, even when a driver is asked for
+    assert run(cap, "singleton", cache=CACHE, min_size=0, driver="python").ran is Runs.BLOCKS
+    plain = capture("import numpy as np\na = np.arange(8.0)\nb = a * 2.0 + 1.0\n", {})
+    driven = run(plain, "greedy", check=True, cache=CACHE, min_size=0, driver="python")
+    assert driven.ran is Runs.PYTHON_DRIVER and driven.ran.driven and driven.driver == Runs.PYTHON_DRIVER.value
+    assert driven.kernels >= 1 and driven.library_kernels == [] and driven.fallbacks == []

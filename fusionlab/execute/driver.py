@@ -67,6 +67,7 @@ def driver(ar0, m0, ch):
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import re
 import warnings
@@ -85,7 +86,7 @@ from .numba_backend import KernelCache, Plan, run_plan
 from .reference import Externals, Storage
 from .threads import DEFAULT_CHUNKS_PER_THREAD, ThreadChoice, ThreadPolicy
 
-__all__ = ["DriverSource", "Driver", "get_driver", "DEFAULT_MAX_CALLS", "MODES", "TooManyCalls"]
+__all__ = ["DriverSource", "Driver", "Runs", "get_driver", "DEFAULT_MAX_CALLS", "MODES", "TooManyCalls"]
 
 #: Drivers with more kernel call sites (after folding repeated calls into loops) are not
 #: compiled: 201 call sites compiled in 1.85 s of CPU, about 9 ms a site and growing, while a
@@ -101,6 +102,22 @@ class TooManyCalls(Unsupported):
     def __init__(self, message: str, spec: "DriverSource | None" = None) -> None:
         super().__init__(message)
         self.spec = spec
+
+
+class Runs(enum.Enum):
+    """What a run's call runs: its driver (as Python or compiled), the blocks one by one, or
+    NumPy alone (a size recorded from the data did not hold)."""
+
+    PYTHON_DRIVER = "python driver"
+    COMPILED_DRIVER = "compiled driver"
+    BLOCKS = "block by block"
+    NUMPY = "NumPy"
+
+    @property
+    def driven(self) -> bool:
+        """Whether the run's driver calls the kernels (it calls a block's serial kernel
+        where block by block NumPy runs the block)."""
+        return self in (Runs.PYTHON_DRIVER, Runs.COMPILED_DRIVER)
 
 
 @dataclass(frozen=True)
@@ -620,13 +637,19 @@ class Driver:
                              else [list(row) for row in t] for t in self.spec.tables)
 
     @property
-    def runs(self) -> str:
-        """What a call runs: "python driver", "compiled driver", "block by block" or "NumPy"
-        (every block, after a recorded size did not hold: :attr:`fallback`)."""
+    def kind(self) -> Runs:
+        """What a call runs (:attr:`Runs.NUMPY`: every block, after a recorded size did not
+        hold: :attr:`fallback`)."""
         if self.fallback is not None:
-            return "NumPy"
-        return "block by block" if self.spec is None else \
-            "compiled driver" if self.mode == "numba" else "python driver"
+            return Runs.NUMPY
+        return Runs.BLOCKS if self.spec is None else \
+            Runs.COMPILED_DRIVER if self.mode == "numba" else Runs.PYTHON_DRIVER
+
+    @property
+    def runs(self) -> str:
+        """What a call runs, in words: "python driver", "compiled driver", "block by block"
+        or "NumPy" (:attr:`kind`)."""
+        return self.kind.value
 
     def __call__(self) -> dict[str, np.ndarray]:
         # BLAS tiles call SciPy's OpenBLAS inside parallel loops: one BLAS thread while the

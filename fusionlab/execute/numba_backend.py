@@ -14,6 +14,7 @@ naming the block and Numba's message.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import importlib.util
 import math
 import os
@@ -30,6 +31,7 @@ import numpy as np
 
 from ..bytecode import Base, Opcode, OpFamily, Program
 from ..codegen import KernelSource, Unsupported, get_kernel
+from ..codegen_layout import LibraryCall, NothingToCompute
 from ..costs import access_info
 from ..timemodel import MachineFigures, load_figures
 from .guards import GUARD_IMPORT, FilterCountMismatch, NumPyCallFailed, RecordedSizeMismatch
@@ -40,7 +42,7 @@ from .zeroing import written_before_read
 if TYPE_CHECKING:
     from .driver import DriverSource
 
-__all__ = ["KernelCache", "BlockPlan", "Plan", "plan", "run_plan", "DEFAULT_MIN_SIZE", "raised_by_data",
+__all__ = ["KernelCache", "NumpyRuns", "BlockPlan", "Plan", "plan", "run_plan", "DEFAULT_MIN_SIZE", "raised_by_data",
            "small_block_choice", "compiler_sized", "MAX_KERNEL_ARRAYS", "one_use_kernels", "ONE_USE_KERNELS"]
 
 
@@ -224,6 +226,22 @@ def _publish(path: Path, text: str) -> None:
             tmp.unlink()
 
 
+class NumpyRuns(enum.Enum):
+    """Why NumPy runs a block instead of a kernel of its own (``BlockPlan.numpy``; the
+    block's ``reason`` says it in words, with the detail)."""
+
+    #: SYNCs and DELs only, or draws lent to their bases: nothing to compute
+    NOTHING_TO_COMPUTE = "nothing to compute"
+    #: one contraction: NumPy's own call (BLAS for ``@``) is its kernel, not a fallback
+    LIBRARY_CALL = "library call"
+    #: one instruction on few elements: NumPy's one call costs less than the kernel's
+    CHEAPER = "cheaper"
+    #: its serial kernel would be compiled for one call (a run's driver may still call it)
+    ONE_CALL = "one call"
+    #: the backend cannot compile it (the reason says what and what to do)
+    UNSUPPORTED = "unsupported"
+
+
 @dataclass(frozen=True)
 class BlockPlan:
     """How one block runs: its kernel, or why NumPy runs it.
@@ -248,6 +266,8 @@ class BlockPlan:
     #: a block run with NumPy for its size (one instruction on few elements) still has a
     #: serial kernel, which the run's driver (:mod:`fusionlab.execute.driver`) calls instead
     serial: KernelSource | None = None
+    #: why NumPy runs the block when ``kernel`` is None (None when it has a kernel)
+    numpy: NumpyRuns | None = None
 
     @property
     def compiled(self) -> KernelSource | None:
@@ -409,7 +429,8 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
         writes = frozenset(v.base.name for i in computing for v in program[i].writes())
         if all(program[i].opcode is Opcode.DEL for i in b):
             out.append(BlockPlan(b, None, "no computing instruction",
-                                 releases=tuple(program[i].outputs[0].base.name for i in b)))
+                                 releases=tuple(program[i].outputs[0].base.name for i in b),
+                                 numpy=NumpyRuns.NOTHING_TO_COMPUTE))
             continue
         try:
             # the kernel's iteration space is its first computing instruction's (get_kernel
@@ -432,7 +453,7 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
                     # not a fallback: nothing is computed, the draws are read in place
                     out.append(BlockPlan(b, None, "no computing instruction: its recorded random values are lent "
                                          "to their bases (read in place, never copied)", bind, (), writes,
-                                         lend=_lend(program, bind)))
+                                         lend=_lend(program, bind), numpy=NumpyRuns.NOTHING_TO_COMPUTE))
                     continue
             written = {v.base.name: v.base for i in spec.instructions for v in program[i].writes()}
             fresh = tuple(base for name, base in written.items() if name not in spec.contracted
@@ -447,12 +468,15 @@ def plan(program: Program, blocks: Sequence[Sequence[int]], min_size: int = DEFA
                 if use:
                     alone_kernels.append(len(out))
                 out.append(BlockPlan(b, spec if use else None, why, bind, fresh, writes, syncs, frees,
-                                     lend=_lend(program, bind), serial=None if use else spec))
+                                     lend=_lend(program, bind), serial=None if use else spec,
+                                     numpy=None if use else NumpyRuns.CHEAPER))
                 continue
             why = "" if parallel else f"serial: {size} elements, fewer than min_size={min_size}"
             out.append(BlockPlan(b, spec, why, bind, fresh, writes, syncs, frees, lend=_lend(program, bind)))
         except Unsupported as exc:
-            out.append(BlockPlan(b, None, str(exc), writes=writes))
+            why_numpy = NumpyRuns.NOTHING_TO_COMPUTE if isinstance(exc, NothingToCompute) else \
+                NumpyRuns.LIBRARY_CALL if isinstance(exc, LibraryCall) else NumpyRuns.UNSUPPORTED
+            out.append(BlockPlan(b, None, str(exc), writes=writes, numpy=why_numpy))
     return Plan(program, tuple(_compiled_once(out, alone_kernels)), tuple(notes))
 
 
@@ -477,7 +501,7 @@ def _compiled_once(blocks: list[BlockPlan], alone: Sequence[int]) -> list[BlockP
         p = out[i]
         if p.kernel is not None and uses[p.kernel.key] == 1:
             why = p.reason.replace("serial kernel: ", "NumPy: ", 1).split("; its call", 1)[0]
-            out[i] = dataclasses.replace(p, kernel=None, serial=p.kernel, reason=(
+            out[i] = dataclasses.replace(p, kernel=None, serial=p.kernel, numpy=NumpyRuns.ONE_CALL, reason=(
                 f"{why}; its serial kernel would be compiled for this one call (about {COMPILE_SECONDS:g} s) "
                 "to save microseconds"))
     return out
@@ -521,7 +545,7 @@ def one_use_kernels(plans: Sequence[Plan], most: int = ONE_USE_KERNELS) -> list[
     out = [list(p.blocks) for p in plans]
     for i, j in chosen:
         b = out[i][j]
-        out[i][j] = dataclasses.replace(b, kernel=None, serial=None, reason=(
+        out[i][j] = dataclasses.replace(b, kernel=None, serial=None, numpy=NumpyRuns.ONE_CALL, reason=(
             f"NumPy: its serial kernel would be compiled for this one call, one of {len(chosen)} such kernels in "
             f"this run (about {COMPILE_SECONDS:g} s each to compile, to save microseconds)"))
     return [dataclasses.replace(p, blocks=tuple(blocks)) for p, blocks in zip(plans, out)]

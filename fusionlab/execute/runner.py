@@ -16,16 +16,15 @@ import numpy as np
 from ..budget import UNLIMITED, Budget, BudgetExceeded, Interrupt
 from ..bytecode import Program
 from ..codegen import KernelSource
-from ..codegen_contract import LIBRARY_KERNEL
 from ..reroll import REROLL_SECONDS
 from ..timemodel import TimeModel, load_figures, predict_seconds, runs_block_by_block
 from ..wsp import WSPGraph
 from .compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
 from .check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from .errors import propagate
-from .driver import Driver
+from .driver import Driver, Runs
 from .guards import SizeFallback
-from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, Plan
+from .numba_backend import DEFAULT_MIN_SIZE, BlockPlan, KernelCache, NumpyRuns, Plan
 from .reference import Externals, Storage, run_reference
 from .threads import cpu_snapshot, others_busy
 from .timed_runs import CHECK_RUNS, LONG_RUN_SECONDS, RunBudget
@@ -44,6 +43,8 @@ class RunResult:
     max_abs_error: float | None = None
     #: what called the kernels: "python driver", "compiled driver", or "block by block: why"
     driver: str = ""
+    #: the same as a type (None: no run's driver was built)
+    ran: Runs | None = None
     #: seconds of the ``repeat`` runs after the first (which compiles)
     times: list[float] = field(default_factory=list)
     #: the Numba threads of the last run and why ("2 threads: 2 of 2 cores free"): the
@@ -69,7 +70,7 @@ class RunResult:
         if self.fallback is not None:
             return None
         # a driver calls the serial kernel of a block that block by block runs with NumPy
-        return b.compiled if self.driver in ("python driver", "compiled driver") else b.kernel
+        return b.compiled if self.ran is not None and self.ran.driven else b.kernel
 
     @property
     def kernels(self) -> int:
@@ -99,8 +100,8 @@ class RunResult:
         out = []
         for p in self._distinct():
             for b in p.blocks:
-                if self._kernel(b) is None and not b.reason.startswith("no computing instruction") \
-                        and b.reason.startswith(LIBRARY_KERNEL) == library:
+                if self._kernel(b) is None and b.numpy is not NumpyRuns.NOTHING_TO_COMPUTE \
+                        and (b.numpy is NumpyRuns.LIBRARY_CALL) == library:
                     out.append(f"block {b.numbered}: {b.reason}")
         return out
 
@@ -203,7 +204,7 @@ def run(
     values = _values(target, synced)
     choice = runner.choice
     reason = runner.fallback.describe() if runner.fallback is not None else runner.reason
-    result = RunResult(values, plans, seconds, driver=runner.runs + (f": {reason}" if reason else ""),
+    result = RunResult(values, plans, seconds, driver=runner.runs + (f": {reason}" if reason else ""), ran=runner.kind,
                        times=times, threads="" if choice is None else
                        f"{choice.threads} thread{'s' if choice.threads != 1 else ''}: {choice.reason}",
                        rewrites=list(prepared.rewrites), rerolled=list(prepared.rerolled), cut=list(prepared.cut),
@@ -619,7 +620,8 @@ class _Row:
         times, busy, synced, note = _timed(fused, self.runs, count)
         reason = fused.fallback.describe() if fused.fallback is not None else fused.reason
         res = RunResult(_values(self.target, synced), plans, first,
-                        driver=fused.runs + (f": {reason}" if reason else ""), fallback=fused.fallback)
+                        driver=fused.runs + (f": {reason}" if reason else ""), ran=fused.kind,
+                        fallback=fused.fallback)
         checked = self.checker(res.values) if self.checker is not None else (None, None, "")
         return times, busy, note, res, checked
 
