@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fusionlab.timing import median_seconds
+from fusionlab.support.timing import median_seconds
 
 __all__ = ["HERE", "write_section", "median_seconds"]
 

@@ -28,7 +28,7 @@ What is compared (``bench_backend_refs.py``): every variant does the workload's 
 same size, from the same random draws (fusionlab replays the draws its capture recorded;
 the others get the same draws as arrays). fusionlab is timed as ``compare`` times it: a
 fresh storage per run, every batch's plan (greedy partition, Bohrium cost model) executed,
-its kernels called from the run's compiled driver (``fusionlab.execute.driver``); two more
+its kernels called from the run's compiled driver (``fusionlab.backend.numba.driver``); two more
 columns show the same run with the driver run as Python, and block by block.
 """
 
@@ -53,11 +53,11 @@ import numba
 import numpy as np
 
 from fusionlab.capture import capture
-from fusionlab.execute.driver import Driver
-from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache, Plan, run_plan
-from fusionlab.execute.reference import Storage
-from fusionlab.execute.threads import DEFAULT_CHUNKS_PER_THREAD, configure
-from fusionlab.execute.runner import compare, run, run_config
+from fusionlab.backend.numba.driver import Driver
+from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE, KernelCache, Plan, run_plan
+from fusionlab.runtime.reference import Storage
+from fusionlab.backend.numba.threads import DEFAULT_CHUNKS_PER_THREAD, configure
+from fusionlab.pipeline.runner import compare, run, run_config
 from fusionlab.pipeline import Built, build
 from fusionlab.workloads import get_workload as _registered_workload
 
@@ -131,14 +131,14 @@ WHY: dict[str, str] = {
                "previous step's kernel, so two temporaries are stored and read back each step (cutting the blocks "
                "at step boundaries measured 570 -> 460 ms at large, one thread, on a loaded machine); the ends "
                "of the fresh `u_next` are small kernels of their own",
-    "jacobi_poisson": ("each sweep's `new = u.copy()` is gone (fusionlab.deadwrites: its interior and walls are "
+    "jacobi_poisson": ("each sweep's `new = u.copy()` is gone (fusionlab.passes.deadwrites: its interior and walls are "
                        "overwritten before anything reads them; it was a second pass over the grid, 24.7 -> 16.6 ms at "
                        "medium on one thread); left per sweep: the interior's pass, the four walls as small kernels of "
                        "their own (33 kernel calls a run, 10 distinct), and the kernels' own traffic: 7.7 of 10.3 ms in "
                        "kernels at medium, 96.3 of 101.6 ms at large, where the loop takes 56.3 in all; the loop swaps "
                        "two buffers whose walls never change, one pass a sweep"),
     "asian_option_mc": "arithmetic-bound on `exp` of every draw: float64 `exp` is a polynomial the kernels' loops "
-                       "vectorise (fusionlab.codegen_math; libm's scalar `exp` before: 1.2x / 1.4x NumPy, 0.6x / 0.7x "
+                       "vectorise (fusionlab.backend.numba.vmath; libm's scalar `exp` before: 1.2x / 1.4x NumPy, 0.6x / 0.7x "
                        "with the competitor), as NumPy's is SIMD; fusion saves memory traffic this row does not lack",
     "black_scholes_f32": "arithmetic-bound on float32 `exp`, `log` and `sqrt`, scalar calls in the kernels (no SVML), "
                          "SIMD in NumPy",
@@ -159,11 +159,11 @@ WHY: dict[str, str] = {
                          "logsumexp, softmax and loss term in one pass",
     "histogram_equalize": "`np.bincount` is a BINCOUNT fused with the scaling map that computes `index`: each chunk "
                           "writes its bins into a buffer in a loop that vectorises and counts them after it "
-                          "(codegen_emit.ChunkLoop); `std` is decomposed into reductions and the lookup `cdf[index]` "
+                          "(emit.ChunkLoop); `std` is decomposed into reductions and the lookup `cdf[index]` "
                           "is a GATHER fused with the mean; z's numerator `values - mean` is recomputed in z's kernel "
-                          "(fusionlab.remat), and max|z| runs in four lanes over a buffer of the chunk's elements, "
-                          "so its divisions vectorise (codegen_lanes.buffered_chunk); `scaled` and `z`, rebound by "
-                          "the next pass after its SYNC, are freed early and never stored (fusionlab.deadbases); "
+                          "(fusionlab.passes.remat), and max|z| runs in four lanes over a buffer of the chunk's elements, "
+                          "so its divisions vectorise (lanes.buffered_chunk); `scaled` and `z`, rebound by "
+                          "the next pass after its SYNC, are freed early and never stored (fusionlab.passes.deadbases); "
                           "still stored: `index` (the gather reads it in a later kernel), the sum of `values` is "
                           "made twice (for the mean, and inside `std`), and the histogram's arrays have `bins` "
                           "elements, below min_size. One thread, medium, wall time of the kernels (load 1-2): the "
@@ -176,22 +176,22 @@ WHY: dict[str, str] = {
     "nbody_pairwise": "the diagonal zeroed through a strided view between computing `inv_r3` and using it is a "
                       "separate 1-D block, so the pairs take two (n, n) passes: `dx`, `dy`, `dz` and `inv_r3` are "
                       "written by the first and read by the second (`weight`, rebound by the next step after its "
-                      "SYNC, is freed early and no longer stored: fusionlab.deadbases), where the loop keeps every "
+                      "SYNC, is freed early and no longer stored: fusionlab.passes.deadbases), where the loop keeps every "
                       "pair in registers",
     "softmax_rows": "arithmetic-bound on `exp`: float64 `exp` is a polynomial the kernels' loops vectorise "
-                    "(fusionlab.codegen_math; with libm's scalar `exp` the row was 1.4x / 1.3x NumPy, 0.6x / 0.7x with "
+                    "(fusionlab.backend.numba.vmath; with libm's scalar `exp` the row was 1.4x / 1.3x NumPy, 0.6x / 0.7x with "
                     "the competitor, where NumPy's SIMD `np.exp` alone took a third of the kernels' `exp` time); the "
                     "fused run is three kernels (row maxima; `exp` and its row sums, storing `e`; the division) where "
                     "the loop does a row in one",
     "row_col_sums": "one pass over `x` (row sums in registers, column sums into per-range partial rows, eight rows "
-                    "at a time: codegen_lanes' row lanes) where NumPy makes two, so on one free core the row's "
+                    "at a time: lanes' row lanes) where NumPy makes two, so on one free core the row's "
                     "ceiling is about twice NumPy, less the driver's call and the partial rows' combination. With "
                     "the competitor (three runs of 101 rounds, one thread): the kernel alone 0.29-0.30 ms at medium "
                     "(0.39-0.42 with four rows), the fused run 0.33-0.34 against NumPy's 0.75-0.78 (2.3x); at large "
                     "5.2 ms (one read pass over 128 MB at 25 GB/s on one core), the fused run 5.5-5.9 against "
                     "NumPy's 11.5-12.0 (2.0-2.1x)",
     "cumsum_map": "the maps feeding the 1-D scan run in strips of 512 elements in a loop of their own, which LLVM "
-                  "vectorises (fusionlab/codegen_strip.py), the sine there a polynomial within 2 ulp of libm's "
+                  "vectorises (fusionlab/backend/numba/strip.py), the sine there a polynomial within 2 ulp of libm's "
                   "(libm for a strip with |x| > 2**24, inf or nan); with one thread the scan runs serially in one "
                   "pass. One thread, CPU time: 17.8 -> 4.1 ms at medium (NumPy 30.1 ms, whose `np.sin` is scalar "
                   "libm here)",
@@ -202,11 +202,11 @@ WHY: dict[str, str] = {
                    "NumPy in the 2026-11-29 run before the fix; the rerun: 1.1x / 2.0x)",
     "lu_rows": "Python-loop bound: one batch per column (its pivot is a value Python needs); each column's row "
                "operations, captured one row at a time, are rerolled into one group of 2-D instructions "
-               "(fusionlab/reroll.py: 80,313 instructions -> 1,423 at medium), whose blocks share about ten "
+               "(fusionlab/passes/reroll.py: 80,313 instructions -> 1,423 at medium), whose blocks share about ten "
                "compiled kernels over all columns (the views' offsets are kernel arguments; 405 distinct kernels "
                "unrolled, whose first run compiled for minutes); the diagonals written through `a.flat[:: n + 1]` "
                "are strided views (no opaque block); its ~605 kernel calls a run are folded into loops over "
-               "tables of offsets (fusionlab/execute/driver_loops.py: 20 call sites, 55 lines), so the compiled "
+               "tables of offsets (fusionlab/backend/numba/driver_loops.py: 20 call sites, 55 lines), so the compiled "
                "driver runs",
 }
 #: rows bound by the Python loop around small operations, not by memory or arithmetic: the
@@ -874,7 +874,7 @@ def report(data: dict[str, Any], elapsed_note: str) -> str:
             "and the hand-written loops run as a Numba user's code runs: every thread, Numba's static schedule. "
             "When other processes hold the cores, each of their parallel loops waits for its descheduled thread "
             "(in a check during this run, a 1-D stencil loop took 7x as long on two threads as on one), while fusionlab's driver sizes its threads "
-            "to the cores it finds free and hands out chunks (`fusionlab/execute/threads.py`). Under load, the "
+            "to the cores it finds free and hands out chunks (`fusionlab/backend/numba/threads.py`). Under load, the "
             "ratios to Numba and to the loop then compare threading policies more than code; the targets against "
             "them can only be judged on rows measured on a quiet machine (the column `measured` of `results/backend.json` "
             "and the load figure above say which)."]

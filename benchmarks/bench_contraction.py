@@ -1,12 +1,12 @@
 """Every arrangement of a matrix product (paper 003, Tables 1-2) beside NumPy's BLAS product.
 
 The arrangements are the terms the rewrite rules reach from ``np.einsum("ij,jk->ik", A, B)``
-(:func:`fusionlab.hof.view.get_contraction_data`): the six orders of ``mapA / mapB / rnz``
+(:func:`fusionlab.explore.hof.view.get_contraction_data`): the six orders of ``mapA / mapB / rnz``
 (Table 1) and, with the ``rnz`` subdivided by 16, the 24 orders of ``i, k, j_o, j_i``
 (Table 2 prints their 12 projections). Each runs as its generated Numba loop nest, serially
 and in parallel over its outermost map, checked against NumPy and timed in the same process
 as NumPy's own product (``A @ B``, BLAS): medians of ``--repeat`` runs after a warm-up
-(:func:`fusionlab.hof.view.time_arrangements`). Target (issue 15): the best arrangement
+(:func:`fusionlab.explore.hof.view.time_arrangements`). Target (issue 15): the best arrangement
 within 3x of BLAS at 1024 x 1024 float64.
 
 Run: ``.venv/bin/python benchmarks/bench_contraction.py`` (writes README.md between the
@@ -38,7 +38,7 @@ def run(n: int, block: int, repeat: int, parallel: bool = True) -> dict[str, Any
     import numba
     import numpy as np
 
-    from fusionlab.hof.view import get_contraction_data, time_arrangements
+    from fusionlab.explore.hof.view import get_contraction_data, time_arrangements
 
     data = get_contraction_data("ij,jk->ik", (n, n), (n, n), blocks={"j": block})
     load = os.getloadavg()[0]

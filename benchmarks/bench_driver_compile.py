@@ -2,7 +2,7 @@
 
 A run of N calls of one small kernel on N different views (``ADD A[8k:8k+8], A[8k:8k+8], 1.0``,
 one block each: the calls differ only in offsets) is compiled as a driver twice: folded
-(its calls one loop over a table: :mod:`fusionlab.execute.driver_loops`) and unfolded (N
+(its calls one loop over a table: :mod:`fusionlab.backend.numba.driver_loops`) and unfolded (N
 call sites, as before the loops). Each point is measured in a fresh kernel cache and a
 fresh Numba cache (CPU seconds of this process, one thread: the driver's compilation,
 the kernel compiled before), then the per-call cost of both forms, compiled and as Python,
@@ -38,11 +38,11 @@ def _program(n: int, width: int = 8) -> Any:
 
 def _compile_point(n: int, folded: bool) -> dict[str, Any]:
     """Compile the N-call driver in a fresh cache; CPU seconds of the driver alone."""
-    import fusionlab.execute.driver as drv
-    from fusionlab.execute.driver import Driver
-    from fusionlab.execute.driver_loops import fold
-    from fusionlab.execute.numba_backend import KernelCache, plan
-    from fusionlab.execute.reference import Externals
+    import fusionlab.backend.numba.driver as drv
+    from fusionlab.backend.numba.driver import Driver
+    from fusionlab.backend.numba.driver_loops import fold
+    from fusionlab.backend.numba.plan import KernelCache, plan
+    from fusionlab.runtime.reference import Externals
 
     p = _program(n)
     plans = [plan(p, [[i] for i in range(len(p))], min_size=1 << 30)]
@@ -67,11 +67,11 @@ def _compile_point(n: int, folded: bool) -> dict[str, Any]:
 
 def _per_call(n: int, rounds: int = 15) -> dict[str, float]:
     """µs per call of the N-call run: folded / unfolded, compiled / Python (warm)."""
-    import fusionlab.execute.driver as drv
-    from fusionlab.execute.driver import Driver
-    from fusionlab.execute.driver_loops import fold
-    from fusionlab.execute.numba_backend import KernelCache, plan
-    from fusionlab.execute.reference import Externals
+    import fusionlab.backend.numba.driver as drv
+    from fusionlab.backend.numba.driver import Driver
+    from fusionlab.backend.numba.driver_loops import fold
+    from fusionlab.backend.numba.plan import KernelCache, plan
+    from fusionlab.runtime.reference import Externals
 
     p = _program(n)
     plans = [plan(p, [[i] for i in range(len(p))], min_size=1 << 30)]

@@ -77,7 +77,7 @@ def run_case(name: str) -> dict[str, Any]:
     from IPython.testing.globalipapp import get_ipython
     from IPython.utils.capture import capture_output
 
-    from fusionlab.report import MIME_TYPE
+    from fusionlab.explore.report import MIME_TYPE
 
     cell = CASES[name][1]()
     # plain NumPy first: the reference time of the cell

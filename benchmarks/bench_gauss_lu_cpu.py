@@ -32,9 +32,9 @@ def _case(name: str, preset: str, rounds: int) -> dict[str, Any]:
     from bench_backend_refs import REFS
 
     from fusionlab.capture import capture
-    from fusionlab.execute.driver import Driver
-    from fusionlab.execute.numba_backend import KernelCache
-    from fusionlab.execute.runner import run_config
+    from fusionlab.backend.numba.driver import Driver
+    from fusionlab.backend.numba.plan import KernelCache
+    from fusionlab.pipeline.runner import run_config
     from fusionlab.pipeline import build
     from fusionlab.workloads import corpus, get_workload
 

@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 
 from fusionlab import parse
-from fusionlab.budget import Budget
+from fusionlab.support.budget import Budget
 from fusionlab.capture import capture
-from fusionlab.examples import fig3, random_program
+from fusionlab.ir.examples import fig3, random_program
 from fusionlab.partition import partition
-from fusionlab.wsp import WSPGraph
+from fusionlab.analysis.wsp import WSPGraph
 
 from _report import write_section
 

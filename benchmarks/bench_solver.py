@@ -7,7 +7,7 @@ batch is solved by the exact portfolio (``exact``: independent parts, branch and
 then the ILP) under the Bohrium model with ``--budget`` seconds (10 by default, the issue's
 target). On the largest batch of each row the branch and bound alone (``optimal``) and the
 ILP alone (``ilp``) run too, with the same budget, to show which part proves it. Then random
-cells of 100, 200 and 300 instructions (``fusionlab.examples.random_program``) and a few
+cells of 100, 200 and 300 instructions (``fusionlab.ir.examples.random_program``) and a few
 cells of the realistic corpus, with ``--cell-budget`` seconds (2 by default, the target for
 cells). Tests never assert on these times.
 
@@ -35,9 +35,9 @@ sys.path.insert(0, str(HERE))
 
 from _report import write_section  # noqa: E402
 
-from fusionlab.bytecode import Program  # noqa: E402
+from fusionlab.ir.bytecode import Program  # noqa: E402
 from fusionlab.capture import capture  # noqa: E402
-from fusionlab.examples import random_program  # noqa: E402
+from fusionlab.ir.examples import random_program  # noqa: E402
 from fusionlab.partition import partition  # noqa: E402
 from fusionlab.workloads import CORPUS, PAPER_WORKLOADS, WORKLOADS  # noqa: E402
 

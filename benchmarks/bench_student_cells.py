@@ -50,10 +50,10 @@ def _child(path: str, small: bool) -> dict[str, Any]:
     from IPython.testing.globalipapp import get_ipython
     from IPython.utils.capture import capture_output
 
-    import fusionlab.jupyter.display as display
-    import fusionlab.jupyter.magic as magic
-    import fusionlab.jupyter.session as session
-    import fusionlab.report as report
+    import fusionlab.explore.jupyter.display as display
+    import fusionlab.explore.jupyter.magic as magic
+    import fusionlab.explore.jupyter.session as session
+    import fusionlab.explore.report as report
 
     source = cell_source(Path(path), small)
     plain_ns: dict[str, Any] = {}

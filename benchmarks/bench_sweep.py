@@ -1,7 +1,7 @@
 """Time a 200-task partitioning sweep serially and on a local Dask cluster of 2 workers;
 writes the figures into benchmarks/README.md ("Sweeps") and results/sweep.json.
 
-The sweep: random programs (``fusionlab.examples.random_program``) x linear, greedy x
+The sweep: random programs (``fusionlab.ir.examples.random_program``) x linear, greedy x
 Bohrium, Max Locality; partitions only. Serially, every task runs in this process, one
 after another (``run_sweep(scheduler="serial")``); on the cluster, two worker processes
 (one thread each) share them. Both write every row to a fresh store, as a real sweep does.
@@ -32,8 +32,8 @@ from typing import Any
 
 from distributed import Client, wait
 
-from fusionlab.sweep import Store, local_cluster, machine_info, parse_spec, run_sweep
-from fusionlab.sweep.spec import SweepSpec
+from fusionlab.tools.sweep import Store, local_cluster, machine_info, parse_spec, run_sweep
+from fusionlab.tools.sweep.spec import SweepSpec
 
 from _report import HERE, write_section
 
@@ -69,9 +69,9 @@ def empty_task_seconds(client: Client, n: int = 200) -> float:
 
 def _warm(_: int = 0) -> int:
     # what a worker imports for its first partitioning task
-    import fusionlab.examples  # noqa: F401
+    import fusionlab.ir.examples  # noqa: F401
     import fusionlab.partition  # noqa: F401
-    import fusionlab.sweep.tasks  # noqa: F401
+    import fusionlab.tools.sweep.tasks  # noqa: F401
 
     return os.getpid()
 

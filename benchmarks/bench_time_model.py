@@ -10,7 +10,7 @@ at ``tiny``; ``--workloads a,b`` and ``--presets tiny,medium`` to choose). What 
    the four models it formulates) under each cost model (bohrium, max_contract,
    max_locality, robinson, time); the distinct partitions are the union over all of them;
 2. run each partition with distinct kernels (partitions that differ only in where DEL
-   and SYNC go are one) with :func:`fusionlab.execute.run` (the Python driver, the default
+   and SYNC go are one) with :func:`fusionlab.pipeline.run` (the Python driver, the default
    of ``run``, ``compare`` and the explorer's timing): a compiling run, then up to
    ``--repeat`` timed runs; the measured time is their median. With ``--minutes``, every
    program gets an equal share of the time left, its partitions are run in
@@ -50,15 +50,15 @@ from typing import Any
 import numpy as np
 from scipy.stats import kendalltau
 
-from fusionlab.budget import BudgetExceeded
-from fusionlab.bytecode import Opcode
-from fusionlab.calibrate import calibrate
+from fusionlab.support.budget import BudgetExceeded
+from fusionlab.ir.bytecode import Opcode
+from fusionlab.tools.calibrate import calibrate
 from fusionlab.capture import capture
 from fusionlab.costs import get_cost_model
-from fusionlab.execute.runner import run
-from fusionlab.execute.numba_backend import KernelCache
+from fusionlab.pipeline.runner import run
+from fusionlab.backend.numba.plan import KernelCache
 from fusionlab.partition import MergeCache, partition
-from fusionlab.timemodel import TimeModel, cpu_model, load_figures, predict_seconds, runs_block_by_block
+from fusionlab.costs.timemodel import TimeModel, cpu_model, load_figures, predict_seconds, runs_block_by_block
 from fusionlab.workloads import ALL_WORKLOADS, CORPUS, get_workload
 
 from _report import write_section
@@ -168,7 +168,7 @@ def _measure(cap: Any, key: tuple, repeat: int, kernels: KernelCache, until: flo
 
 def _price(batches: list[Any], key: tuple, time_model: TimeModel) -> dict[str, float]:
     """Every model's cost of a partition, summed over the batches; for ``time`` its
-    prediction of the run (:func:`fusionlab.timemodel.predict_seconds`: the cost plus the
+    prediction of the run (:func:`fusionlab.costs.timemodel.predict_seconds`: the cost plus the
     driver's fixed cost per run)."""
     out = {}
     for name in MODELS:
@@ -346,7 +346,7 @@ def report(data: dict[str, Any]) -> str:
         lines.append(f"| {w['workload']} | {w['preset']} | {w['predicted_ms']:.3f} | {w['measured_ms']:.3f} | "
                      f"{w['error']:+.0%} | {w['kernels']} | {b['launch']} / {b['memory']} / {b['compute']} |")
     lines += ["", "Where `time` misses, and why (from the model's block-by-block breakdown, "
-              "`fusionlab.timemodel.explain`):", "",
+              "`fusionlab.costs.timemodel.explain`):", "",
               "- **Opaque NumPy calls** are priced by the seconds they took at capture, and a contraction "
               "(`CONTRACT`) by its flops at the calibrated `np.einsum` rate; a program with either runs block by "
               "block (no driver), priced per block (Python's bookkeeping) and per instruction NumPy runs (a call "

@@ -28,9 +28,9 @@ from bench_backend import DEFAULT_CHUNKS_PER_THREAD, capture_and_plan, configure
 from bench_backend import REFS, share_draws  # noqa: E402
 from bench_backend import get_workload  # noqa: E402
 
-from fusionlab.execute.driver import Driver  # noqa: E402
-from fusionlab.execute.numba_backend import KernelCache, run_plan  # noqa: E402
-from fusionlab.execute.reference import Storage  # noqa: E402
+from fusionlab.backend.numba.driver import Driver  # noqa: E402
+from fusionlab.backend.numba.plan import KernelCache, run_plan  # noqa: E402
+from fusionlab.runtime.reference import Storage  # noqa: E402
 
 
 def cpu_rounds(fns: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:

@@ -13,9 +13,9 @@ import json
 import time
 
 from fusionlab.capture import capture
-from fusionlab.execute.driver import Driver
-from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache
-from fusionlab.execute.runner import run_config
+from fusionlab.backend.numba.driver import Driver
+from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE, KernelCache
+from fusionlab.pipeline.runner import run_config
 from fusionlab.pipeline import plans as plan_batches, prepare
 from fusionlab.workloads import get_workload
 

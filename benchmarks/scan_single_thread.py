@@ -2,7 +2,7 @@
 "Normalize2 (filter and folds)" (issue 13; h-scan's measurements).
 
 With one competing busy process on a two-core machine the fused run gets one thread
-(``fusionlab.execute.threads``) and NumPy has one core: the shared-machine speed-up is about
+(``fusionlab.backend.numba.threads``) and NumPy has one core: the shared-machine speed-up is about
 NumPy's one-thread time over the fused run's. CPU time (``time.process_time``) of one
 thread is robust to other processes' load; each variant is timed interleaved with the
 others in this process, medians of ``--rounds``. Run with ``NUMBA_NUM_THREADS=1``::
@@ -10,7 +10,7 @@ others in this process, medians of ``--rounds``. Run with ``NUMBA_NUM_THREADS=1`
     NUMBA_NUM_THREADS=1 python benchmarks/scan_single_thread.py --rounds 9
 
 It also times the parts that bound the rows: ``np.sin`` alone (NumPy's float64 sine),
-Numba's scalar libm loop and the strip's polynomial sine (``fusionlab.codegen_strip``).
+Numba's scalar libm loop and the strip's polynomial sine (``fusionlab.backend.numba.strip``).
 Writes ``benchmarks/results/scan.json``.
 """
 
@@ -36,10 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_backend import get_workload, share_draws  # noqa: E402
 from bench_combinator_refs import COMBINATOR_REFS  # noqa: E402
 from fusionlab.capture import capture  # noqa: E402
-from fusionlab.codegen_strip import TRIG_HELPERS  # noqa: E402
-from fusionlab.execute.driver import Driver  # noqa: E402
-from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE, KernelCache  # noqa: E402
-from fusionlab.execute.runner import run_config  # noqa: E402
+from fusionlab.backend.numba.strip import TRIG_HELPERS  # noqa: E402
+from fusionlab.backend.numba.driver import Driver  # noqa: E402
+from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE, KernelCache  # noqa: E402
+from fusionlab.pipeline.runner import run_config  # noqa: E402
 from fusionlab.pipeline import build  # noqa: E402
 
 _HELPERS: dict[str, Any] = {}

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from fusionlab.costs import BlockCostModel, COST_MODELS
-from fusionlab.examples import fig3
+from fusionlab.ir.examples import fig3
 from fusionlab.partition import partition
-from fusionlab.text import format_instruction
+from fusionlab.ir.text import format_instruction
 
 PAPER = {"singleton": 94, "linear": 58, "unintrusive": 70, "greedy": 58, "optimal": 38}
 

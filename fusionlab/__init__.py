@@ -1,6 +1,6 @@
 """fusionlab: an interactive explorer for the fusion of array operations."""
-from .bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, ProgramError, View
-from .text import BytecodeError, format_program, parse
+from fusionlab.ir.bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program, ProgramError, View
+from fusionlab.ir.text import BytecodeError, format_program, parse
 
 __version__ = "0.1.0"
 __all__ = [
@@ -11,7 +11,7 @@ __all__ = [
 
 def load_ipython_extension(ipython: object) -> None:
     """``%load_ext fusionlab``: register ``%%fuse`` and ``%fuse_config``."""
-    from .jupyter import load_ipython_extension as load
+    from fusionlab.explore.jupyter import load_ipython_extension as load
 
     load(ipython)
 

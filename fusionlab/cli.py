@@ -26,22 +26,22 @@ import warnings
 from typing import TYPE_CHECKING, Sequence
 
 
-from .bytecode import Program, ProgramError
-from .costs import COST_MODELS, MODEL_NAMES, Bohrium, Evaluator, get_cost_model
-from .examples import fig3_text
-from .partition import ALGORITHMS, partition
-from .text import BytecodeError, format_instruction, parse
-from .wsp import WSPGraph, partition_problems
+from fusionlab.ir.bytecode import Program, ProgramError
+from fusionlab.costs import COST_MODELS, MODEL_NAMES, Bohrium, Evaluator, get_cost_model
+from fusionlab.ir.examples import fig3_text
+from fusionlab.partition import ALGORITHMS, partition
+from fusionlab.ir.text import BytecodeError, format_instruction, parse
+from fusionlab.analysis.wsp import WSPGraph, partition_problems
 
 
 if TYPE_CHECKING:
-    from .capture import Capture, CaptureBudget
-    from .pipeline import PipelineConfig
+    from fusionlab.capture import Capture, CaptureBudget
+    from fusionlab.pipeline import PipelineConfig
 
-#: Keep in step with fusionlab.execute.numba_backend.DEFAULT_MIN_SIZE (not imported here:
+#: Keep in step with fusionlab.backend.numba.plan.DEFAULT_MIN_SIZE (not imported here:
 #: that module loads Numba, which the other commands do not need).
 DEFAULT_MIN_SIZE = 4096
-#: Keep in step with fusionlab.execute.driver.MODES (tests/test_cli.py checks both).
+#: Keep in step with fusionlab.backend.numba.driver.MODES (tests/test_cli.py checks both).
 DRIVER_MODES = ("python", "numba", "blocks")
 
 
@@ -71,7 +71,7 @@ def _load(source: str) -> Program:
 
 def _target_source(target: str, preset: str) -> tuple[str, str]:
     """Python source and a label for a workload name or a ``.py`` file."""
-    from .workloads import ALL_WORKLOADS
+    from fusionlab.workloads import ALL_WORKLOADS
 
     if target in ALL_WORKLOADS:
         return ALL_WORKLOADS[target].script(preset), f"{target} ({preset})"
@@ -87,7 +87,7 @@ def _capture(target: str, preset: str, budget: "CaptureBudget | None" = None) ->
     the program's own output goes to stderr."""
     import contextlib
 
-    from .capture import UNLIMITED, CaptureError, capture
+    from fusionlab.capture import UNLIMITED, CaptureError, capture
 
     source, label = _target_source(target, preset)
     with contextlib.redirect_stdout(sys.stderr):
@@ -106,7 +106,7 @@ def _user_frames(error: BaseException, source: str, label: str) -> str:
     import linecache
     import traceback
 
-    from .capture.recorder import user_traceback
+    from fusionlab.capture.recorder import user_traceback
 
     linecache.cache[label] = (len(source), None, source.splitlines(True), label)
     lines = traceback.format_exception(type(error), error, user_traceback(error.__traceback__, label))
@@ -116,7 +116,7 @@ def _user_frames(error: BaseException, source: str, label: str) -> str:
 def _is_python(target: str) -> bool:
     """Python to capture, or bytecode? ``fig3`` names the paper's bytecode listing here
     (its Python version is the ``fig3`` workload of ``capture`` and ``verify``)."""
-    from .workloads import ALL_WORKLOADS
+    from fusionlab.workloads import ALL_WORKLOADS
 
     return target.endswith(".py") or (target in ALL_WORKLOADS and target != "fig3")
 
@@ -135,7 +135,7 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
         opts = {"time_limit": args.time_limit}
     seconds = getattr(args, "budget", None)
     if seconds is not None:
-        from .budget import Budget
+        from fusionlab.support.budget import Budget
 
         # one budget for the whole command (all batches), made on first use
         opts["budget"] = getattr(args, "budget_object", None) or Budget(seconds)
@@ -144,7 +144,7 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _cmd_partition(args: argparse.Namespace) -> int:
-    from .partition import MergeCache
+    from fusionlab.partition import MergeCache
 
     batches = _batches(args.program, args.preset)
     cache = MergeCache()
@@ -161,7 +161,7 @@ def _cmd_partition(args: argparse.Namespace) -> int:
             print(json.dumps({"batches": [r.to_dict() for r in results],
                               "merge_cache": {"hits": cache.hits, "misses": cache.misses}}, indent=2))
     elif args.format == "dot":
-        from .dot import get_dot
+        from fusionlab.explore.dot import get_dot
 
         for r in results:
             print(get_dot(r))
@@ -177,8 +177,8 @@ def _cmd_partition(args: argparse.Namespace) -> int:
 
 def _budget(args: argparse.Namespace) -> "CaptureBudget":
     """The capture budget ``--capture-budget`` and ``--capture-instructions`` ask for."""
-    from .capture import CaptureBudget
-    from .capture.budget import BATCH_INSTRUCTIONS
+    from fusionlab.capture import CaptureBudget
+    from fusionlab.capture.budget import BATCH_INSTRUCTIONS
 
     batch = BATCH_INSTRUCTIONS if args.batch_instructions is None else args.batch_instructions
     try:
@@ -237,7 +237,7 @@ def _program_names(plain: dict[str, object]) -> list[str]:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from .execute.check import check_namespace, plain_namespace, program_bounds, reduction_terms
+    from fusionlab.runtime.check import check_namespace, plain_namespace, program_bounds, reduction_terms
 
     source, label = _target_source(args.program, args.preset)
     with contextlib.redirect_stdout(sys.stderr):
@@ -255,8 +255,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     terms = reduction_terms(cap.batches)
     names = _program_names(plain)
     # what the user holds after the capture, and the arrays the partition's replay computes,
-    # each against plain NumPy (execute/check.py: structural, tolerances from reordering)
-    bounds = program_bounds(cap)   # the error model's bound of each value (execute/errors.py)
+    # each against plain NumPy (runtime/check.py: structural, tolerances from reordering)
+    bounds = program_bounds(cap)   # the error model's bound of each value (runtime/errors.py)
     held = check_namespace({n: cap.namespace.get(n, _MISSING) for n in names}, plain, names, terms, bounds)
     oracle = plain if cap.stopped is None else _replayed(cap, args, partitioned=False)
     replay = check_namespace(replayed, oracle, terms=terms, bounds=bounds)
@@ -290,8 +290,8 @@ def _replayed(cap: "Capture", args: argparse.Namespace, partitioned: bool = True
     captured, instruction by instruction (NumPy replaying them)."""
     import numpy as np
 
-    from .execute.reference import Storage, block_order, run_reference
-    from .pipeline import build
+    from fusionlab.runtime.reference import Storage, block_order, run_reference
+    from fusionlab.pipeline import build
 
     storage, synced = Storage(dict(cap.inputs)), {}
     if not partitioned:
@@ -313,12 +313,12 @@ def _replayed(cap: "Capture", args: argparse.Namespace, partitioned: bool = True
 
 def _pipeline_config(args: argparse.Namespace) -> "PipelineConfig":
     """The pipeline's configuration of ``run`` and ``verify`` from their flags: ``run``'s
-    (:func:`fusionlab.execute.runner.run_config`), with ``--time-limit``/``--max-nodes``
+    (:func:`fusionlab.pipeline.runner.run_config`), with ``--time-limit``/``--max-nodes``
     when given for the algorithms that take them."""
     from dataclasses import replace
 
-    from .execute.numba_backend import DEFAULT_MIN_SIZE
-    from .execute.runner import run_config
+    from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE
+    from fusionlab.pipeline.runner import run_config
 
     config = run_config(args.algorithm, args.cost, getattr(args, "min_size", DEFAULT_MIN_SIZE),
                         not getattr(args, "no_reroll", False))
@@ -339,7 +339,7 @@ _MISSING = _Missing()
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .execute.runner import run
+    from fusionlab.pipeline.runner import run
 
     cap = _capture(args.program, args.preset, _budget(args))
     if cap.stopped is not None:
@@ -370,7 +370,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         assert report is not None   # run(check=True) always checks
         print(f"against plain NumPy: {report.compared} values compared, {len(report.mismatches)} differ, "
               f"largest difference {report.max_abs_error:.3g} (each value within its error bound, propagated "
-              f"through the program: fusionlab/execute/errors.py); against fusionlab's reference executor: "
+              f"through the program: fusionlab/runtime/errors.py); against fusionlab's reference executor: "
               f"{r.max_abs_error:.3g}")
         for m in report.mismatches[:10]:
             print(f"  MISMATCH {m}")
@@ -383,7 +383,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .execute.runner import compare, format_records
+    from fusionlab.pipeline.runner import compare, format_records
 
     cap = _capture(args.program, args.preset)
     records = compare(cap, args.algorithms.split(","), args.costs.split(","), repeat=args.repeat,
@@ -396,7 +396,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_workloads(args: argparse.Namespace) -> int:
-    from .workloads import ALL_WORKLOADS
+    from fusionlab.workloads import ALL_WORKLOADS
 
     for w in ALL_WORKLOADS.values():
         sizes = "  ".join(f"{p}: " + ", ".join(f"{k}={v}" for k, v in kw.items()) for p, kw in w.presets.items())
@@ -480,17 +480,17 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     """Measure this machine for the ``time`` cost model, or show the stored figures."""
     from pathlib import Path
 
-    from .timemodel import load_figures, machine_path
+    from fusionlab.costs.timemodel import load_figures, machine_path
 
     path = Path(args.file) if args.file else machine_path()
     if args.show:
-        from .calibrate import format_figures
+        from fusionlab.tools.calibrate import format_figures
 
         figures = load_figures(path)
         print(f"{path}{'' if path.exists() else ' (absent: the defaults below)'}")
         print(format_figures(figures))
         return 0
-    from .calibrate import CalibrationOptions, calibrate, format_figures
+    from fusionlab.tools.calibrate import CalibrationOptions, calibrate, format_figures
 
     print(f"measuring this machine{' (quick)' if args.quick else ''}; the first run compiles the kernels ...",
           file=sys.stderr)
@@ -505,7 +505,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import SpecError, SweepError, load_spec, run_sweep
+    from fusionlab.tools.sweep import SpecError, SweepError, load_spec, run_sweep
 
     try:
         spec = load_spec(args.spec)

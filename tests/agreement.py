@@ -10,10 +10,10 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from fusionlab.bytecode import OpFamily, Program
+from fusionlab.ir.bytecode import OpFamily, Program
 from fusionlab.costs import access_info, block_info
-from fusionlab.execute.numba_backend import KernelCache, NumpyRuns, plan, run_plan
-from fusionlab.execute.reference import Externals, Storage, run_reference
+from fusionlab.backend.numba.plan import KernelCache, NumpyRuns, plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage, run_reference
 from fusionlab.partition import partition
 
 CACHE = KernelCache()

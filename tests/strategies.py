@@ -6,7 +6,7 @@ from typing import Iterator
 
 from hypothesis import strategies as st
 
-from fusionlab.bytecode import Base, Instruction, Literal, Opcode, Program, ProgramError, check_instruction
+from fusionlab.ir.bytecode import Base, Instruction, Literal, Opcode, Program, ProgramError, check_instruction
 
 # Views of a 1-d base of 5 elements that have 4 elements (so they mix with 4-element bases),
 # and whole views. Overlapping, non-identical pairs among them make fuse-preventing edges.

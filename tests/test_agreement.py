@@ -12,7 +12,7 @@ import pytest
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.wsp import Conflict, WSPGraph
+from fusionlab.analysis.wsp import Conflict, WSPGraph
 from fusionlab.workloads import WORKLOADS
 
 from agreement import check_agreement

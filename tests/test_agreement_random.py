@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fusionlab.bytecode import Base, Instruction, Literal, Opcode, Program, ProgramError, check_instruction
+from fusionlab.ir.bytecode import Base, Instruction, Literal, Opcode, Program, ProgramError, check_instruction
 
 from agreement import check_agreement
 
@@ -102,7 +102,7 @@ def test_random_combinator_programs_agree_under_every_algorithm(program):
 
 
 def _scale(program: Program, inputs: dict[str, np.ndarray]) -> float:
-    from fusionlab.execute.reference import run_reference
+    from fusionlab.runtime.reference import run_reference
 
     out = run_reference(program, inputs=inputs)
     finite = [np.abs(v[np.isfinite(v)]).max() for v in map(np.asarray, out.values())

@@ -16,16 +16,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.bytecode import Opcode, OpFamily
+from fusionlab.ir.bytecode import Opcode, OpFamily
 from fusionlab.capture import CaptureError, capture
-from fusionlab.codegen import Unsupported, get_kernel, get_kernel_layout
-from fusionlab.codegen_layout import CHUNK
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage, run_reference
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.codegen import Unsupported, get_kernel, get_kernel_layout
+from fusionlab.backend.numba.layout import CHUNK
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage, run_reference
+from fusionlab.pipeline.runner import run
 from fusionlab.partition import partition
-from fusionlab.text import BytecodeError, format_program
-from fusionlab.timemodel import instruction_family
+from fusionlab.ir.text import BytecodeError, format_program
+from fusionlab.costs.timemodel import instruction_family
 from fusionlab.workloads import CORPUS
 
 from agreement import CACHE

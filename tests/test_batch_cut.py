@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fusionlab.bytecode import Opcode
+from fusionlab.ir.bytecode import Opcode
 from fusionlab.capture import CaptureBudget, NoticeKind
 from fusionlab.capture.budget import BATCH_INSTRUCTIONS
 from fusionlab.partition import MergeCache, partition

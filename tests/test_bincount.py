@@ -16,16 +16,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.bytecode import Opcode, OpFamily
+from fusionlab.ir.bytecode import Opcode, OpFamily
 from fusionlab.capture import CaptureError, capture
-from fusionlab.codegen import get_kernel
+from fusionlab.backend.numba.codegen import get_kernel
 from fusionlab.costs import check_monotonic, get_cost_model
-from fusionlab.execute.numba_backend import KernelCache
-from fusionlab.execute.reference import bincount, run_reference
-from fusionlab.execute.runner import run
-from fusionlab.text import BytecodeError
-from fusionlab.timemodel import TimeModel, default_figures, explain
-from fusionlab.wsp import Conflict, WSPGraph
+from fusionlab.backend.numba.plan import KernelCache
+from fusionlab.runtime.reference import bincount, run_reference
+from fusionlab.pipeline.runner import run
+from fusionlab.ir.text import BytecodeError
+from fusionlab.costs.timemodel import TimeModel, default_figures, explain
+from fusionlab.analysis.wsp import Conflict, WSPGraph
 
 from agreement import check_agreement
 from test_numba import CACHE
@@ -291,7 +291,7 @@ def test_histogram_corpus_program_counts_in_a_kernel_and_checks():
 
 
 def test_explorer_report_of_a_histogram_program_follows_its_schema():
-    from fusionlab.report import get_report, validate_report
+    from fusionlab.explore.report import get_report, validate_report
 
     report = get_report(parse(HISTOGRAM), algorithms=("greedy",), cost_models=("bohrium",))
     validate_report(report)

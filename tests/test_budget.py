@@ -21,13 +21,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.budget import Budget, BudgetExceeded, Interrupt
+from fusionlab.support.budget import Budget, BudgetExceeded, Interrupt
 from fusionlab.capture import capture
-from fusionlab.examples import fig3
+from fusionlab.ir.examples import fig3
 from fusionlab.partition import ALGORITHMS, MergeCache, evaluate, partition
 from fusionlab.partition.ilp import solve_in_process
-from fusionlab.viz.svg import SvgUnavailable, refusal, render_svg, run_limited
-from fusionlab.wsp import WSPGraph, partition_problems
+from fusionlab.explore.viz.svg import SvgUnavailable, refusal, render_svg, run_limited
+from fusionlab.analysis.wsp import WSPGraph, partition_problems
 
 from strategies import programs
 
@@ -183,7 +183,7 @@ def test_blockwise_legality_agrees_with_the_pairwise_definition(p, rnd):
 def test_ilp_asks_its_solver_process_for_the_time_limit_and_stops_at_it():
     # a program the ILP does not prove in seconds (it proves the 40 x 40 heat cell of 20
     # iterations in under a second since the separated pairs, issue 16)
-    from fusionlab.examples import random_program
+    from fusionlab.ir.examples import random_program
 
     program = random_program(300, seed=1)
     r = partition(program, "ilp", "bohrium", time_limit=1.5, solver="process")

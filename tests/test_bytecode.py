@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fusionlab import Base, BytecodeError, Instruction, Literal, Opcode, OpFamily, Program, ProgramError, parse
-from fusionlab.examples import fig3, fig3_text
-from fusionlab.text import format_program, format_view
+from fusionlab.ir.examples import fig3, fig3_text
+from fusionlab.ir.text import format_program, format_view
 
 from strategies import programs
 
@@ -171,7 +171,7 @@ def test_malformed_contractions_say_how_to_fix_them(text: str, message: str) -> 
 
 
 def test_a_contraction_is_einsum_of_its_operands() -> None:
-    from fusionlab.execute import run_reference
+    from fusionlab.runtime import run_reference
 
     p = parse("ARRAY A float64[3,4]\nARRAY C float64[3,3]\nRANDOM A, seed=1\n"
               'CONTRACT C, A[:, ::-1], A, subscripts="ij,kj->ik"\nSYNC C\n')

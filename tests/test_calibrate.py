@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from fusionlab.calibrate import CURVE_SIZES, CalibrationOptions, calibrate, format_figures, read_load
+from fusionlab.tools.calibrate import CURVE_SIZES, CalibrationOptions, calibrate, format_figures, read_load
 from fusionlab.cli import main
-from fusionlab.timemodel import DTYPES, FAMILIES, MachineFigures, load_figures, machine_path
+from fusionlab.costs.timemodel import DTYPES, FAMILIES, MachineFigures, load_figures, machine_path
 
 
 @pytest.fixture(scope="module")

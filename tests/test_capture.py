@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from fusionlab.bytecode import Opcode
+from fusionlab.ir.bytecode import Opcode
 from fusionlab.capture import CaptureError, NoticeKind, capture
-from fusionlab.examples import FIG3_PYTHON, fig3
+from fusionlab.ir.examples import FIG3_PYTHON, fig3
 from fusionlab.partition import partition
 
 from strategies import numpy_sources

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fusionlab.bytecode import Opcode
+from fusionlab.ir.bytecode import Opcode
 from fusionlab.capture import CaptureBudget, NoticeKind, capture
-from fusionlab.execute.reference import Storage, run_reference
+from fusionlab.runtime.reference import Storage, run_reference
 
 from strategies import numpy_sources
 from test_capture_session import leaks
@@ -265,7 +265,7 @@ def test_cli_capture_takes_the_budget(capsys, tmp_path) -> None:
 def test_a_stopped_capture_is_run_and_checked_as_its_recorded_part() -> None:
     # the cell's plain run is not the program: run --check and Compile & time compare the
     # fused prefix with NumPy eager replaying the prefix (the reference executor)
-    from fusionlab.execute.runner import run
+    from fusionlab.pipeline.runner import run
 
     cap, ns = _captured(LOOP, CaptureBudget(instructions=30))
     r = run(cap, "greedy", "bohrium", check=True, driver="python")

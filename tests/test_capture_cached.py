@@ -15,7 +15,7 @@ import pytest
 
 from fusionlab.capture import CaptureError, NoticeKind, capture
 from fusionlab.capture.cached import is_cached, names_read
-from fusionlab.execute.runner import run
+from fusionlab.pipeline.runner import run
 
 SESSION = textwrap.dedent("""
     import functools

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from fusionlab import bytecode
+from fusionlab.ir import bytecode
 from fusionlab.capture import CaptureBudget, capture
 from fusionlab.capture import recorder
 

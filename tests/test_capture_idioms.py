@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fusionlab.bytecode import Opcode
+from fusionlab.ir.bytecode import Opcode
 from fusionlab.capture import CaptureError, NoticeKind, capture
-from fusionlab.execute.check import plain_namespace
-from fusionlab.execute.check import lookup
-from fusionlab.execute import run
+from fusionlab.runtime.check import plain_namespace
+from fusionlab.runtime.check import lookup
+from fusionlab.pipeline import run
 from fusionlab.partition import partition
 
 # kernels bounds-checked (serial): this file tests capture, not the kernels' parallel loops (tests/kernels.py)

@@ -10,9 +10,9 @@ from contextlib import redirect_stdout
 import numpy as np
 from hypothesis import given, settings
 
-from fusionlab.bytecode import Opcode, Program
+from fusionlab.ir.bytecode import Opcode, Program
 from fusionlab.capture import SCALAR_LOOP_THRESHOLD, NoticeKind, capture
-from fusionlab.examples import FIG3_PYTHON, fig3
+from fusionlab.ir.examples import FIG3_PYTHON, fig3
 from fusionlab.partition import partition
 
 from strategies import numpy_sources

@@ -1,4 +1,4 @@
-"""fusionlab.execute.check: structural comparison with plain NumPy, tolerances from
+"""fusionlab.runtime.check: structural comparison with plain NumPy, tolerances from
 reordering, and the commands that use it (verify, run --check) catching a wrong capture."""
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import pytest
 
 from fusionlab.capture import capture
 from fusionlab.cli import main
-from fusionlab.execute.check import (ULPS, CheckReport, check_namespace, compare_values, lookup, plain_namespace,
-                                     reduction_terms, tolerance)
-from fusionlab.execute.runner import run
+from fusionlab.runtime.check import (
+    ULPS, CheckReport, check_namespace, compare_values, lookup, plain_namespace, reduction_terms,
+    tolerance,
+)
+from fusionlab.pipeline.runner import run
 
 from test_numba import CACHE
 
@@ -335,7 +337,7 @@ def test_a_difference_from_numpys_zeros_is_said_in_words_not_as_an_overflow() ->
     import math
     import warnings
 
-    from fusionlab.execute.check import compare_values
+    from fusionlab.runtime.check import compare_values
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")   # the old division by the tiny float overflowed, with a warning

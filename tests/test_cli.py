@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from fusionlab.cli import main
-from fusionlab.examples import fig3_text
+from fusionlab.ir.examples import fig3_text
 
 
 def run(capsys, *argv):
@@ -89,7 +89,7 @@ def test_installed_command_runs_as_a_process():
 
 
 def test_capture_prints_batches_of_a_python_file(capsys, tmp_path):
-    from fusionlab.examples import FIG3_PYTHON
+    from fusionlab.ir.examples import FIG3_PYTHON
 
     path = tmp_path / "fig3.py"
     path.write_text(FIG3_PYTHON)
@@ -135,7 +135,7 @@ def test_workloads_lists_every_workload(capsys):
 
 def test_cli_min_size_default_matches_the_backend():
     from fusionlab import cli
-    from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE
+    from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE
 
     assert cli.DEFAULT_MIN_SIZE == DEFAULT_MIN_SIZE
     args = cli.build_parser().parse_args(["run", "fig3"])
@@ -144,7 +144,7 @@ def test_cli_min_size_default_matches_the_backend():
 
 def test_run_repeats_and_names_who_called_the_kernels(capsys):
     from fusionlab import cli
-    from fusionlab.execute.driver import MODES
+    from fusionlab.backend.numba.driver import MODES
 
     assert cli.DRIVER_MODES == MODES
     code, out, _ = run(capsys, "run", "monte_carlo_pi", "--check", "--repeat", "3", "--min-size", "0")

@@ -15,16 +15,16 @@ from IPython.core.error import UsageError
 from IPython.testing.globalipapp import get_ipython
 from IPython.utils.capture import capture_output
 
-from fusionlab.budget import Budget, Interrupt
+from fusionlab.support.budget import Budget, Interrupt
 from fusionlab.capture import capture
-from fusionlab.execute import compare
-from fusionlab.execute.compile_watch import CompileBudgetSpent, CompileWatch
-from fusionlab.execute.numba_backend import KernelCache
-from fusionlab.jupyter import FuseResult
-from fusionlab.jupyter.explorer import Explorer
-from fusionlab.jupyter.timing import DEFAULT_COMPILE_SECONDS
-from fusionlab.viz.charts import timing_chart_svg
-from fusionlab.viz.listing import timing_table_html
+from fusionlab.pipeline import compare
+from fusionlab.pipeline.compile_watch import CompileBudgetSpent, CompileWatch
+from fusionlab.backend.numba.plan import KernelCache
+from fusionlab.explore.jupyter import FuseResult
+from fusionlab.explore.jupyter.explorer import Explorer
+from fusionlab.explore.jupyter.timing import DEFAULT_COMPILE_SECONDS
+from fusionlab.explore.viz.charts import timing_chart_svg
+from fusionlab.explore.viz.listing import timing_table_html
 
 ip = get_ipython()
 ip.run_line_magic("load_ext", "fusionlab")
@@ -215,7 +215,7 @@ def test_timing_reuses_the_partitions_the_explorer_computed(tmp_path, monkeypatc
 def test_a_kernel_predicted_to_outlast_the_budget_is_not_started() -> None:
     # one compile is one call into LLVM and cannot be stopped: a 4,119-line kernel (an
     # element-by-element loop of 2,000 iterations fused) is refused before it starts
-    from fusionlab.execute.compile_watch import SECONDS_PER_LINE, SMALL_KERNEL_LINES
+    from fusionlab.pipeline.compile_watch import SECONDS_PER_LINE, SMALL_KERNEL_LINES
 
     watch = CompileWatch(Budget(1e6))
     assert watch.before_compile("fusionlab_kernel_a", 4119)          # the budget has room

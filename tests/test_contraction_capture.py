@@ -19,14 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fusionlab import BytecodeError, parse
-from fusionlab.bytecode import Opcode, ProgramError
+from fusionlab.ir.bytecode import Opcode, ProgramError
 from fusionlab.capture import capture
-from fusionlab.codegen import Unsupported, get_kernel
+from fusionlab.backend.numba.codegen import Unsupported, get_kernel
 from fusionlab.costs import get_cost_model
-from fusionlab.execute.numba_backend import KernelCache, plan, run_plan
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.plan import KernelCache, plan, run_plan
+from fusionlab.pipeline.runner import run
 from fusionlab.partition import partition
-from fusionlab.wsp import Conflict, WSPGraph
+from fusionlab.analysis.wsp import Conflict, WSPGraph
 from test_numba import RecordingStorage
 
 CACHE = KernelCache()
@@ -409,7 +409,7 @@ y = np.sqrt(a @ b.transpose(0, 2, 1) + 1)
 
 
 def test_the_check_allows_a_contractions_reordered_sums():
-    from fusionlab.execute.check import reduction_terms
+    from fusionlab.runtime.check import reduction_terms
 
     c = capture(_SETUP + "Y = np.einsum('bij,bjk->bik', T, S)\nZ = A @ v\n")
     assert reduction_terms(c.batches) == 4   # the summed extent (j: 4), as a reduction of 4 terms
@@ -429,7 +429,7 @@ def test_covariance_shrinkage_captures_its_product_as_a_contract():
 
 
 def test_a_run_with_blas_tiles_gives_scipy_blas_its_thread_count_back():
-    from fusionlab.codegen_contract import _library_blas
+    from fusionlab.backend.numba.contract import _library_blas
 
     lib = _library_blas()
     if lib is None:

@@ -12,9 +12,9 @@ from contextlib import redirect_stdout
 
 from hypothesis import given, settings, strategies as st
 
-from fusionlab.bytecode import OpFamily
+from fusionlab.ir.bytecode import OpFamily
 from fusionlab.capture import capture
-from fusionlab.wsp import WSPGraph
+from fusionlab.analysis.wsp import WSPGraph
 
 OPS = [
     "s{k} = np.dot(A[{i}, :{j}], A[{j}, :{j}])",
@@ -45,7 +45,7 @@ class PairwiseGraph(WSPGraph):
     asked in turn (the oracle)."""
 
     def _contraction_rules(self) -> None:
-        from fusionlab.wsp import _contraction_conflict
+        from fusionlab.analysis.wsp import _contraction_conflict
 
         for c, ins in enumerate(self.program):
             if ins.opcode not in OpFamily.CONTRACTION:

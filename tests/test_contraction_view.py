@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-from fusionlab.hof.view import get_contraction_data
-from fusionlab.jupyter.contraction import ContractionView, show_contraction
-from fusionlab.viz.contraction import applicable, contraction_chart_svg, path_html, term_html
+from fusionlab.explore.hof.view import get_contraction_data
+from fusionlab.explore.jupyter.contraction import ContractionView, show_contraction
+from fusionlab.explore.viz.contraction import applicable, contraction_chart_svg, path_html, term_html
 
 
 CONTRACT_PROGRAM = ("ARRAY A float64[4,32]\nARRAY B float64[32,5]\nARRAY C float64[4,5]\nARRAY D float64[3,4,6]\n"
@@ -95,10 +95,10 @@ def test_timed_view_draws_every_arrangement_and_numpy() -> None:
 
 
 def test_explorer_has_a_contractions_tab_only_with_contractions() -> None:
-    from fusionlab.examples import fig3
-    from fusionlab.jupyter.explorer import Explorer
-    from fusionlab.jupyter.session import FuseResult
-    from fusionlab.text import parse
+    from fusionlab.ir.examples import fig3
+    from fusionlab.explore.jupyter.explorer import Explorer
+    from fusionlab.explore.jupyter.session import FuseResult
+    from fusionlab.ir.text import parse
 
     quiet = {"display": lambda obj, **kw: None}
     ex = Explorer(FuseResult.from_program(parse(CONTRACT_PROGRAM), algorithms=["linear"]), **quiet)
@@ -114,9 +114,9 @@ def test_explorer_has_a_contractions_tab_only_with_contractions() -> None:
 
 
 def test_the_contractions_tab_follows_the_batch() -> None:
-    from fusionlab.jupyter.explorer import Explorer
-    from fusionlab.jupyter.session import FuseResult
-    from fusionlab.text import parse
+    from fusionlab.explore.jupyter.explorer import Explorer
+    from fusionlab.explore.jupyter.session import FuseResult
+    from fusionlab.ir.text import parse
 
     plain = parse("ARRAY x float64[4]\nRANDOM x, seed=1\nSYNC x\n")
     res = FuseResult([plain, parse(CONTRACT_PROGRAM)], algorithms=["linear"])
@@ -129,9 +129,9 @@ def test_the_contractions_tab_follows_the_batch() -> None:
 
 
 def test_the_static_fallback_shows_each_contraction_escaped(data) -> None:
-    from fusionlab.report import get_report
-    from fusionlab.text import parse
-    from fusionlab.viz.fallback import fallback_html
+    from fusionlab.explore.report import get_report
+    from fusionlab.ir.text import parse
+    from fusionlab.explore.viz.fallback import fallback_html
 
     r = get_report(parse(CONTRACT_PROGRAM), algorithms=["linear"], cost_models=["bohrium"])
     html = fallback_html(r)
@@ -142,7 +142,7 @@ def test_the_static_fallback_shows_each_contraction_escaped(data) -> None:
 
 
 def test_title_names_every_instruction_of_a_shared_entry(data) -> None:
-    from fusionlab.viz.contraction import contraction_title
+    from fusionlab.explore.viz.contraction import contraction_title
 
     one = {**data, "n": 5, "instructions": [5], "output": "C", "operands": ["A", "B"]}
     assert contraction_title(one) == 'instruction 5: C = einsum("ij,jk->ik", A, B): A 4x32, B 32x5, float64'
@@ -150,10 +150,10 @@ def test_title_names_every_instruction_of_a_shared_entry(data) -> None:
 
 
 def test_timing_in_the_explorer_tab_goes_into_the_report() -> None:
-    from fusionlab.jupyter.explorer import Explorer
-    from fusionlab.jupyter.session import FuseResult
-    from fusionlab.report import MIME_TYPE, validate_report
-    from fusionlab.text import parse
+    from fusionlab.explore.jupyter.explorer import Explorer
+    from fusionlab.explore.jupyter.session import FuseResult
+    from fusionlab.explore.report import MIME_TYPE, validate_report
+    from fusionlab.ir.text import parse
 
     p = parse("ARRAY M float64[8,4]\nARRAY x float64[4]\nARRAY y float64[8]\nRANDOM M, seed=1\n"
               'RANDOM x, seed=2\nCONTRACT y, M, x, subscripts="ij,j->i"\nSYNC y\n')

@@ -8,7 +8,7 @@ Three differential checks per program, each against the program run plainly:
 - replay: the recorded batches, replayed by the reference executor under the partition of
   every algorithm (singleton, linear, greedy, optimal, ilp; the last two on small budgets),
   give the arrays plain NumPy gives;
-- run: the fused kernels under every driver of ``fusionlab.execute.runner`` (python, numba,
+- run: the fused kernels under every driver of ``fusionlab.pipeline.runner`` (python, numba,
   blocks) give them too, and the driver asked for is the one that ran (a program with an
   OPAQUE instruction may go block by block, saying which block and why).
 
@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fusionlab.bytecode import OpFamily
+from fusionlab.ir.bytecode import OpFamily
 from fusionlab.capture import NoticeKind, capture
-from fusionlab.execute.numba_backend import KernelCache
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.plan import KernelCache
+from fusionlab.pipeline.runner import run
 from fusionlab.partition import MergeCache, partition
 from fusionlab.workloads import CORPUS, corpus
 

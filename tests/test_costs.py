@@ -14,9 +14,9 @@ from fusionlab.costs import (
     get_cost_model,
 )
 from fusionlab import parse
-from fusionlab.examples import fig3
+from fusionlab.ir.examples import fig3
 from fusionlab.partition import partition
-from fusionlab.wsp import WSPGraph
+from fusionlab.analysis.wsp import WSPGraph
 
 from strategies import programs, set_partitions
 

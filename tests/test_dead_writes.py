@@ -1,4 +1,4 @@
-"""Dead parts of element-wise writes (``fusionlab.deadwrites``): an instruction restricted to
+"""Dead parts of element-wise writes (``fusionlab.passes.deadwrites``): an instruction restricted to
 the slabs of its output that something reads before they are overwritten. Differential
 against NumPy (the reference executor runs each instruction with NumPy) on random programs
 that write boxes, overwrite parts of them and read in between; each refusal; and the
@@ -15,13 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.bytecode import Base, Instruction, Literal, Opcode, Program, View
+from fusionlab.ir.bytecode import Base, Instruction, Literal, Opcode, Program, View
 from fusionlab.capture import capture
-from fusionlab.deadwrites import WALK, DeadRefusal, describe, drop_dead_writes
-from fusionlab.execute.reference import run_reference
-from fusionlab.execute.runner import run
+from fusionlab.passes.deadwrites import WALK, DeadRefusal, describe, drop_dead_writes
+from fusionlab.runtime.reference import run_reference
+from fusionlab.pipeline.runner import run
 from fusionlab.partition import partition
-from fusionlab.text import format_view
+from fusionlab.ir.text import format_view
 from fusionlab.workloads import get_workload
 
 from kernels import planned
@@ -278,7 +278,7 @@ def test_jacobi_run_matches_plain_numpy() -> None:
     # batch 1: u's fill and walls, then per sweep the copy and two wall rows; batch 2: the sweeps
     written = [line for line in r.rewrites if " freed after " not in line]
     assert len(written) == 15 + 4 * 3 and r.rewrites[0].startswith("batch 1: instruction 11 (COPY u, 0)")
-    # and the arrays whose next use is a later batch's DEL, freed early (fusionlab.deadbases)
+    # and the arrays whose next use is a later batch's DEL, freed early (fusionlab.passes.deadbases)
     assert [line.split(" freed")[0] for line in r.rewrites[len(written):]] == \
         ["batch 1: r", "batch 1: x", "batch 2: f", "batch 2: r_1"]
     # partitions given: run as given, on the batches as captured
@@ -291,7 +291,7 @@ def test_jacobi_run_matches_plain_numpy() -> None:
 
 
 def test_explorer_shows_the_captured_program_and_says_what_a_run_rewrites() -> None:
-    from fusionlab.report import get_report
+    from fusionlab.explore.report import get_report
 
     batch = _jacobi().batches[0]
     report = get_report(batch, algorithms=["greedy"], cost_models=["bohrium"])

@@ -1,4 +1,4 @@
-"""Arrays freed early across batches (fusionlab/deadbases.py): the rule's cases one by one,
+"""Arrays freed early across batches (fusionlab/passes/deadbases.py): the rule's cases one by one,
 the stores it saves (kernel structure), and random loops with a sync per iteration run
 against plain NumPy."""
 
@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.bytecode import Opcode
+from fusionlab.ir.bytecode import Opcode
 from fusionlab.capture import capture
-from fusionlab.deadbases import EarlyFree, free_early
-from fusionlab.execute.runner import run
+from fusionlab.passes.deadbases import EarlyFree, free_early
+from fusionlab.pipeline.runner import run
 from fusionlab.workloads import get_workload
 
 FIRST = '''

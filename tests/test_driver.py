@@ -15,11 +15,11 @@ from hypothesis import given, settings
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.codegen import Unsupported
-from fusionlab.execute.driver import Driver, get_driver
-from fusionlab.execute.numba_backend import KernelCache, plan
-from fusionlab.execute.reference import Externals, run_reference
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.codegen import Unsupported
+from fusionlab.backend.numba.driver import Driver, get_driver
+from fusionlab.backend.numba.plan import KernelCache, plan
+from fusionlab.runtime.reference import Externals, run_reference
+from fusionlab.pipeline.runner import run
 from fusionlab.workloads import WORKLOADS
 
 from test_capture import numpy_sources
@@ -97,7 +97,7 @@ def test_monte_carlo_driver_is_one_call_per_batch_reading_the_lent_draws():
     assert src.count("# batch ") == batches
     assert src.count("k_") == batches - 1   # one kernel per iteration; the last batch only syncs
     # every draw is an argument read in place: no buffers, no copies. x and y die in the
-    # next batch (rebound), so they are freed early (fusionlab.deadbases): each iteration's
+    # next batch (rebound), so they are freed early (fusionlab.passes.deadbases): each iteration's
     # draws, map and count are one kernel reading the draws as its random arguments
     assert d.spec.slots == () and ".copy()" not in src
     assert [k for k, flat in d.spec.draws] == sorted(cap.externals.arrays)
@@ -242,7 +242,7 @@ def test_over_the_call_budget_an_opaque_block_after_it_runs_block_by_block():
 
 
 def test_a_driver_numba_refuses_falls_back_with_a_warning(tmp_path, monkeypatch):
-    import fusionlab.execute.driver as drv
+    import fusionlab.backend.numba.driver as drv
 
     p = parse("ARRAY A float64[5000]\nARRAY B float64[5000]\nRANGE A\nMULTIPLY B, A, 2.0\nSYNC B")
     pl = plan(p, [[0], [1, 2]], min_size=0)
@@ -274,7 +274,7 @@ ADD_REDUCE S, C, axis=None
 DEL B
 SYNC S
 """)
-    from fusionlab.codegen import get_kernel
+    from fusionlab.backend.numba.codegen import get_kernel
 
     k = get_kernel(p, [1, 2, 3, 4], parallel=True)
     assert "for " not in k.source and "parallel=False" in k.source and k.contracted == ("B",)

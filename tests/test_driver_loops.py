@@ -2,7 +2,7 @@
 
 A run's repeated statements — calls of one kernel on views that differ only in offsets,
 batch after batch — are folded into loops over int64 tables passed to the driver
-(:mod:`fusionlab.execute.driver_loops`): the driver's source grows with the distinct
+(:mod:`fusionlab.backend.numba.driver_loops`): the driver's source grows with the distinct
 statements, not with the calls, and holds none of the tables' values.
 """
 
@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.execute.driver import DEFAULT_MAX_CALLS, Driver, get_driver
-from fusionlab.execute.driver_loops import fold
-from fusionlab.execute.numba_backend import KernelCache, plan
-from fusionlab.execute.reference import Externals, run_reference
+from fusionlab.backend.numba.driver import DEFAULT_MAX_CALLS, Driver, get_driver
+from fusionlab.backend.numba.driver_loops import fold
+from fusionlab.backend.numba.plan import KernelCache, plan
+from fusionlab.runtime.reference import Externals, run_reference
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -159,9 +159,9 @@ _FRESH = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {tests!r})
     import numpy as np
-    from fusionlab.execute.driver import Driver
-    from fusionlab.execute.numba_backend import KernelCache
-    from fusionlab.execute.reference import Externals, run_reference
+    from fusionlab.backend.numba.driver import Driver
+    from fusionlab.backend.numba.plan import KernelCache
+    from fusionlab.runtime.reference import Externals, run_reference
     from test_driver_loops import _views_program
     n, shift = {n}, {shift}
     p, plans = _views_program(n, shift=shift, size=2500)

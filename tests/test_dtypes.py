@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel, loop_dtypes
-from fusionlab.execute.check import ULPS, check_namespace, compare_values, plain_namespace
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage, run_reference
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.codegen import get_kernel, loop_dtypes
+from fusionlab.runtime.check import ULPS, check_namespace, compare_values, plain_namespace
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage, run_reference
+from fusionlab.pipeline.runner import run
 
 from test_numba import CACHE
 

@@ -21,8 +21,8 @@ import pytest
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
-from fusionlab.execute import run
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.pipeline import run
 
 from test_numba import CACHE
 

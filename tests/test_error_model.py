@@ -1,4 +1,4 @@
-"""The check's error model (fusionlab/execute/errors.py): bounds propagated value by value.
+"""The check's error model (fusionlab/runtime/errors.py): bounds propagated value by value.
 
 - Chains reduction -> map -> reduction (centring, normalising, softmax, Gram-Schmidt, a
   count of values above their mean), float32 and float64, random sizes and data, give no
@@ -20,10 +20,11 @@ from hypothesis import given, settings, strategies as st
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.execute.check import (check_namespace, compare_bounded, plain_namespace, program_bounds,
-                                     reduction_terms)
-from fusionlab.execute.errors import propagate, reorder_factor
-from fusionlab.execute.runner import run
+from fusionlab.runtime.check import (
+    check_namespace, compare_bounded, plain_namespace, program_bounds, reduction_terms,
+)
+from fusionlab.runtime.errors import propagate, reorder_factor
+from fusionlab.pipeline.runner import run
 
 from test_numba import CACHE
 
@@ -214,7 +215,7 @@ def test_catastrophic_cancellation_widens_the_bound():
 
 
 def test_a_bound_no_rule_can_compute_is_unknown_and_the_check_falls_back(monkeypatch):
-    import fusionlab.execute.errors as errors
+    import fusionlab.runtime.errors as errors
 
     def broken(ins, vals, bnds):
         raise TypeError("no rule")

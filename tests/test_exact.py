@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.examples import fig3, random_program
+from fusionlab.ir.examples import fig3, random_program
 from fusionlab.partition import partition
 from fusionlab.partition._common import setup
 from fusionlab.partition.exact import exact, independent_parts
 from fusionlab.partition.exhaustive import exhaustive
 from fusionlab.partition.separation import separated
-from fusionlab.wsp import WSPGraph, partition_problems
+from fusionlab.analysis.wsp import WSPGraph, partition_problems
 
 from strategies import programs, set_partitions
 
@@ -153,7 +153,7 @@ def test_separated_pairs_never_share_a_block_of_a_legal_partition(p):
 @settings(max_examples=60)
 @given(p=programs(min_size=3, max_size=8))
 def test_the_shape_classes_bound_the_optimum_and_their_join_is_checked(p):
-    from fusionlab.budget import UNLIMITED
+    from fusionlab.support.budget import UNLIMITED
     from fusionlab.partition._common import finish
     from fusionlab.partition.classes import shape_classes, solve_by_shape
 
@@ -176,7 +176,7 @@ def test_the_shape_classes_bound_the_optimum_and_their_join_is_checked(p):
 
 
 def test_the_ilp_and_the_shape_split_each_prove_a_batch_the_branch_and_bound_does_not():
-    from fusionlab.budget import UNLIMITED
+    from fusionlab.support.budget import UNLIMITED
     from fusionlab.capture import capture
     from fusionlab.partition.classes import shape_classes
     from fusionlab.partition.exact import _split
@@ -198,7 +198,7 @@ def test_the_ilp_and_the_shape_split_each_prove_a_batch_the_branch_and_bound_doe
 
 
 def test_the_explorer_shows_the_gap_of_a_stopped_exact_search():
-    from fusionlab.viz.listing import partition_summary
+    from fusionlab.explore.viz.listing import partition_summary
 
     r = exact(fig3(), "bohrium", max_nodes=1, use_ilp=False)
     entry = {"algorithm": "exact", "cost_model": "bohrium", "status": "budget", "cost": r.cost, "unit": "bytes",
@@ -241,7 +241,7 @@ def test_separated_blocks_from_masks_equal_the_pairwise_rule(p):
     # opaque masks, without asking every pair: the same pairs as compatible() pair by pair
     from fusionlab.partition.separation import separated_blocks
     from fusionlab.partition.unintrusive import unintrusive_merge
-    from fusionlab.wsp import PartitionState
+    from fusionlab.analysis.wsp import PartitionState
 
     g = WSPGraph(p)
     for merged in (False, True):
@@ -262,7 +262,7 @@ def test_exact_is_never_worse_than_greedy_when_the_branch_and_bound_is_cut_befor
     seeded itself with greedy's partition; exact then still returns at least greedy's."""
     import importlib
 
-    from fusionlab.examples import random_program
+    from fusionlab.ir.examples import random_program
     from fusionlab.partition.greedy import greedy
     from fusionlab.partition.optimal import optimal as real_optimal
 

@@ -20,11 +20,11 @@ from IPython.core.error import UsageError
 from IPython.testing.globalipapp import get_ipython
 from IPython.utils.capture import capture_output
 
-import fusionlab.jupyter.session as session
-from fusionlab.examples import FIG3_PYTHON, fig3
-from fusionlab.jupyter import FuseResult
-from fusionlab.jupyter.magic import DEFAULT_BUDGET, DEFAULT_EXACT_TIME
-from fusionlab.report import EXACT_ALGORITHMS, MIME_TYPE, validate_report
+import fusionlab.explore.jupyter.session as session
+from fusionlab.ir.examples import FIG3_PYTHON, fig3
+from fusionlab.explore.jupyter import FuseResult
+from fusionlab.explore.jupyter.magic import DEFAULT_BUDGET, DEFAULT_EXACT_TIME
+from fusionlab.explore.report import EXACT_ALGORITHMS, MIME_TYPE, validate_report
 
 ip = get_ipython()
 ip.run_line_magic("load_ext", "fusionlab")
@@ -133,7 +133,7 @@ def test_a_share_large_enough_gives_the_report_of_a_run_without_one() -> None:
     # the branch and bound's own 2 s could cut robinson's search (20,000 nodes, 1.3 s on a
     # quiet machine) before its node limit on a loaded one, and a time cut's best so far
     # depends on the load: 60 s of its own and 2,000 nodes here, ended by the nodes alone
-    from fusionlab.report import ReportOptions
+    from fusionlab.explore.report import ReportOptions
 
     roomy = ReportOptions(optimal_time=60.0, optimal_nodes=2_000)
     shared = FuseResult.from_program(fig3(), exact_seconds=30.0, options=roomy)
@@ -161,7 +161,7 @@ def test_a_zero_share_skips_the_exact_searches_and_says_how_to_search() -> None:
     assert "0 s" in notice and "not proven optimal" in notice
     assert "not proven" in final_outputs_html(out)
     # the ipywidgets view draws the same final report: the notice, the cut entries marked
-    from fusionlab.jupyter.explorer import Explorer
+    from fusionlab.explore.jupyter.explorer import Explorer
 
     ex = Explorer(ip.user_ns["_fuse"], display=lambda obj, **kw: None)
     ex.show()
@@ -207,7 +207,7 @@ def test_exact_time_option_and_session_default() -> None:
 
 
 def _help() -> str:
-    from fusionlab.jupyter.magic import FuseMagics
+    from fusionlab.explore.jupyter.magic import FuseMagics
 
     return FuseMagics.fuse.parser.format_help()
 
@@ -215,7 +215,7 @@ def _help() -> str:
 def test_an_ilp_with_less_time_than_a_solver_process_takes_to_start_starts_none(monkeypatch) -> None:
     import importlib
 
-    from fusionlab.examples import random_program
+    from fusionlab.ir.examples import random_program
     from fusionlab.partition import partition
 
     ilp_module = importlib.import_module("fusionlab.partition.ilp")  # the package's `ilp` is the function

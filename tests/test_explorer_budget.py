@@ -12,14 +12,14 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-import fusionlab.execute.runner as runner
+import fusionlab.pipeline.runner as runner
 import fusionlab.pipeline.planning as planning
-from fusionlab.budget import Budget, Interrupt
+from fusionlab.support.budget import Budget, Interrupt
 from fusionlab.capture import capture
-from fusionlab.execute import compare
-from fusionlab.execute.timed_runs import CHECK_RUNS, RunBudget
-from fusionlab.execute.numba_backend import Plan
-from fusionlab.jupyter import FuseResult
+from fusionlab.pipeline import compare
+from fusionlab.pipeline.timed_runs import CHECK_RUNS, RunBudget
+from fusionlab.backend.numba.plan import Plan
+from fusionlab.explore.jupyter import FuseResult
 
 SOURCE = "import numpy as np\nx = np.arange(64.0)\ny = np.sqrt(x) * 2.0\nz = y - x\n"
 # two batches (the float() syncs in between): plans are made per batch
@@ -194,7 +194,7 @@ def test_plans_are_kept_between_clicks(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_second_click_goes_on_where_planning_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     # planning is cut by the compile budget in the middle of a cell's batches (a counted step,
     # not a clock): the second click plans only the batches the first did not reach
-    from fusionlab.budget import BudgetExceeded
+    from fusionlab.support.budget import BudgetExceeded
 
     planned: list[int] = []
     plan = planning.plan
@@ -237,7 +237,7 @@ def _heat(iterations: int) -> Any:
 def test_a_spent_budget_builds_no_graph_and_formats_each_instruction_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # LU at n = 200 spent its --budget in the capture; the exploration then formatted the
     # 80,000-instruction listing twice and started the WSP graph anyway (45 s past a 15 s budget)
-    import fusionlab.report as report
+    import fusionlab.explore.report as report
 
     built: list[int] = []
     formatted: list[int] = []
@@ -266,8 +266,8 @@ def test_a_spent_budget_builds_no_graph_and_formats_each_instruction_once(monkey
 
 
 def test_the_program_section_is_unchanged_by_formatting_once() -> None:
-    from fusionlab.report import get_program_data
-    from fusionlab.text import format_instruction, format_program
+    from fusionlab.explore.report import get_program_data
+    from fusionlab.ir.text import format_instruction, format_program
 
     for program in _heat(3).batches:
         data = get_program_data(program)
@@ -294,7 +294,7 @@ def test_compiling_does_not_spend_the_run_budget(monkeypatch: pytest.MonkeyPatch
 def test_compile_and_time_reuses_the_explorers_graph(monkeypatch: pytest.MonkeyPatch) -> None:
     # LU at n = 100: the WSP graph alone took 26.5 s of the 30 s compile budget on a loaded
     # machine, built again by every click; now the explorer's graph (or the first click's) serves
-    import fusionlab.wsp as wsp
+    import fusionlab.analysis.wsp as wsp
 
     builds: list[int] = []
     build = wsp.WSPGraph._build
@@ -325,7 +325,7 @@ def test_compile_and_time_reuses_the_explorers_graph(monkeypatch: pytest.MonkeyP
 
 
 def test_the_prediction_on_kept_graphs_is_predict_seconds() -> None:
-    from fusionlab.timemodel import load_figures, predict_seconds
+    from fusionlab.costs.timemodel import load_figures, predict_seconds
 
     cap = capture(TWO_BATCHES)
     r = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"], run_seconds=None)
@@ -361,7 +361,7 @@ def test_greedy_cut_by_the_budget_goes_on_where_it_stopped(source: str, model: s
         ticks[0] += 1.0
         return ticks[0]
 
-    from fusionlab.wsp import WSPGraph
+    from fusionlab.analysis.wsp import WSPGraph
 
     graph = WSPGraph(batch)
     want = partition(graph, "greedy", model, budget=Budget(None, clock=clock)).blocks

@@ -13,17 +13,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.bytecode import Opcode, OpFamily
+from fusionlab.ir.bytecode import Opcode, OpFamily
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
+from fusionlab.backend.numba.codegen import get_kernel
 from fusionlab.costs import block_info
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, run_reference
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, run_reference
+from fusionlab.pipeline.runner import run
 from fusionlab.partition import ALGORITHMS, partition
 from fusionlab.workloads import WORKLOADS
-from fusionlab.text import BytecodeError
-from fusionlab.wsp import Conflict, WSPGraph, partition_problems
+from fusionlab.ir.text import BytecodeError
+from fusionlab.analysis.wsp import Conflict, WSPGraph, partition_problems
 
 from test_numba import CACHE, RecordingStorage
 
@@ -137,7 +137,7 @@ def test_filter_fold_is_one_parallel_kernel_with_the_output_contracted():
     p = parse(FILTER_FOLD.replace("float64[5]", "float64[4]"))
     k = get_kernel(p, range(len(p)))
     assert k.contracted == ("M", "Y") and k.parallel_iterations > 0
-    # the mask as a select (codegen_emit.fold_select): -0.0 leaves the sum as it was, and vectorises
+    # the mask as a select (emit.fold_select): -0.0 leaves the sum as it was, and vectorises
     assert "acc5 = acc5 + (acc3_val if acc3_keep else np.float64(-0.0))  # 5: ADD_REDUCE S, Y" in k.source
     storage = RecordingStorage()
     out = run_plan(plan(p, [list(range(len(p)))], min_size=0), storage, Externals(), CACHE)

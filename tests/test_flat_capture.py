@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fusionlab.bytecode import Opcode
+from fusionlab.ir.bytecode import Opcode
 from fusionlab.capture import NoticeKind, capture
-from fusionlab.execute import run
+from fusionlab.pipeline import run
 
 # kernels bounds-checked (serial): this file tests capture, not the kernels' parallel loops (tests/kernels.py)
 pytestmark = pytest.mark.bounds_checked

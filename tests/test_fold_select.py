@@ -1,4 +1,4 @@
-"""Filter-folds as selects (issue 13, shared machine; ``codegen_emit.fold_select``): a fold of
+"""Filter-folds as selects (issue 13, shared machine; ``emit.fold_select``): a fold of
 a filter sharing its kernel adds ``val if keep else -0.0`` (the identity for the other
 folds) instead of branching on the mask, so LLVM vectorises the loop; the accumulator
 sees exactly the values the branch gave it."""
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from fusionlab import parse
-from fusionlab.codegen import get_kernel
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
 
 from agreement import CACHE
 from numba_threads import threads

@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from fusionlab.execute import threads
+from fusionlab.backend.numba import threads
 
 
 class Machine:
@@ -83,7 +83,7 @@ def test_a_run_reports_its_threads_and_why() -> None:
     import re
 
     from fusionlab.capture import capture
-    from fusionlab.execute import run
+    from fusionlab.pipeline import run
 
     cap = capture("import numpy as np\nx = np.arange(5000.0)\ny = np.sqrt(x) * 2 + x\n")
     for driver in ("python", "numba", "blocks"):

@@ -14,20 +14,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program
+from fusionlab.ir.bytecode import Base, Instruction, Literal, Opcode, OpFamily, Program
 from fusionlab.capture import CaptureError, capture
 from fusionlab.cli import main
-from fusionlab.codegen import Unsupported, get_kernel
+from fusionlab.backend.numba.codegen import Unsupported, get_kernel
 from fusionlab.costs import check_monotonic, get_cost_model
-from fusionlab.execute.numba_backend import plan
-from fusionlab.execute.reference import gather, run_reference
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.plan import plan
+from fusionlab.runtime.reference import gather, run_reference
+from fusionlab.pipeline.runner import run
 from fusionlab.partition import partition
-from fusionlab.report import get_graph_data, get_program_data
-from fusionlab.text import BytecodeError
-from fusionlab.timemodel import TimeModel, default_figures, explain
+from fusionlab.explore.report import get_graph_data, get_program_data
+from fusionlab.ir.text import BytecodeError
+from fusionlab.costs.timemodel import TimeModel, default_figures, explain
 from fusionlab.workloads import ALL_WORKLOADS
-from fusionlab.wsp import Conflict, WSPGraph
+from fusionlab.analysis.wsp import Conflict, WSPGraph
 
 from agreement import check_agreement
 from test_numba import CACHE

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.bytecode import Opcode, OpFamily
+from fusionlab.ir.bytecode import Opcode, OpFamily
 from fusionlab.capture import capture
-from fusionlab.execute.reference import gather
-from fusionlab.execute.runner import run
+from fusionlab.runtime.reference import gather
+from fusionlab.pipeline.runner import run
 
 from test_numba import CACHE
 

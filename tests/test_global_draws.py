@@ -9,8 +9,8 @@ import numpy as np
 
 from fusionlab.capture import capture
 from fusionlab.cli import main
-from fusionlab.execute.check import plain_namespace
-from fusionlab.execute.runner import run
+from fusionlab.runtime.check import plain_namespace
+from fusionlab.pipeline.runner import run
 
 from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)
 

@@ -1,4 +1,4 @@
-"""``x ** e`` for a literal half-integer ``e`` (``codegen_power.HALF_POWERS``) is computed with
+"""``x ** e`` for a literal half-integer ``e`` (``power.HALF_POWERS``) is computed with
 ``sqrt`` in the kernels, and for an integer value from 2 to ``MOST_PRODUCTS`` with products,
 not a scalar ``pow`` call: checked against NumPy on ordinary and special values (signed
 zeros, infinities, nan, negatives, the extremes of the dtype, results that overflow or
@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.codegen import get_kernel
-from fusionlab.execute.check import compare_values
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.runtime.check import compare_values
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
 
 from test_numba import CACHE
 
@@ -131,7 +131,7 @@ def test_other_exponents_and_integer_arrays_keep_the_power_operator():
 def test_the_time_model_prices_the_form_the_kernel_computes(e):
     """One decision (``opcodes.power_without_pow``): where the kernel keeps ``pow`` (a float
     ``**`` in its body), the time model charges ``exp`` and ``log``; elsewhere it does not."""
-    from fusionlab.timemodel import instruction_family
+    from fusionlab.costs.timemodel import instruction_family
 
     program = parse(_program("float64", e, 8))
     body = _body(get_kernel(program, list(range(len(program))), parallel=False).source)

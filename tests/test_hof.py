@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fusionlab.budget import Budget
-from fusionlab.hof.contraction import contraction_term, parse_subscripts
-from fusionlab.hof.explore import Step, explore, moves, replay
-from fusionlab.hof.loopnest import contract, loop_nest, parallel_level, parallel_refusal
-from fusionlab.hof.pipeline import (
+from fusionlab.support.budget import Budget
+from fusionlab.explore.hof.contraction import contraction_term, parse_subscripts
+from fusionlab.explore.hof.explore import Step, explore, moves, replay
+from fusionlab.explore.hof.loopnest import contract, loop_nest, parallel_level, parallel_refusal
+from fusionlab.explore.hof.pipeline import (
     PIPELINE_RULES, Arr, NZip, Pair, Reduce, Rnz, apply_pipeline_rule, evaluate, lam, positions,
 )
-from fusionlab.hof.rules import RULES, Reason, Refusal, apply_rule
-from fusionlab.hof.term import Level
+from fusionlab.explore.hof.rules import RULES, Reason, Refusal, apply_rule
+from fusionlab.explore.hof.term import Level
 
 # Table 1 and Table 2 of the paper, as printed (outermost HoF first)
 TABLE1 = {("mapA", "rnz", "mapB"), ("rnz", "mapA", "mapB"), ("mapA", "mapB", "rnz"),

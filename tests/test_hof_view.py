@@ -1,4 +1,4 @@
-"""The contraction explorer's data (fusionlab.hof.view): arrangements, edges, refusals, timings."""
+"""The contraction explorer's data (fusionlab.explore.hof.view): arrangements, edges, refusals, timings."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fusionlab.hof.contraction import contraction_term
-from fusionlab.hof.explore import Step, replay
-from fusionlab.hof.rules import RULES, Reason, apply_rule
-from fusionlab.hof.view import default_blocks, get_contraction_data, time_arrangements
+from fusionlab.explore.hof.contraction import contraction_term
+from fusionlab.explore.hof.explore import Step, replay
+from fusionlab.explore.hof.rules import RULES, Reason, apply_rule
+from fusionlab.explore.hof.view import default_blocks, get_contraction_data, time_arrangements
 
 
 def _loops_of_permutations(letters: str, split: str = "") -> set[tuple[str, ...]]:
@@ -129,8 +129,8 @@ def test_report_has_a_contractions_section_that_validates() -> None:
 
     import jsonschema
 
-    from fusionlab.report import get_report, validate_report
-    from fusionlab.text import parse
+    from fusionlab.explore.report import get_report, validate_report
+    from fusionlab.ir.text import parse
 
     r = get_report(parse(CONTRACT_PROGRAM), algorithms=["linear"], cost_models=["bohrium"])
     validate_report(r)
@@ -156,7 +156,7 @@ def test_report_has_a_contractions_section_that_validates() -> None:
 def test_every_arrangement_of_random_small_contractions_equals_numpy(seed: int) -> None:
     """Random subscripts (batch, free and summed letters) and extents; every term's nest from
     the data layer, run on transposed / strided operands, equals np.einsum."""
-    from fusionlab.hof.loopnest import contract
+    from fusionlab.explore.hof.loopnest import contract
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 5))
@@ -182,8 +182,8 @@ def test_every_arrangement_of_random_small_contractions_equals_numpy(seed: int) 
 
 
 def test_report_shares_one_entry_per_distinct_contraction_and_caps_them() -> None:
-    from fusionlab.hof.view import MAX_REPORT_CONTRACTIONS, get_program_contractions
-    from fusionlab.text import parse
+    from fusionlab.explore.hof.view import MAX_REPORT_CONTRACTIONS, get_program_contractions
+    from fusionlab.ir.text import parse
 
     decl = "ARRAY A float64[4,32]\nARRAY B float64[32,5]\nARRAY C float64[4,5]\n"
     same = decl + 'CONTRACT C, A, B, subscripts="ij,jk->ik"\n' * 3

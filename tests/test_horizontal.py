@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from fusionlab import parse
-from fusionlab.bytecode import Opcode
+from fusionlab.ir.bytecode import Opcode
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
-from fusionlab.codegen_layout import split_ranges
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.backend.numba.layout import split_ranges
 from fusionlab.costs import get_cost_model
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
 from fusionlab.partition import partition
 
 from agreement import CACHE, check_agreement

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 
 from fusionlab import parse
-from fusionlab.budget import UNLIMITED
-from fusionlab.examples import random_program
+from fusionlab.support.budget import UNLIMITED
+from fusionlab.ir.examples import random_program
 from fusionlab.partition._common import setup
 from fusionlab.partition.exhaustive import exhaustive
 from fusionlab.partition.ilp import _build, _unit_succ, ilp
 from fusionlab.partition.unintrusive import unintrusive_merge
-from fusionlab.wsp import WSPGraph, partition_problems
+from fusionlab.analysis.wsp import WSPGraph, partition_problems
 
 from strategies import programs, set_partitions
 
@@ -137,7 +137,7 @@ def test_the_relaxation_still_orders_every_separated_pair_a_path_orders(p):
     # over the linear relaxation still gives at least 1 for every such pair
     from fusionlab.partition import _highs_worker
     from fusionlab.partition.separation import separated
-    from fusionlab.wsp import reachability
+    from fusionlab.analysis.wsp import reachability
 
     ctx = setup(WSPGraph(p), "bohrium")
     P, layout = _build(ctx, UNLIMITED, None, tighten=True)

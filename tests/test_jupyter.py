@@ -12,10 +12,10 @@ from IPython.core.error import UsageError
 from IPython.testing.globalipapp import get_ipython
 from IPython.utils.capture import capture_output
 
-from fusionlab.examples import FIG3_PYTHON, fig3
-from fusionlab.jupyter import FuseResult
-from fusionlab.jupyter.explorer import Explorer
-from fusionlab.report import MIME_TYPE, validate_report
+from fusionlab.ir.examples import FIG3_PYTHON, fig3
+from fusionlab.explore.jupyter import FuseResult
+from fusionlab.explore.jupyter.explorer import Explorer
+from fusionlab.explore.report import MIME_TYPE, validate_report
 
 from strategies import numpy_sources
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fusionlab.execute.numba_backend import KernelCache, _publish, cache_salt
+from fusionlab.backend.numba.plan import KernelCache, _publish, cache_salt
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,13 +42,13 @@ PROGRAMS = {
 }
 
 # Runs one program under one driver in this process and prints what it compared: the
-# values against plain NumPy (run of the same source), through fusionlab.execute.check.
+# values against plain NumPy (run of the same source), through fusionlab.runtime.check.
 CHILD = textwrap.dedent("""\
     import io, json, sys, warnings
     from contextlib import redirect_stdout
     from fusionlab.capture import capture
-    from fusionlab.execute.check import check_namespace
-    from fusionlab.execute.runner import run
+    from fusionlab.runtime.check import check_namespace
+    from fusionlab.pipeline.runner import run
     source, driver = sys.argv[1], sys.argv[2]
     with redirect_stdout(io.StringIO()):
         cap = capture(source, {})

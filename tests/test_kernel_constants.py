@@ -18,8 +18,9 @@ import pytest
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
-from fusionlab.execute import numba_backend, run
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.backend.numba import plan as numba_backend
+from fusionlab.pipeline import run
 
 from test_numba import CACHE
 

@@ -18,12 +18,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from fusionlab import parse
-from fusionlab.bytecode import Program
+from fusionlab.ir.bytecode import Program
 from fusionlab.capture import capture
-from fusionlab.codegen import KernelSource, Unsupported, emit_kernel, get_kernel, kernel_signature
-from fusionlab.codegen_layout import ReductionForm, canonical_names, display_names, get_kernel_layout, safe_name
+from fusionlab.backend.numba.codegen import (
+    KernelSource, Unsupported, emit_kernel, get_kernel, kernel_signature,
+)
+from fusionlab.backend.numba.layout import (
+    ReductionForm, canonical_names, display_names, get_kernel_layout, safe_name,
+)
 from fusionlab.costs import access_info
-from fusionlab.examples import random_program
+from fusionlab.ir.examples import random_program
 from fusionlab.partition import partition
 from fusionlab.workloads import WORKLOADS
 
@@ -54,7 +58,7 @@ def old_signature(k: KernelSource) -> str:
                 return new + tok[len(name):]
         return tok
 
-    # the helpers defined before the kernel (codegen_math's, the strips' polynomials) have
+    # the helpers defined before the kernel (vmath's, the strips' polynomials) have
     # their own locals: only the kernel's lines name arguments
     head, sep, body = k.source.rpartition("@numba.njit(parallel=")   # the kernel's decorator
     code = [line.split("#", 1)[0].rstrip() for line in head.split("\n")]
@@ -205,13 +209,13 @@ def test_layout_keys_partition_hypothesis_program_blocks_as_the_text_signature_d
 
 
 def test_codegen_functions_are_short_and_modules_small():
-    """Analysis and emission in functions of at most 80 lines; codegen.py under 800."""
-    for name in ("codegen.py", "codegen_layout.py", "codegen_emit.py"):
+    """Analysis and emission in functions of at most 80 lines; backend/numba/codegen.py under 800."""
+    for name in ("backend/numba/codegen.py", "backend/numba/layout.py", "backend/numba/emit.py"):
         tree = ast.parse((ROOT / "fusionlab" / name).read_text())
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 assert node.end_lineno - node.lineno + 1 <= 80, (name, node.name)  # type: ignore[operator]
-    assert len((ROOT / "fusionlab" / "codegen.py").read_text().splitlines()) < 800
+    assert len((ROOT / "fusionlab" / "backend/numba/codegen.py").read_text().splitlines()) < 800
 
 
 def test_a_del_after_a_sync_is_no_second_write() -> None:
@@ -222,7 +226,7 @@ def test_a_del_after_a_sync_is_no_second_write() -> None:
 
     program = parse("ARRAY A0 float64[4100]\nARRAY A1 float64[4100]\nNEGATIVE A0, 2\nDEL A1\nSYNC A0\nDEL A0")
     assert check_agreement([program], ["linear", "singleton", "greedy"])["linear"] == 0
-    from fusionlab.codegen import get_kernel
+    from fusionlab.backend.numba.codegen import get_kernel
 
     spec = get_kernel(program, [0, 1, 2, 3])
     assert "A0" not in spec.contracted and "A0" in {v.base.name for i in spec.instructions

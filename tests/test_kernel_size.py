@@ -12,11 +12,11 @@ from contextlib import redirect_stdout
 import numpy as np
 from hypothesis import given, settings
 
-from fusionlab.bytecode import OpFamily
+from fusionlab.ir.bytecode import OpFamily
 from fusionlab.capture import capture
-from fusionlab.codegen import Unsupported, get_kernel
-from fusionlab.execute.numba_backend import MAX_KERNEL_ARRAYS, compiler_sized, plan, run_plan
-from fusionlab.execute.reference import Externals, Storage, run_reference
+from fusionlab.backend.numba.codegen import Unsupported, get_kernel
+from fusionlab.backend.numba.plan import MAX_KERNEL_ARRAYS, compiler_sized, plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage, run_reference
 from fusionlab.partition import partition
 
 from strategies import numpy_sources
@@ -109,8 +109,8 @@ for i in range(m):
 
 
 def test_a_loop_of_slices_of_changing_lengths_compiles_no_kernel_it_calls_once():
-    from fusionlab.execute.numba_backend import ONE_USE_KERNELS, one_use_kernels
-    from fusionlab.execute.runner import run
+    from fusionlab.backend.numba.plan import ONE_USE_KERNELS, one_use_kernels
+    from fusionlab.pipeline.runner import run
 
     cap = _captured(TRIANGLE)
     plans = [plan(b, partition(b, "greedy", "bohrium").blocks) for b in cap.batches]
@@ -129,7 +129,7 @@ def test_a_loop_of_slices_of_changing_lengths_compiles_no_kernel_it_calls_once()
 
 
 def test_few_kernels_called_once_are_compiled_as_planned():
-    from fusionlab.execute.numba_backend import one_use_kernels
+    from fusionlab.backend.numba.plan import one_use_kernels
 
     cap = _captured(WINDOWS.format(k=3))
     plans = [plan(b, partition(b, "greedy", "bohrium").blocks) for b in cap.batches]

@@ -1,4 +1,4 @@
-"""Float minimum and maximum over everything accumulate in lanes (``codegen_lanes``): the
+"""Float minimum and maximum over everything accumulate in lanes (``lanes``): the
 chunk loop is unrolled, each copy with its own select and NaN flag. Checked for structure
 (which reductions are laned, which are not) and against NumPy exactly (the extremes are
 exact) on sizes around the lanes and chunks, with NaN, infinities and signed zeros."""
@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.codegen import get_kernel
-from fusionlab.codegen_lanes import LANES
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.backend.numba.lanes import LANES
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
 
 from test_numba import CACHE
 
@@ -42,7 +42,7 @@ def test_float_extremes_are_laned_and_others_are_not():
         assert f"{acc}_l{LANES - 1} = {acc}_x_l{LANES - 1} if" in source
         assert f"{acc}_n |= {acc}_n_l{LANES - 1}" in source
         assert f"{acc} = np.minimum({acc}, x" not in source and f"{acc} = np.maximum({acc}, x" not in source
-    # the body computes a map (d): buffered (codegen_lanes.buffered_chunk): the map and the
+    # the body computes a map (d): buffered (lanes.buffered_chunk): the map and the
     # elements in one loop of their own, the lanes reading the chunk's buffers
     assert source.count("d[i0] = ") == 1 and f"acc5_x_l{LANES - 1} = acc5_buf[acc_ib - acc_lo + u{LANES - 1}]" in source
     plain = parse("ARRAY x float64[10000]\nARRAY lo float64[]\nMINIMUM_REDUCE lo, x, axis=None\nSYNC lo\n")
@@ -93,12 +93,12 @@ def test_a_nan_in_any_lane_or_the_remainder_gives_nan(position):
 def test_a_buffered_element_is_read_before_the_body_writes_it(n, driver):
     # found by test_driver's random programs: the max of `a` shares a kernel with a masked
     # write of `a` later in the body; the buffer must take the element where the body read
-    # it, not after the write (a buffered chunk, codegen_lanes.buffered_chunk)
+    # it, not after the write (a buffered chunk, lanes.buffered_chunk)
     import io
     from contextlib import redirect_stdout
 
     from fusionlab.capture import capture
-    from fusionlab.execute.runner import run
+    from fusionlab.pipeline.runner import run
 
     source = (f"import numpy as np\na = np.random.default_rng(0).random({n}) + 0.5\n"
               "v2 = a / (np.abs(a) + 1.0)\nv3 = a.max()\na[a > 1.0] = 0.25\nv9 = a / (np.abs(a) + 1.0)\n")

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fusionlab.bytecode import Opcode
+from fusionlab.ir.bytecode import Opcode
 from fusionlab.capture import capture
-from fusionlab.execute import run
-from fusionlab.execute.check import check_namespace, plain_namespace
+from fusionlab.pipeline import run
+from fusionlab.runtime.check import check_namespace, plain_namespace
 
 # kernels bounds-checked (serial): this file tests capture of masked assignment, not the kernels' parallel loops (tests/kernels.py)
 pytestmark = pytest.mark.bounds_checked

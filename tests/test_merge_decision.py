@@ -1,8 +1,8 @@
-"""One merge decision (issue 14): :func:`fusionlab.legality.fusion_conflict` decides, and every
+"""One merge decision (issue 14): :func:`fusionlab.analysis.legality.fusion_conflict` decides, and every
 other answer about what may share a block is it or a fast path checked against it here.
 
 On random programs (``strategies.programs``, programs with opaque instructions, scans,
-filters, gathers and contractions, ``fusionlab.examples.random_program``) and on the
+filters, gathers and contractions, ``fusionlab.ir.examples.random_program``) and on the
 workloads' captured programs, over random partitions: ``forbidden_between`` and
 ``merge_problem`` are the function's answer, ``compatible``, ``first_compatible``,
 ``can_merge`` and ``conflict_masks`` agree with it on every pair of blocks, the block rule
@@ -24,10 +24,12 @@ from hypothesis import strategies as st
 
 from fusionlab import BytecodeError, ProgramError, parse
 from fusionlab.capture import capture
-from fusionlab.examples import fig3, random_program
-from fusionlab.legality import BlockSummary, Conflict, conflict_masks, first_conflict, fusion_conflict
+from fusionlab.ir.examples import fig3, random_program
+from fusionlab.analysis.legality import (
+    BlockSummary, Conflict, conflict_masks, first_conflict, fusion_conflict,
+)
 from fusionlab.workloads import ALL_WORKLOADS
-from fusionlab.wsp import IllegalMerge, PartitionState, WSPGraph, partition_problems
+from fusionlab.analysis.wsp import IllegalMerge, PartitionState, WSPGraph, partition_problems
 
 from strategies import programs
 

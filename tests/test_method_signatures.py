@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from fusionlab.capture import CaptureError, capture
-from fusionlab.execute.check import compare_values, plain_namespace
+from fusionlab.runtime.check import compare_values, plain_namespace
 
 HEAD = "import numpy as np\nx = np.arange(24.0).reshape(4, 6) * 0.25 + 0.5\nb = x > 2\no = np.zeros(4)\n"
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from fusionlab.capture import capture
-from fusionlab.execute.check import plain_namespace
-from fusionlab.execute.runner import run
+from fusionlab.runtime.check import plain_namespace
+from fusionlab.pipeline.runner import run
 
 from test_numba import CACHE
 

@@ -19,7 +19,7 @@ import nbclient
 import nbformat
 import pytest
 
-from fusionlab.report import MIME_TYPE, validate_report
+from fusionlab.explore.report import MIME_TYPE, validate_report
 
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"

@@ -13,11 +13,11 @@ from hypothesis import given, settings
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
-from fusionlab.execute.numba_backend import KernelCache, NumpyRuns, Plan, plan, run_plan
-from fusionlab.execute.reference import Externals, Storage, run_reference
-from fusionlab.execute.runner import compare, format_records, run
-from fusionlab.timemodel import default_figures
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.backend.numba.plan import KernelCache, NumpyRuns, Plan, plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage, run_reference
+from fusionlab.pipeline.runner import compare, format_records, run
+from fusionlab.costs.timemodel import default_figures
 from fusionlab.workloads import WORKLOADS
 
 from test_capture import numpy_sources
@@ -115,7 +115,7 @@ def test_small_blocks_run_serially_or_with_numpy_and_say_why():
 
 
 def test_a_block_numba_rejects_falls_back_with_a_warning(monkeypatch):
-    import fusionlab.execute.numba_backend as nb
+    import fusionlab.backend.numba.plan as nb
 
     good = plan(FIG1, [[0, 1, 2, 3]], min_size=0).blocks[0]
     broken = good.kernel.__class__(
@@ -244,7 +244,7 @@ for i in range(3):
 
 def test_lent_draws_are_never_copied(monkeypatch):
     # a block that is only its draws (Rosenbrock's first) as well as one with a kernel
-    import fusionlab.execute.numba_backend as nb
+    import fusionlab.backend.numba.plan as nb
 
     with redirect_stdout(io.StringIO()):
         cap = capture(WORKLOADS["rosenbrock"].script("tiny"), {})
@@ -270,9 +270,9 @@ def test_freed_memory_is_reused_and_results_stay_right():
     with redirect_stdout(io.StringIO()):
         cap = capture(WORKLOADS["leibnitz_pi"].script("tiny").replace("n=256", "n=20000"), {})
     storage = Storage(cap.inputs)
-    from fusionlab.execute.runner import run_config
+    from fusionlab.pipeline.runner import run_config
     from fusionlab.pipeline import Pass, plans as plan_batches
-    # every array kept until its DEL as captured (none freed early, fusionlab.deadbases: k
+    # every array kept until its DEL as captured (none freed early, fusionlab.passes.deadbases: k
     # would then never be allocated), so each iteration's k is freed in the next batch
     plans = plan_batches(cap.batches, run_config("greedy", "bohrium", 0, reroll=False).without(Pass.FREE_EARLY)).plans
     for p in plans:
@@ -285,15 +285,15 @@ def test_freed_memory_is_reused_and_results_stay_right():
 def test_compare_sets_the_time_models_prediction_beside_each_measured_run():
     """Issue 16: every fused record carries what the ``time`` model predicts for exactly the
     partition it timed (this machine's calibration, or the defaults); NumPy's row none."""
-    from fusionlab.deadbases import free_early
+    from fusionlab.passes.deadbases import free_early
     from fusionlab.partition import partition as partition_of
-    from fusionlab.timemodel import load_figures, predict_seconds
+    from fusionlab.costs.timemodel import load_figures, predict_seconds
 
     with redirect_stdout(io.StringIO()):
         cap = capture(WORKLOADS["fig1_loops"].script("tiny"), {})
     records = compare(cap, ["linear", "greedy"], ["bohrium"], repeat=1, cache=CACHE, min_size=0)
     assert records[0].predicted_seconds is None
-    # the rows partition the batches with their arrays freed early (fusionlab.deadbases)
+    # the rows partition the batches with their arrays freed early (fusionlab.passes.deadbases)
     batches = free_early(cap.batches, set(cap.inputs)).batches
     for r in records[1:]:
         blocks = [partition_of(b, r.algorithm, "bohrium").blocks for b in batches]
@@ -305,7 +305,7 @@ def test_compare_sets_the_time_models_prediction_beside_each_measured_run():
 def test_why_numpy_runs_a_block_is_a_type_not_a_message():
     # a contraction alone is NumPy's own call (a library kernel, not a fallback); SYNCs and
     # DELs alone have nothing to compute; the run says what called the kernels as a type
-    from fusionlab.execute.driver import Runs
+    from fusionlab.backend.numba.driver import Runs
 
     cap = capture("import numpy as np\na = np.arange(16.0).reshape(4, 4)\nc = a @ a\nd = c + 1.0\n", {})
     r = run(cap, "singleton", check=True, cache=CACHE, min_size=0, driver="blocks")

@@ -1,4 +1,4 @@
-"""The opcode table (``fusionlab.opcodes.OPCODES``) is the one source of per-opcode facts.
+"""The opcode table (``fusionlab.ir.opcodes.OPCODES``) is the one source of per-opcode facts.
 
 - it covers every opcode once, its families are OpFamily's, and its facts agree with NumPy's
   own (arity = ``ufunc.nin``, identities = ``ufunc.identity``, ufunc names);
@@ -27,10 +27,10 @@ import numpy as np
 import pytest
 from numba.np.numpy_support import as_dtype
 
-from fusionlab import opcodes
-from fusionlab.bytecode import ALIASES, OPCODES, Opcode, OpFamily, OpInfo
-from fusionlab.execute.check import ULPS
-from fusionlab.opcodes import FAMILIES, opcode_of_ufunc
+from fusionlab.ir import opcodes
+from fusionlab.ir.bytecode import ALIASES, OPCODES, Opcode, OpFamily, OpInfo
+from fusionlab.runtime.check import ULPS
+from fusionlab.ir.opcodes import FAMILIES, opcode_of_ufunc
 
 PACKAGE = Path(opcodes.__file__).resolve().parent
 DTYPES = ("float32", "float64", "int64", "bool")
@@ -115,7 +115,7 @@ def test_aliases_parse_to_their_opcode():
 
 def test_attributes_are_checked_from_the_table():
     from fusionlab import parse
-    from fusionlab.text import BytecodeError as ProgramError   # the parser's error, with the line
+    from fusionlab.ir.text import BytecodeError as ProgramError   # the parser's error, with the line
 
     assert parse("ARRAY A float64[4]\nRANGE A, start=1, step=2, stop=7")[0].attr("stop") == 7
     with pytest.raises(ProgramError, match="RANGE does not take axis="):
@@ -129,7 +129,7 @@ def test_attributes_are_checked_from_the_table():
 
 
 def test_time_model_classes_come_from_the_table():
-    from fusionlab.timemodel import FAMILIES as TIME_CLASSES, opcode_family
+    from fusionlab.costs.timemodel import FAMILIES as TIME_CLASSES, opcode_family
 
     for op, row in OPCODES.items():
         assert opcode_family(op) == row.cost and set(row.cost) <= set(TIME_CLASSES), op
@@ -223,8 +223,8 @@ def test_kernels_take_the_tables_expressions():
     """The table's fixes reach the kernels: shifts past the width, a float remainder's signed
     zero and the sign of -0.0, through codegen and the Numba backend, equal NumPy."""
     from fusionlab import parse
-    from fusionlab.execute.numba_backend import plan, run_plan
-    from fusionlab.execute.reference import Externals, Storage
+    from fusionlab.backend.numba.plan import plan, run_plan
+    from fusionlab.runtime.reference import Externals, Storage
     from test_numba import CACHE
 
     n = 8
@@ -292,7 +292,7 @@ def test_integer_power_is_numpys_for_every_exponent():
     loop, signed, unsigned and mixed, in one kernel codegen writes (serial: it compiles in
     a quarter of the parallel one's time; the captured cell below runs the planned kernels);
     values and dtypes exact."""
-    from fusionlab.codegen import get_kernel
+    from fusionlab.backend.numba.codegen import get_kernel
     from test_numba import CACHE
 
     program, inputs, want, pairs = _integer_power_program()
@@ -310,7 +310,7 @@ def test_a_captured_cells_integer_powers_are_numpys():
     """A captured cell's integer powers (the failing draw int8 ** uint32(4294967295), a
     literal exponent over 2**16, uint64's largest) run as kernels and equal plain NumPy."""
     from fusionlab.capture import capture
-    from fusionlab.execute import run
+    from fusionlab.pipeline import run
     from test_numba import CACHE
 
     src = ("import numpy as np\n"
@@ -519,9 +519,9 @@ def opcode_mappings(source: str) -> list[tuple[int, str]]:
 
 
 def test_no_module_but_the_tables_maps_opcodes_to_facts():
-    """Adding an opcode is one row of ``fusionlab/opcodes.py``: no other module keeps its own
+    """Adding an opcode is one row of ``fusionlab/ir/opcodes.py``: no other module keeps its own
     table from opcodes to facts (the checker flags the five such tables fusionlab had)."""
-    table = PACKAGE / "opcodes.py"
+    table = PACKAGE / "ir/opcodes.py"
     found = {str(path.relative_to(PACKAGE)): got for path in sorted(PACKAGE.rglob("*.py")) if path != table
              for got in [opcode_mappings(path.read_text())] if got}
     assert found == {}

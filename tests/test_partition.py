@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from fusionlab.examples import fig3
+from fusionlab.ir.examples import fig3
 from fusionlab.partition import ALGORITHMS, MergeCache, NodeOutcome, partition
 from fusionlab.partition.exhaustive import exhaustive
 from fusionlab.partition.unintrusive import unintrusive_merge
 from fusionlab.costs import Evaluator, get_cost_model
-from fusionlab.wsp import PartitionState, WSPGraph, partition_problems
+from fusionlab.analysis.wsp import PartitionState, WSPGraph, partition_problems
 
 from strategies import programs
 
@@ -113,7 +113,7 @@ def test_merge_cache_hits_on_renamed_programs():
     import re
 
     from fusionlab import parse
-    from fusionlab.examples import fig3_text
+    from fusionlab.ir.examples import fig3_text
 
     cache = MergeCache()
     first = partition(fig3(), "optimal", cache=cache)

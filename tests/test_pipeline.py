@@ -8,10 +8,10 @@ from contextlib import redirect_stdout
 import pytest
 
 from fusionlab import parse
-from fusionlab.budget import Budget
+from fusionlab.support.budget import Budget
 from fusionlab.capture import capture
-from fusionlab.execute import runner
-from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE
+from fusionlab.pipeline import runner
+from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE
 from fusionlab.pipeline import DEFAULT_PASSES, Pass, PipelineCaches, PipelineConfig, build
 from fusionlab.workloads import WORKLOADS, corpus, get_workload
 

@@ -19,14 +19,14 @@ from IPython.testing.globalipapp import get_ipython
 from IPython.utils.capture import capture_output
 
 from fusionlab import parse
-from fusionlab.budget import Budget
-from fusionlab.examples import fig3
-from fusionlab.jupyter import FuseResult
-from fusionlab.jupyter.channel import TARGET, ExplorerChannel
-from fusionlab.jupyter.display import ExplorerView
-from fusionlab.jupyter.session import normalise_timings
-from fusionlab.report import EXACT_ALGORITHMS, MIME_TYPE, validate_report
-from fusionlab.viz.fallback import fallback_html
+from fusionlab.support.budget import Budget
+from fusionlab.ir.examples import fig3
+from fusionlab.explore.jupyter import FuseResult
+from fusionlab.explore.jupyter.channel import TARGET, ExplorerChannel
+from fusionlab.explore.jupyter.display import ExplorerView
+from fusionlab.explore.jupyter.session import normalise_timings
+from fusionlab.explore.report import EXACT_ALGORITHMS, MIME_TYPE, validate_report
+from fusionlab.explore.viz.fallback import fallback_html
 
 from strategies import programs
 
@@ -363,7 +363,7 @@ def test_timings_use_the_executors_fields_when_present_and_say_what_is_missing()
     assert not t["busy"] and t["warnings"] == []
     busy = normalise_timings([old_style], 3, 1.4, 2)
     assert busy["busy"] and busy["records"][0]["busy"] and "1.40 cores busy" in busy["warnings"][0]
-    from fusionlab.viz.listing import timing_table_html
+    from fusionlab.explore.viz.listing import timing_table_html
 
     html = timing_table_html(t, 3)
     assert "10 ms" in html and "35%" in html and "blocks (all 3 batches)" in html and "2 thread(s)" in html
@@ -447,7 +447,7 @@ def test_any_budget_gives_a_valid_report_of_legal_partitions(program: Any, secon
 def test_a_partition_running_at_the_first_display_time_is_left_pending(monkeypatch) -> None:
     # a greedy that takes until its budget runs out (a long program): the first display does
     # not wait for it, and it is computed in full afterwards, not kept as cut
-    import fusionlab.jupyter.session as session
+    import fusionlab.explore.jupyter.session as session
 
     real = session.run_partition
     slow_once = {"greedy": 1}

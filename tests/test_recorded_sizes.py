@@ -5,7 +5,7 @@ selected, a gather's indices were inside their source. A fused kernel rounds som
 otherwise (complex64 ``abs``: NumPy calls ``hypotf``), and a value within a unit of a
 threshold may land on its other side. Each such size is checked where it is written or read;
 a mismatch makes the run's driver do the whole run again as NumPy
-(:mod:`fusionlab.execute.guards`), and the run says so (``RunResult.fallback``).
+(:mod:`fusionlab.backend.numba.guards`), and the run says so (``RunResult.fallback``).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import pytest
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.codegen import KernelSource
-from fusionlab.execute.guards import FilterCountMismatch, MismatchKind, RecordedSizeMismatch
-from fusionlab.execute.numba_backend import KernelCache
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.codegen import KernelSource
+from fusionlab.backend.numba.guards import FilterCountMismatch, MismatchKind, RecordedSizeMismatch
+from fusionlab.backend.numba.plan import KernelCache
+from fusionlab.pipeline.runner import run
 
 from kernels import CHECKED
 
@@ -128,8 +128,8 @@ def test_a_mask_of_another_count_never_writes_past_the_output(selected: int, dri
 
 @pytest.mark.parametrize("parallel_from", [0, 1 << 30])
 def test_the_kernel_itself_raises_before_its_output_is_overrun(parallel_from: int):
-    from fusionlab.execute.numba_backend import plan, run_plan
-    from fusionlab.execute.reference import Externals, Storage
+    from fusionlab.backend.numba.plan import plan, run_plan
+    from fusionlab.runtime.reference import Externals, Storage
 
     p = parse(COMPRESS)
     pl = plan(p, [list(range(len(p)))], min_size=parallel_from)
@@ -192,7 +192,7 @@ def test_the_error_model_covers_numpys_vectorised_and_scalar_complex_squares():
     # 30 steps of z -> z*z + c in complex64: NumPy's SIMD loop and its one-at-a-time scalar
     # products differ (fused multiply-adds), and chaos amplifies that; the error model's
     # bound for every bounded point must hold both (issue 31: a correct run is no mismatch)
-    from fusionlab.execute.errors import propagate
+    from fusionlab.runtime.errors import propagate
     from fusionlab.pipeline import target_parts
 
     source = """

@@ -1,4 +1,4 @@
-"""Rematerialisation (``fusionlab.remat``): a map whose output only a later block reads
+"""Rematerialisation (``fusionlab.passes.remat``): a map whose output only a later block reads
 moves into that block and is recomputed there. Structure (what moves, what is contracted,
 how many kernels, each refusal's reason) and values against NumPy, on the histogram
 workload and on random programs with a producer map read after a barrier, some with the
@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
 from fusionlab.partition import partition
-from fusionlab.remat import CHECKS, SinkRefusal, rematerialise, sink_maps
+from fusionlab.passes.remat import CHECKS, SinkRefusal, rematerialise, sink_maps
 from fusionlab.workloads import get_workload
 
 from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)

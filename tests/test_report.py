@@ -9,14 +9,16 @@ import pytest
 from hypothesis import given, settings
 
 from fusionlab import parse
-from fusionlab.examples import fig3, random_program
+from fusionlab.ir.examples import fig3, random_program
 from fusionlab.partition import partition
-from fusionlab.dot import block_graph, get_dot, graph_level
-from fusionlab.report import MIME_TYPE, format_cost, get_report, get_schema, unit_label, validate_report
-from fusionlab.viz.charts import cost_chart_svg, timing_chart_svg
-from fusionlab.viz.listing import code_html, cost_table_html, find_partition, listing_html
-from fusionlab.viz.svg import SvgUnavailable, render_svg
-from fusionlab.viz.tree import tree_svg, tree_summary
+from fusionlab.explore.dot import block_graph, get_dot, graph_level
+from fusionlab.explore.report import (
+    MIME_TYPE, format_cost, get_report, get_schema, unit_label, validate_report,
+)
+from fusionlab.explore.viz.charts import cost_chart_svg, timing_chart_svg
+from fusionlab.explore.viz.listing import code_html, cost_table_html, find_partition, listing_html
+from fusionlab.explore.viz.svg import SvgUnavailable, render_svg
+from fusionlab.explore.viz.tree import tree_svg, tree_summary
 
 from strategies import programs
 
@@ -72,7 +74,7 @@ def test_fig3_report_holds_every_partition(fig3_report: dict) -> None:
 
 
 def test_weights_in_the_report_are_the_partitions_weight_edges(fig3_report: dict) -> None:
-    from fusionlab.report import weight_edges
+    from fusionlab.explore.report import weight_edges
 
     for p in fig3_report["partitions"]:
         r = partition(fig3(), p["algorithm"], p["cost_model"], **(
@@ -123,7 +125,7 @@ def test_dense_programs_are_drawn_at_block_level() -> None:
 @settings(max_examples=25, deadline=None)
 @given(programs(max_size=7))
 def test_weight_edges_are_exactly_the_legal_saving_merges(program) -> None:
-    from fusionlab.report import weight_edges
+    from fusionlab.explore.report import weight_edges
     from fusionlab.partition import evaluate
 
     for model in ("bohrium", "max_locality"):
@@ -276,7 +278,7 @@ def test_block_level_drops_only_implied_dependencies(program) -> None:
 
 
 def test_trace_is_capped_in_bytes_too() -> None:
-    from fusionlab.report import trace_data
+    from fusionlab.explore.report import trace_data
 
     r = partition(fig3(), "optimal", seed_greedy=False)
     whole = trace_data(r, None)

@@ -1,4 +1,4 @@
-"""Rerolling (``fusionlab.reroll``): the runs of an unrolled Python loop of row operations
+"""Rerolling (``fusionlab.passes.reroll``): the runs of an unrolled Python loop of row operations
 rewritten into 2-D instructions. Values against NumPy (the corpus's LU by row operations
 and Gaussian elimination at several sizes, through the Numba kernels; hypothesis-made loops
 of row updates through the reference executor), structure (instruction and kernel counts
@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.execute import run
-from fusionlab.execute.reference import Storage, run_reference
+from fusionlab.pipeline import run
+from fusionlab.runtime.reference import Storage, run_reference
 from fusionlab.pipeline import Pass, PipelineConfig, prepare_batches
-from fusionlab.reroll import RerollRefusal, reroll, reroll_batches
+from fusionlab.passes.reroll import RerollRefusal, reroll, reroll_batches
 from fusionlab.workloads import get_workload
 
 from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)
@@ -201,7 +201,7 @@ def test_nested_loops_reroll_in_two_passes():
 
 
 def test_explorer_shows_what_was_rerolled_and_can_turn_it_off():
-    from fusionlab.jupyter.session import FuseResult
+    from fusionlab.explore.jupyter.session import FuseResult
 
     cap = capture(_script("lu_rows", 30), {})
     on = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], budget_seconds=10)
@@ -228,8 +228,8 @@ def test_cli_run_says_what_was_rerolled_and_verify_checks_it(capsys):
 
 
 def test_rerolled_columns_share_their_kernels():
-    from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE
-    from fusionlab.execute.runner import run_config
+    from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE
+    from fusionlab.pipeline.runner import run_config
     from fusionlab.pipeline import build
 
     cap = capture(_script("lu_rows", 30), {})

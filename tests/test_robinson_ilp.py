@@ -9,14 +9,14 @@ from contextlib import redirect_stdout
 import pytest
 
 from fusionlab import parse
-from fusionlab.bytecode import OpFamily
+from fusionlab.ir.bytecode import OpFamily
 from fusionlab.capture import capture
 from fusionlab.partition import evaluate, partition
 from fusionlab.partition.robinson_ilp import (
     as_partition, build_model, combinators_of, normalize2_combinators, robinson_ilp, slides_model, solve,
 )
 from fusionlab.workloads import WORKLOADS
-from fusionlab.wsp import WSPGraph, partition_problems
+from fusionlab.analysis.wsp import WSPGraph, partition_problems
 
 # the slides' "Result clustering" (pairs named in program order: nor1 before ys and sum2)
 SLIDES_RESULT = {("sum1", "ys"): 0, ("sum1", "sum2"): 0, ("sum1", "nor2"): 1, ("ys", "sum2"): 0,

@@ -16,17 +16,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fusionlab import parse
-from fusionlab.bytecode import Opcode, OpFamily
+from fusionlab.ir.bytecode import Opcode, OpFamily
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, run_reference
-from fusionlab.execute.runner import run
-from fusionlab.filters import filter_folds, loop_domains, reduction_axis
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, run_reference
+from fusionlab.pipeline.runner import run
+from fusionlab.analysis.filters import filter_folds, loop_domains, reduction_axis
 from fusionlab.partition import partition
-from fusionlab.text import BytecodeError
+from fusionlab.ir.text import BytecodeError
 from fusionlab.workloads import CORPUS
-from fusionlab.wsp import Conflict, WSPGraph
+from fusionlab.analysis.wsp import Conflict, WSPGraph
 
 from test_numba import CACHE, RecordingStorage
 

@@ -1,5 +1,5 @@
 """Reductions over axis 0 in a split kernel take their rows ``ROW_LANES`` (eight) at a time
-(row lanes, ``fusionlab.codegen_lanes``): each copy of the body has its own row and its own
+(row lanes, ``fusionlab.backend.numba.lanes``): each copy of the body has its own row and its own
 row-sum accumulators, and the partial row is read and written once per ``ROW_LANES`` rows. Checked for
 structure (which kernels are laned, which are not) and against NumPy on shapes around the
 lanes and the split ranges, with NaN and infinities, empty and one-row inputs, float32 and
@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
-from fusionlab.codegen_lanes import ROW_LANES
-from fusionlab.codegen_layout import split_ranges
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.backend.numba.lanes import ROW_LANES
+from fusionlab.backend.numba.layout import split_ranges
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
+from fusionlab.pipeline.runner import run
 
 from test_numba import CACHE
 
@@ -160,7 +160,7 @@ def test_the_ranges_a_kernel_computes_are_its_layouts(rows, cols):
 @pytest.mark.parametrize("shape", [(1000, 2000), (67, 33), (5, 3)])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_a_recorded_draw_reduced_in_its_own_kernel_takes_rows_in_lanes(shape, dtype):
-    # the draw freed early (fusionlab.deadbases): its values are the kernel's random
+    # the draw freed early (fusionlab.passes.deadbases): its values are the kernel's random
     # argument, read in place, and both reductions take its rows four at a time
     source = (f"import numpy as np\nx = np.random.default_rng(3).random({shape}, dtype=np.{dtype})\n"
               "r = x.sum(axis=1)\nc = x.sum(axis=0)\ns = float(r.max() + c.max())\ndel x\n")

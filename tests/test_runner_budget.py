@@ -1,6 +1,6 @@
 """"Compile & time" under the cell's budget: the runner's rerolling and dead-writes passes
 stop at the budget it is given (``run(budget=)``; ``compare`` gives them
-:data:`~fusionlab.reroll.REROLL_SECONDS` of its compile budget, as the explorer does), keep
+:data:`~fusionlab.passes.reroll.REROLL_SECONDS` of its compile budget, as the explorer does), keep
 what they did, run the rest as captured, say so, and the values stay plain NumPy's.
 
 No test reads the wall clock: budgets of 0 s, or an injected clock that advances one
@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fusionlab.budget import Budget
+from fusionlab.support.budget import Budget
 from fusionlab.capture import capture
-from fusionlab.execute import compare, run
-from fusionlab.execute import runner
-from fusionlab.execute.runner import run_config
+from fusionlab.pipeline import compare, run
+from fusionlab.pipeline import runner
+from fusionlab.pipeline.runner import run_config
 from fusionlab.pipeline import prepare
 
 from clocks import Ticks

@@ -1,5 +1,5 @@
 """Where the error model gives up, the check's bound comes from perturbed replays
-(fusionlab/execute/spread.py).
+(fusionlab/runtime/spread.py).
 
 A chaotic time loop (a small n-body leapfrog: accelerations divide by the cube of small
 separations) drives the first-order bound to infinity within a few steps, while two correct
@@ -19,11 +19,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from fusionlab.capture import capture
-from fusionlab.execute import spread as spread_module
-from fusionlab.execute.check import check_namespace, plain_namespace, program_bounds
-from fusionlab.execute.errors import allowance, propagate
-from fusionlab.execute.runner import run
-from fusionlab.execute.spread import sampled_spread
+from fusionlab.runtime import spread as spread_module
+from fusionlab.runtime.check import check_namespace, plain_namespace, program_bounds
+from fusionlab.runtime.errors import allowance, propagate
+from fusionlab.pipeline.runner import run
+from fusionlab.runtime.spread import sampled_spread
 
 from test_error_model import chain_source, chains
 
@@ -134,7 +134,7 @@ def _samples_within_bounds(chain: dict) -> None:
 # found by hypothesis: the samples moved a float32 input by two whole units, 2.3% more than
 # the model's eps * |x| just below a power of two (x ~ 1000 < 1024), and exp(x - x.max())
 # carried that past the model's bound (2.431e-4 against 2.406e-4). A move rounded to its
-# type now steps back within its allowance (execute/spread.py, _perturbed).
+# type now steps back within its allowance (runtime/spread.py, _perturbed).
 def test_the_samples_of_inputs_just_below_a_power_of_two_stay_within_the_bounds():
     _samples_within_bounds({"tail": "softmax", "dt": "float32", "n": 103, "seed": 20, "scale": 1.0,
                             "offset": 1000.0})

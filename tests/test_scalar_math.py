@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from fusionlab.capture import capture
-from fusionlab.execute.check import program_bounds
+from fusionlab.runtime.check import program_bounds
 
 EQUALISER = """import numpy as np
 rng = np.random.default_rng({seed})

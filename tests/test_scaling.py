@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from fusionlab import parse
 from fusionlab.capture import capture
 from fusionlab.costs import Evaluator, access_info, get_cost_model
-from fusionlab.examples import fig3, random_program
+from fusionlab.ir.examples import fig3, random_program
 from fusionlab.partition import partition
 from fusionlab.partition.greedy import greedy_merge
 from fusionlab.workloads import ALL_WORKLOADS
-from fusionlab.wsp import PartitionState, WSPGraph
+from fusionlab.analysis.wsp import PartitionState, WSPGraph
 
 from strategies import programs
 
@@ -438,7 +438,7 @@ def test_the_optimal_search_set_up_prices_only_related_blocks():
 
 @st.composite
 def _views(draw):
-    from fusionlab.bytecode import Base, ProgramError, View
+    from fusionlab.ir.bytecode import Base, ProgramError, View
 
     shape = tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=3)))
     base = Base("B", "float64", shape)

@@ -1,4 +1,4 @@
-"""Strip-mined serial scans (issue 13, shared machine; fusionlab.codegen_strip): the maps
+"""Strip-mined serial scans (issue 13, shared machine; fusionlab.backend.numba.strip): the maps
 feeding a one-dimensional scan run strip by strip in a loop of their own, which LLVM
 vectorises, with float64 sine and cosine as polynomials there (libm's calls where a strip
 holds an argument beyond 2**24, inf or NaN); the scan and its consumers follow from the
@@ -15,12 +15,12 @@ import pytest
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
-from fusionlab.codegen_strip import FAR, STRIP, TRIG_HELPERS
-from fusionlab.execute.driver import Driver
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.backend.numba.strip import FAR, STRIP, TRIG_HELPERS
+from fusionlab.backend.numba.driver import Driver
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
+from fusionlab.pipeline.runner import run
 
 from kernels import planned
 

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 from fusionlab import parse
-from fusionlab.bytecode import Opcode
+from fusionlab.ir.bytecode import Opcode
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
-from fusionlab.execute.driver import Driver
-from fusionlab.execute.numba_backend import KernelCache, plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
-from fusionlab.execute.threads import thread_count
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.backend.numba.driver import Driver
+from fusionlab.backend.numba.plan import KernelCache, plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
+from fusionlab.backend.numba.threads import thread_count
 
 from agreement import CACHE
 from kernels import planned
@@ -141,7 +141,7 @@ def test_a_serial_scan_kernel_is_one_pass_only():
     k = get_kernel(p, range(len(p)), parallel=False)
     assert "thread_count" not in k.source and "pass 1" not in k.source and "numba.prange" not in k.source
     # one pass over memory: strip by strip, the map's loop then the scan's over the same strip
-    # (fusionlab.codegen_strip; NEGATIVE calls nothing: no libm loop)
+    # (fusionlab.backend.numba.strip; NEGATIVE calls nothing: no libm loop)
     assert k.source.count("for acc_st in range(") == 1 and k.source.count("for i0 in range(acc_s0, acc_s1):") == 2
     x = np.random.default_rng(8).random(N) - 0.5
     arrays = {"X": x, "C": np.empty(N), "D": np.empty(N)}
@@ -175,8 +175,8 @@ import sys
 import numba, numpy as np
 from pathlib import Path
 from fusionlab import parse
-from fusionlab.execute.numba_backend import KernelCache, plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
+from fusionlab.backend.numba.plan import KernelCache, plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
 p = parse("ARRAY X float64[10000]\\nARRAY T float64[10000]\\nARRAY C float64[10000]\\n"
           "SIN T, X\\nADD_ACCUMULATE C, T, axis=0\\nDEL T\\nSYNC C")
 cache = KernelCache(directory=Path(sys.argv[1]))

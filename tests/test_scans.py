@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from fusionlab import parse
-from fusionlab.bytecode import Opcode, OpFamily
+from fusionlab.ir.bytecode import Opcode, OpFamily
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
+from fusionlab.backend.numba.codegen import get_kernel
 from fusionlab.costs import block_info
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
 from fusionlab.partition import partition
-from fusionlab.wsp import Conflict, WSPGraph
+from fusionlab.analysis.wsp import Conflict, WSPGraph
 
 from agreement import CACHE, check_agreement, check_blocks_compile
 
@@ -198,7 +198,7 @@ def test_captured_cumsum_of_a_map_followed_by_a_map_is_one_kernel():
     # y sums 20000 terms with cancellation in another order than NumPy: the two prefix sums
     # may differ by 2 n u sum|2 sin x / 3| = 2 * 20000 * 1.1e-16 * 9000 = 4e-8 (seen: 6e-12)
     check_agreement(cap.batches, ["greedy", "optimal"], cap.inputs, cap.externals, rtol=1e-12, atol=4e-8)
-    from fusionlab.execute.runner import run
+    from fusionlab.pipeline.runner import run
 
     r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
     x = np.linspace(-1, 1, 20000)

@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 
 from fusionlab import parse
-from fusionlab.budget import Budget
+from fusionlab.support.budget import Budget
 from fusionlab.capture import CaptureBudget, capture
-from fusionlab.jupyter import FuseResult
-from fusionlab.report import ReportParts, rewrite_notices
-from fusionlab.reroll import RerollRefusal, reroll
+from fusionlab.explore.jupyter import FuseResult
+from fusionlab.explore.report import ReportParts, rewrite_notices
+from fusionlab.passes.reroll import RerollRefusal, reroll
 from clocks import Ticks
 
 CELLS = Path(__file__).parent / "data" / "student_cells"
@@ -224,7 +224,7 @@ def test_the_layout_stops_at_its_budget_with_a_note() -> None:
 
 
 def test_the_text_listing_is_paginated() -> None:
-    from fusionlab.jupyter.session import TEXT_LINES
+    from fusionlab.explore.jupyter.session import TEXT_LINES
 
     res = FuseResult.from_program(parse(_unrolled(60)), algorithms=["singleton"], cost_models=["bohrium"],
                                   reroll=False)
@@ -240,7 +240,7 @@ def test_capture_stops_at_counted_instructions_with_a_notice(ip: Any) -> None:
 
 
 def test_the_drawn_fuse_preventing_edges_stop_at_the_budget_with_a_notice() -> None:
-    from fusionlab.wsp import WSPGraph
+    from fusionlab.analysis.wsp import WSPGraph
 
     p = parse('ARRAY a float64[8]\nARRAY b float64[8]\nCOPY a, 1.0\nOPAQUE b, a, name="np.sort"\n'
               'ADD a, a, b\nSYNC a')
@@ -253,7 +253,7 @@ def test_the_drawn_fuse_preventing_edges_stop_at_the_budget_with_a_notice() -> N
 
 
 def test_thousands_of_batches_are_listed_once_per_kind_in_the_widget() -> None:
-    from fusionlab.examples import fig3
+    from fusionlab.ir.examples import fig3
 
     few = FuseResult([fig3() for _ in range(3)], algorithms=["greedy"], cost_models=["bohrium"])
     assert len(few.widgets(show=False).batch.options) == 3
@@ -267,8 +267,8 @@ def test_thousands_of_batches_are_listed_once_per_kind_in_the_widget() -> None:
 def test_the_report_carries_the_batch_menu_the_extension_lists() -> None:
     # a float appended per iteration: 5,001 batches, nearly all alike (the JupyterLab
     # extension listed every one); the menu is decided once, in the report's data
-    from fusionlab.examples import fig3
-    from fusionlab.report import BATCHES_LISTED, validate_report
+    from fusionlab.ir.examples import fig3
+    from fusionlab.explore.report import BATCHES_LISTED, validate_report
 
     many = FuseResult([fig3() for _ in range(5000)] + [parse(_unrolled(2))], algorithms=["greedy"],
                       cost_models=["bohrium"], reroll=False)

@@ -22,12 +22,13 @@ from distributed import Client, LocalCluster
 import fusionlab
 from fusionlab.capture import capture
 from fusionlab.cli import main
-from fusionlab.examples import fig3_text, random_program
+from fusionlab.ir.examples import fig3_text, random_program
 from fusionlab.partition import MergeCache, partition
-from fusionlab.sweep import (
-    KEY, SCHEMA_FIELDS, SpecError, Store, SweepError, SweepSpec, local_cluster, machine_resource, parse_spec, run_sweep,
+from fusionlab.tools.sweep import (
+    KEY, SCHEMA_FIELDS, SpecError, Store, SweepError, SweepSpec, local_cluster, machine_resource,
+    parse_spec, run_sweep,
 )
-from fusionlab.text import parse
+from fusionlab.ir.text import parse
 from fusionlab.workloads import get_workload
 
 

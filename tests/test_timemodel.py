@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from fusionlab import parse
 from fusionlab.capture import capture
 from fusionlab.costs import check_monotonic, get_cost_model
-from fusionlab.examples import fig3
-from fusionlab.execute.numba_backend import DEFAULT_MIN_SIZE
+from fusionlab.ir.examples import fig3
+from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE
 from fusionlab.partition import partition
-from fusionlab.timemodel import (
+from fusionlab.costs.timemodel import (
     MIN_SIZE, TimeModel, default_figures, explain, load_figures, opcode_family, predict_seconds,
 )
 from fusionlab.workloads import get_workload
@@ -166,7 +166,7 @@ def test_costs_are_seconds_of_a_sane_size() -> None:
 
 def test_an_opaque_call_is_priced_by_the_seconds_it_took_at_capture():
     from fusionlab.capture import capture
-    from fusionlab.timemodel import TimeModel, explain
+    from fusionlab.costs.timemodel import TimeModel, explain
 
     p = parse('ARRAY A float64[1000]\nARRAY B float64[1000]\nOPAQUE B, A, key=7, name="np.sort"\nSYNC B\n')
     formula = TimeModel(default_figures())

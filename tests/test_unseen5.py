@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from fusionlab.capture import capture
-from fusionlab.execute.check import compare_values, plain_namespace
+from fusionlab.runtime.check import compare_values, plain_namespace
 
 from test_capture_session import leaks
 
@@ -55,7 +55,7 @@ def test_an_uninitialised_array_written_outside_the_program_is_reloaded_even_if_
     # held the written values (freed by an earlier run of the same cell) looked unchanged, so
     # the program read ``out`` as never written: ``run --check`` gave zeros (u5_nditer_ops).
     # Writing the memory's own values back makes that coincidence certain.
-    from fusionlab.bytecode import Opcode
+    from fusionlab.ir.bytecode import Opcode
     from fusionlab.partition import partition
 
     source = ("import numpy as np\nout = np.empty((3, 4))\n"
@@ -73,7 +73,7 @@ def test_arrays_in_a_dict_with_numpy_string_or_bool_keys_replay_under_their_keys
     # the output's label was d[np.str_('abc')] (NumPy 2's repr of the key), which the check
     # could not look up: verify and run --check reported "plain NumPy has no such variable"
     # for each store of u5_structured_groupby; a True key gave d[True], the same
-    from fusionlab.execute.check import check_namespace
+    from fusionlab.runtime.check import check_namespace
     from fusionlab.partition import partition
 
     source = ("import numpy as np\nstores = np.unique(np.array(['xyz', 'abc', 'xyz']))\n"
@@ -92,7 +92,7 @@ def test_a_ufunc_reduce_with_the_inputs_own_dtype_keeps_it():
     # np.add.reduce(i8, dtype=np.int8) was reduced without dtype= (the input had it already):
     # NumPy's default, int64, where NumPy gives int8 (u5_reduce_dtypes); dtype=int16 of an
     # int8 array was copied to int16 and then reduced to int64 the same way
-    from fusionlab.execute.runner import run
+    from fusionlab.pipeline.runner import run
     from test_numba import CACHE
 
     source = ("import numpy as np\ni8 = np.full(300, 100, dtype=np.int8)\na = np.add.reduce(i8, dtype=np.int8)\n"
@@ -171,7 +171,7 @@ def test_an_assignment_numpy_copies_element_by_element_from_its_own_target_repla
 
 def test_an_overlapping_assignment_numpy_buffers_stays_a_recorded_copy():
     # where NumPy's result is the buffered one (a shift), the COPY stays in the program
-    from fusionlab.bytecode import Opcode
+    from fusionlab.ir.bytecode import Opcode
 
     cap = capture("import numpy as np\nx = np.arange(10.0) * 1\nx[1:] = x[:-1]\nx[::-1] = x * 1\n", {})
     ops = [ins.opcode for b in cap.batches for ins in b]

@@ -6,7 +6,7 @@ exceptions caught halfway) that defines its results as module-level names. Each 
 plain NumPy's answers:
 
 - captured and replayed under greedy partitions (what ``fusionlab verify`` does), every name
-  the program leaves compared structurally with a plain run (:mod:`fusionlab.execute.check`);
+  the program leaves compared structurally with a plain run (:mod:`fusionlab.runtime.check`);
 - run with Numba kernels (``run --check``, block by block, the default ``min_size``), against
   the plain run;
 - as a ``%%fuse`` cell: every name the user holds afterwards is of plain NumPy's type with
@@ -30,8 +30,8 @@ from IPython.utils.capture import capture_output
 
 from fusionlab.capture import CaptureBudget, capture
 from fusionlab.capture.recorder import CELL_FILENAME
-from fusionlab.execute.check import check_namespace, compare_values, plain_namespace, reduction_terms
-from fusionlab.execute.runner import run
+from fusionlab.runtime.check import check_namespace, compare_values, plain_namespace, reduction_terms
+from fusionlab.pipeline.runner import run
 from fusionlab.partition import partition
 
 from test_capture_session import leaks

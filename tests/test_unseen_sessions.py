@@ -189,7 +189,7 @@ def test_a_helper_from_an_earlier_plain_cell_runs_as_the_cell_does():
     # the helper's code was the plain cell's: scipy got the stand-in, isinstance(x,
     # np.ndarray) was False for a traced array, x.__class__ the stand-in's class
     from fusionlab.capture import capture
-    from fusionlab.execute.check import compare_values
+    from fusionlab.runtime.check import compare_values
 
     helper = ("import numpy as np\nfrom scipy import ndimage\n"
               "def smooth(a, s=1.0):\n    return ndimage.gaussian_filter(a, s) + a.mean()\n"

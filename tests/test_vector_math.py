@@ -1,5 +1,5 @@
 """Float64 ``exp`` and ``log`` in kernels are polynomials the loop vectorises
-(``fusionlab.codegen_math``): kernels call ``_vexp``/``_vlog`` for float64 and libm for
+(``fusionlab.backend.numba.vmath``): kernels call ``_vexp``/``_vlog`` for float64 and libm for
 float32; their values are within 1 ULP of NumPy's and equal to them at the special values
 (NaN, infinities, signed zeros, overflow, subnormals, underflow to zero, negatives), under
 serial and parallel kernels, inside a fused reduction, and through ``run`` on captured
@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.codegen import get_kernel
-from fusionlab.codegen_math import EXP_HELPER, LOG_HELPER
-from fusionlab.execute.numba_backend import plan, run_plan
-from fusionlab.execute.reference import Externals, Storage
-from fusionlab.execute.runner import run
+from fusionlab.backend.numba.codegen import get_kernel
+from fusionlab.backend.numba.vmath import EXP_HELPER, LOG_HELPER
+from fusionlab.backend.numba.plan import plan, run_plan
+from fusionlab.runtime.reference import Externals, Storage
+from fusionlab.pipeline.runner import run
 
 from test_numba import CACHE
 
@@ -55,7 +55,7 @@ def _within_one_ulp(got: np.ndarray, want: np.ndarray, ulps: int = 1) -> np.ndar
 def test_float64_exp_calls_the_polynomial_and_float32_calls_libm():
     f64 = get_kernel(parse(_program(1000)), [0, 1, 2, 3]).source
     assert "y[i0] = _vexp(x[i0])" in f64 and "np.exp(" not in f64
-    assert "def _vexp(d):" in f64 and "from fusionlab.execute.intrinsics import float64_from_bits" in f64
+    assert "def _vexp(d):" in f64 and "from fusionlab.backend.numba.intrinsics import float64_from_bits" in f64
     f32 = get_kernel(parse(_program(1000, "float32")), [0, 1, 2, 3]).source
     assert "np.exp(" in f32 and "_vexp" not in f32
     log64 = get_kernel(parse(_program(1000, op="LOG")), [0, 1, 2, 3]).source

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from fusionlab.capture import NoticeKind, capture
-from fusionlab.execute.check import lookup
+from fusionlab.runtime.check import lookup
 from fusionlab.partition import MergeCache, partition
-from fusionlab.wsp import WSPGraph, partition_problems
+from fusionlab.analysis.wsp import WSPGraph, partition_problems
 from fusionlab.workloads import PAPER_WORKLOADS, WORKLOADS
 
 

@@ -7,11 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fusionlab import parse, wsp
-from fusionlab.bytecode import Base, Instruction, OpFamily, Opcode, Program, ProgramError, check_instruction
-from fusionlab.examples import fig3
-from fusionlab.text import format_view
-from fusionlab.wsp import Access, Conflict, IllegalMerge, PartitionState, WSPGraph, partition_problems
+from fusionlab import parse
+from fusionlab.analysis import wsp
+from fusionlab.ir.bytecode import (
+    Base, Instruction, OpFamily, Opcode, Program, ProgramError, check_instruction,
+)
+from fusionlab.ir.examples import fig3
+from fusionlab.ir.text import format_view
+from fusionlab.analysis.wsp import (
+    Access, Conflict, IllegalMerge, PartitionState, WSPGraph, partition_problems,
+)
 
 from strategies import programs
 

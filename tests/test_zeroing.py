@@ -1,4 +1,4 @@
-"""Memory that is written whole before it is read is not zeroed (fusionlab.execute.zeroing):
+"""Memory that is written whole before it is read is not zeroed (fusionlab.backend.numba.zeroing):
 the analysis on hand-made cases, what the driver and the storage then do, and random
 programs run on poisoned memory against the reference executor."""
 
@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from fusionlab import parse
 from fusionlab.capture import capture
-from fusionlab.execute.driver import Driver
-from fusionlab.execute.numba_backend import KernelCache, plan, run_plan
-from fusionlab.execute.reference import Externals, Pool, Storage, run_reference
-from fusionlab.execute.zeroing import written_before_read
+from fusionlab.backend.numba.driver import Driver
+from fusionlab.backend.numba.plan import KernelCache, plan, run_plan
+from fusionlab.runtime.reference import Externals, Pool, Storage, run_reference
+from fusionlab.backend.numba.zeroing import written_before_read
 from fusionlab.workloads import get_workload
 
 from kernels import planned

@@ -1,7 +1,7 @@
 /**
  * The batch menu: which batches the explorer's batch selector lists, and their labels.
  *
- * The kernel decides (fusionlab.report.batch_menu, the report's `batch_menu`): every batch
+ * The kernel decides (fusionlab.explore.report.batch_menu, the report's `batch_menu`): every batch
  * up to 50, else each kind of batch once with how many are like it, and the current one.
  * The ipywidgets view lists the same entries. A report saved before `batch_menu` existed
  * lists every batch, as this view did then.

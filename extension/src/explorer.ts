@@ -378,7 +378,7 @@ export class Explorer {
     const repeat = h('input', 'fl-num', { type: 'number', min: 1, max: 1000, value: 7, 'data-fl-control': 'repeat',
       'aria-label': 'runs per variant', title: 'runs per variant', 'data-fl-kernel': true });
     const parts: (Node | string)[] = [];
-    // the kernel's menu (fusionlab.report.batch_menu): past 50 batches, each kind once
+    // the kernel's menu (fusionlab.explore.report.batch_menu): past 50 batches, each kind once
     const menu = batchMenu(report);
     if (asArray(report.batches).length > 1) {
       const sel = h('select', 'fl-select', { 'data-fl-control': 'batch', 'aria-label': 'batch', 'data-fl-kernel': true },

@@ -155,7 +155,7 @@ export interface IReport {
   source: string;
   batches: { index: number; instructions: number; signature: string; same_as: number | null }[];
   batch: number;
-  /** the batch menu (fusionlab.report.batch_menu); absent from reports saved before it */
+  /** the batch menu (fusionlab.explore.report.batch_menu); absent from reports saved before it */
   batch_menu?: IBatchMenuEntry[];
   notices: { kind: string; message: string; line?: number | null }[];
   program: { text: string; instructions: IInstruction[] };

@@ -50,16 +50,17 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..bytecode import Instruction, Opcode, Program, View
-from ..execute.reference import Externals, Storage, run_reference
-from .budget import DEFAULT_BUDGET, UNLIMITED, CaptureBudget
-from .draws import GlobalDraws, global_draws
-from .cached import call_plainly, is_cached
-from .array import Traced, TracedFlat, recordable, hand_out, unwrap, view_of
-from .functions import GeneratorProxy, Proxy, Recording, make_numpy, random_method
-from .plain import Plainer
-from .recorder import (
-    CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines, loop_parents, rename_view,
+from fusionlab.ir.bytecode import Instruction, Opcode, Program, View
+from fusionlab.runtime.reference import Externals, Storage, run_reference
+from fusionlab.capture.budget import DEFAULT_BUDGET, UNLIMITED, CaptureBudget
+from fusionlab.runtime.draws import GlobalDraws, global_draws
+from fusionlab.capture.cached import call_plainly, is_cached
+from fusionlab.capture.array import Traced, TracedFlat, recordable, hand_out, unwrap, view_of
+from fusionlab.capture.functions import GeneratorProxy, Proxy, Recording, make_numpy, random_method
+from fusionlab.capture.plain import Plainer
+from fusionlab.capture.recorder import (
+    CELL_FILENAME, SCALAR_LOOP_THRESHOLD, Handle, Notice, NoticeKind, Recorder, loop_lines,
+    loop_parents, rename_view,
 )
 
 __all__ = ["capture", "Capture", "Notice", "NoticeKind", "CaptureError", "SCALAR_LOOP_THRESHOLD", "real_object",
@@ -98,7 +99,7 @@ class Capture:
     #: everything was recorded
     stopped: Notice | None = None
     #: the global random streams' state when the code started (a plain run started from it
-    #: draws what the capture drew: :mod:`fusionlab.capture.draws`)
+    #: draws what the capture drew: :mod:`fusionlab.runtime.draws`)
     draws: GlobalDraws | None = None
     #: where capture stopped, the real contents of the bases it SYNCed then (by base name;
     #: those of up to a million elements): what a replay of the batches must give

@@ -22,11 +22,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..bytecode import Instruction, Literal, Opcode, OpFamily, ProgramError, View, check_instruction
-from ..opcodes import OPCODES, opcode_of_ufunc
-from .masked import Expansion, expand_selection
-from .scatter import ListedKey, listed_key
-from .recorder import Handle, NoticeKind, Recorder, call_as_user
+from fusionlab.ir.bytecode import (
+    Instruction, Literal, Opcode, OpFamily, ProgramError, View, check_instruction,
+)
+from fusionlab.ir.opcodes import OPCODES, opcode_of_ufunc
+from fusionlab.capture.masked import Expansion, expand_selection
+from fusionlab.capture.scatter import ListedKey, listed_key
+from fusionlab.capture.recorder import Handle, NoticeKind, Recorder, call_as_user
 
 #: dtype kinds the bytecode describes (bool, integers, floats, complex)
 NUMERIC = "biufc"
@@ -381,7 +383,7 @@ class Traced:
         return _ufunc(self._rec, ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Callable[..., Any], types: Any, args: Any, kwargs: Any) -> Any:
-        from .functions import dispatch
+        from fusionlab.capture.functions import dispatch
 
         if self._rec.halting and self._rec.plain():
             return func(*unwrap(args), **unwrap(kwargs))
@@ -1268,7 +1270,7 @@ def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
         # returns that very array, and the user may test ``r is into``)
         return _ufunc_plain(rec, ufunc, method, inputs, kwargs)
     if ufunc is np.matmul and method == "__call__" and not kwargs and len(inputs) == 2:
-        from .contract import contraction   # it builds on this module
+        from fusionlab.capture.contract import contraction   # it builds on this module
 
         try:
             got = contraction(rec, "matmul", *inputs)

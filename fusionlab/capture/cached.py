@@ -29,8 +29,8 @@ import functools
 import types
 from typing import Any, Callable, Iterator
 
-from .array import Traced, hand_out
-from .functions import GeneratorProxy, Proxy, Recording
+from fusionlab.capture.array import Traced, hand_out
+from fusionlab.capture.functions import GeneratorProxy, Proxy, Recording
 
 __all__ = ["is_cached", "call_plainly"]
 

@@ -2,7 +2,7 @@
 ``np.inner``, ``np.outer`` and ``np.einsum`` recorded as one CONTRACT each.
 
 The user's value is always NumPy's own call on the real data; the instruction records the
-explicit subscripts (:mod:`fusionlab.subscripts`) and ``via=`` the function called, which
+explicit subscripts (:mod:`fusionlab.ir.subscripts`) and ``via=`` the function called, which
 a contraction running alone replays (the same call: BLAS, the same bits). Operands are
 read as the views they are (a transposed or sliced operand is not copied). A product the
 bytecode cannot state exactly (a scalar or bool operand, float16, ``out=`` and other
@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from ..bytecode import Instruction, Opcode
-from ..subscripts import einsum_subscripts, numpy_call, via_subscripts
-from .array import Traced, emit_split, lift, traceable, unwrap
-from .recorder import Recorder
+from fusionlab.ir.bytecode import Instruction, Opcode
+from fusionlab.ir.subscripts import einsum_subscripts, numpy_call, via_subscripts
+from fusionlab.capture.array import Traced, emit_split, lift, traceable, unwrap
+from fusionlab.capture.recorder import Recorder
 
 __all__ = ["contraction"]
 

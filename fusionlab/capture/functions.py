@@ -11,13 +11,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..bytecode import HISTOGRAM_VALUES, Instruction, Literal, Opcode
-from .contract import contraction
-from .array import (
-    Traced, arg_reduction, array_copy, compress, emit_split, gather, opaque, operand, plain_call, reload_all, as_view,
-    lift, recordable, traceable, unwrap,
+from fusionlab.ir.bytecode import HISTOGRAM_VALUES, Instruction, Literal, Opcode
+from fusionlab.capture.contract import contraction
+from fusionlab.capture.array import (
+    Traced, arg_reduction, array_copy, compress, emit_split, gather, opaque, operand, plain_call,
+    reload_all, as_view, lift, recordable, traceable, unwrap,
 )
-from .recorder import NoticeKind, Recorder
+from fusionlab.capture.recorder import NoticeKind, Recorder
 
 
 def _keepdims(result: Any, a: Any, axis: Any, keepdims: bool) -> Any:

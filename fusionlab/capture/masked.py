@@ -23,7 +23,7 @@ import bisect
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..bytecode import Instruction, Literal, Opcode, OpFamily, View
+from fusionlab.ir.bytecode import Instruction, Literal, Opcode, OpFamily, View
 
 #: how far back in the open batch a selection is looked for, and how many maps an
 #: expansion may hold: past either, the assignment stays an OPAQUE indexed assignment
@@ -107,7 +107,7 @@ def expand_selection(batch: Sequence[Instruction], value: View, mask: View,
 
     Examples
     --------
-    >>> from fusionlab.bytecode import Base
+    >>> from fusionlab.ir.bytecode import Base
     >>> x, m = Base("x", "float64", (8,)), Base("m", "bool", (8,))
     >>> t, u = Base("t", "float64", (3,)), Base("u", "float64", (3,))
     >>> batch = [Instruction(Opcode.COMPRESS, (t.view(),), (x.view(), m.view())),
@@ -189,7 +189,7 @@ def drop_superseded(batch: list[Instruction], superseded: set[int]) -> list[Inst
     reads before it is freed in this batch, and without the DEL of a base none of whose
     writers is left. Instructions are looked at last first, so a chain goes at once.
 
-    >>> from fusionlab.bytecode import Base
+    >>> from fusionlab.ir.bytecode import Base
     >>> x, t = Base("x", "float64", (4,)), Base("t", "float64", (4,))
     >>> neg = Instruction(Opcode.NEGATIVE, (t.view(),), (x.view(),))
     >>> free = Instruction(Opcode.DEL, (t.view(),))

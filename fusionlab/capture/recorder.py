@@ -29,10 +29,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..bytecode import Base, Instruction, Opcode, OpFamily, Program, ProgramError, View, check_instruction
-from ..execute.reference import Externals
-from .budget import UNLIMITED, CaptureBudget
-from .masked import drop_superseded
+from fusionlab.ir.bytecode import (
+    Base, Instruction, Opcode, OpFamily, Program, ProgramError, View, check_instruction,
+)
+from fusionlab.runtime.reference import Externals
+from fusionlab.capture.budget import UNLIMITED, CaptureBudget
+from fusionlab.capture.masked import drop_superseded
 
 CELL_FILENAME = "<fusionlab-capture>"
 
@@ -345,7 +347,7 @@ class Recorder:
             pass
 
     def _scan(self, frame: types.FrameType | None) -> None:
-        from .array import Traced  # the recorder knows no traced arrays, only their bases
+        from fusionlab.capture.array import Traced  # the recorder knows no traced arrays, only their bases
 
         found: dict[str, str] = {}
         while frame is not None and frame is not self.stop_frame:

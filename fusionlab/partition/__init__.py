@@ -15,7 +15,7 @@ exhaustive every legal partition (small programs; the test oracle)
 
 Examples
 --------
->>> from fusionlab.examples import fig3
+>>> from fusionlab.ir.examples import fig3
 >>> r = partition(fig3(), "optimal", "bohrium")
 >>> r.cost_elements, r.kernels
 (38, 4)
@@ -29,19 +29,19 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..budget import Budget
-from ..costs import get_cost_model
-from ._common import ProgramOrState
-from .cache import MergeCache
-from .exact import exact
-from .exhaustive import exhaustive
-from .greedy import greedy
-from .ilp import ilp
-from .linear import linear
-from .optimal import optimal
-from .result import NodeOutcome, PartitionResult, SearchTrace, TraceNode, WeightEdge
-from .singleton import singleton
-from .unintrusive import unintrusive
+from fusionlab.support.budget import Budget
+from fusionlab.costs import get_cost_model
+from fusionlab.partition._common import ProgramOrState
+from fusionlab.partition.cache import MergeCache
+from fusionlab.partition.exact import exact
+from fusionlab.partition.exhaustive import exhaustive
+from fusionlab.partition.greedy import greedy
+from fusionlab.partition.ilp import ilp
+from fusionlab.partition.linear import linear
+from fusionlab.partition.optimal import optimal
+from fusionlab.partition.result import NodeOutcome, PartitionResult, SearchTrace, TraceNode, WeightEdge
+from fusionlab.partition.singleton import singleton
+from fusionlab.partition.unintrusive import unintrusive
 
 ALGORITHMS: dict[str, Callable[..., PartitionResult]] = {
     "singleton": singleton,
@@ -77,8 +77,8 @@ def partition(
     Parameters
     ----------
     program_or_state
-        A :class:`~fusionlab.bytecode.Program`, its :class:`~fusionlab.wsp.WSPGraph`, or a
-        :class:`~fusionlab.wsp.PartitionState` to start from.
+        A :class:`~fusionlab.ir.bytecode.Program`, its :class:`~fusionlab.analysis.wsp.WSPGraph`, or a
+        :class:`~fusionlab.analysis.wsp.PartitionState` to start from.
     algorithm
         One of :data:`ALGORITHMS`.
     cost_model
@@ -86,11 +86,11 @@ def partition(
     cache
         A :class:`MergeCache` to consult and fill (programs only).
     budget
-        A :class:`~fusionlab.budget.Budget` for the whole call (every algorithm checks it
+        A :class:`~fusionlab.support.budget.Budget` for the whole call (every algorithm checks it
         between units of work and returns its best legal partition so far, marked not
         proven, with a note naming the phase cut); unlimited when ``None``. Building the
         graph of a program checks it too, and raises
-        :class:`~fusionlab.budget.BudgetExceeded` when it runs out there (no partition yet).
+        :class:`~fusionlab.support.budget.BudgetExceeded` when it runs out there (no partition yet).
     **options
         Passed to the algorithm (``time_limit``, ``max_nodes`` for ``optimal``...).
     """
@@ -98,7 +98,7 @@ def partition(
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
     model = get_cost_model(cost_model)
     key_of = getattr(model, "cache_key", None)
-    from ..bytecode import Program
+    from fusionlab.ir.bytecode import Program
 
     key = None
     if cache is not None and isinstance(program_or_state, Program) and key_of is not None:
@@ -125,15 +125,15 @@ def evaluate(
     An illegal partition is still costed; its ``notes`` say why it is illegal (Def. 5),
     listing the first 20 pairs that may not share a block. The partition is given, so
     there is no best-so-far to return: when ``budget`` runs out (building the graph, or
-    listing the pairs of an illegal block) :class:`~fusionlab.budget.BudgetExceeded` is raised.
+    listing the pairs of an illegal block) :class:`~fusionlab.support.budget.BudgetExceeded` is raised.
 
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> r = evaluate(fig3(), [range(17)])
     >>> r.legal, r.notes[0]
     (False, 'instructions 1 and 3 share a block: different iteration shapes ((4,) vs (5,))')
     """
-    from ..wsp import partition_problems
-    from ._common import finish, setup
+    from fusionlab.analysis.wsp import partition_problems
+    from fusionlab.partition._common import finish, setup
 
     ctx = setup(program_or_graph, cost_model, budget)
     blocks = [tuple(b) for b in blocks]

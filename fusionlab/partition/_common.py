@@ -6,21 +6,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..budget import UNLIMITED, Budget, BudgetExceeded
-from ..bytecode import Program
-from ..costs import (
-    AdditiveCostModel,
-    Bohrium,
-    COST_MODELS,
-    Evaluator,
-    NonMonotonicCostModel,
-    access_info,
-    check_monotonic,
-    graph_accesses,
-    get_cost_model,
+from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
+from fusionlab.ir.bytecode import Program
+from fusionlab.costs import (
+    AdditiveCostModel, Bohrium, COST_MODELS, Evaluator, NonMonotonicCostModel, access_info,
+    check_monotonic, graph_accesses, get_cost_model,
 )
-from ..wsp import PartitionState, WSPGraph, bit_indices, partition_problems
-from .result import PartitionResult, SearchTrace
+from fusionlab.analysis.wsp import PartitionState, WSPGraph, bit_indices, partition_problems
+from fusionlab.partition.result import PartitionResult, SearchTrace
 
 ProgramOrState = Program | WSPGraph | PartitionState
 
@@ -45,7 +38,7 @@ def setup(program_or_state: ProgramOrState, cost_model: Any, budget: Budget | No
     """Bind the model to the program's graph; refuse a model that is not monotone.
 
     Building the graph of a program checks ``budget`` too; when it runs out there is no
-    partition to return yet, so :class:`~fusionlab.budget.BudgetExceeded` reaches the caller.
+    partition to return yet, so :class:`~fusionlab.support.budget.BudgetExceeded` reaches the caller.
     """
     started = time.perf_counter()
     budget = UNLIMITED if budget is None else budget

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Hashable
 
-from ..bytecode import Program
-from .result import PartitionResult
+from fusionlab.ir.bytecode import Program
+from fusionlab.partition.result import PartitionResult
 
 
 @dataclass
@@ -21,7 +21,7 @@ class MergeCache:
 
     Examples
     --------
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> from fusionlab.partition import partition
     >>> cache = MergeCache()
     >>> _ = partition(fig3(), "greedy", cache=cache)

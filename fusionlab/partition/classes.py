@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..budget import Budget
-from ..bytecode import OpFamily, Program
-from ..costs import Bohrium, graph_accesses
-from ..legality import conflict_masks
-from ..wsp import Conflict, WSPGraph, bit_indices
-from .separation import separated
-from ._common import Context, setup
-from .result import PartitionResult
+from fusionlab.support.budget import Budget
+from fusionlab.ir.bytecode import OpFamily, Program
+from fusionlab.costs import Bohrium, graph_accesses
+from fusionlab.analysis.legality import conflict_masks
+from fusionlab.analysis.wsp import Conflict, WSPGraph, bit_indices
+from fusionlab.partition.separation import separated
+from fusionlab.partition._common import Context, setup
+from fusionlab.partition.result import PartitionResult
 
 Solver = Callable[[Context, Budget], PartitionResult]
 
@@ -66,7 +66,7 @@ def shape_classes(ctx: Context) -> list[list[int]]:
 
 def _apart(ctx: Context, own: Budget) -> list[int]:
     """Per instruction, the instructions it can never share a block with (separation over
-    the whole graph: the fusion rule's pairs (:func:`~fusionlab.legality.conflict_masks`),
+    the whole graph: the fusion rule's pairs (:func:`~fusionlab.analysis.legality.conflict_masks`),
     and paths through them)."""
     g = ctx.graph
     initial = conflict_masks([g.unit(i) for i in range(g.n)], own, "exact: separation")

@@ -33,16 +33,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..budget import UNLIMITED, Budget, BudgetExceeded
-from ..bytecode import Program
-from ..costs import Bohrium, MaxContract, MaxLocality, Robinson
-from ..wsp import PartitionState, WSPGraph, bit_indices
-from ._common import Context, ProgramOrState, coarsest_bound, dense, finish, setup
-from .classes import shape_classes, solve_by_shape
-from .greedy import greedy
-from .ilp import ilp, start_worker, stop_worker
-from .optimal import optimal
-from .result import PartitionResult
+from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
+from fusionlab.ir.bytecode import Program
+from fusionlab.costs import Bohrium, MaxContract, MaxLocality, Robinson
+from fusionlab.analysis.wsp import PartitionState, WSPGraph, bit_indices
+from fusionlab.partition._common import Context, ProgramOrState, coarsest_bound, dense, finish, setup
+from fusionlab.partition.classes import shape_classes, solve_by_shape
+from fusionlab.partition.greedy import greedy
+from fusionlab.partition.ilp import ilp, start_worker, stop_worker
+from fusionlab.partition.optimal import optimal
+from fusionlab.partition.result import PartitionResult
 
 _ILP_MODELS = (Bohrium, MaxContract, MaxLocality, Robinson)
 # From this many instructions a solver process is started beside the branch and bound (its
@@ -76,11 +76,11 @@ def exact(
     max_nodes, trace_limit
         The branch and bound's node limit and how many nodes its trace records.
     budget
-        The caller's :class:`~fusionlab.budget.Budget`.
+        The caller's :class:`~fusionlab.support.budget.Budget`.
 
     Examples
     --------
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> r = exact(fig3(), "bohrium")
     >>> r.cost_elements, r.proven_optimal, r.notes[0]
     (38, True, 'proven optimal by the branch and bound')

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..budget import Budget, BudgetExceeded
-from ..wsp import bit_indices, find_cycle
-from ._common import ProgramOrState, announce, cut_note, finish, setup
-from .result import PartitionResult
+from fusionlab.support.budget import Budget, BudgetExceeded
+from fusionlab.analysis.wsp import bit_indices, find_cycle
+from fusionlab.partition._common import ProgramOrState, announce, cut_note, finish, setup
+from fusionlab.partition.result import PartitionResult
 
 
 def exhaustive(

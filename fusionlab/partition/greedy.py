@@ -26,7 +26,7 @@ block (a cycle if merged) stays so while only other blocks merge, since a contra
 shortens the path but keeps a block that is neither end on it (tests/test_scaling.py), so
 it is kept aside unpriced and pushed again when one of its blocks changes. The legality
 test itself answers from the transitive closure the state keeps through merges
-(:meth:`~fusionlab.wsp.PartitionState.reach_masks`): a stencil whose iterations all read
+(:meth:`~fusionlab.analysis.wsp.PartitionState.reach_masks`): a stencil whose iterations all read
 the same views has thousands of such far-apart related pairs.
 """
 
@@ -36,11 +36,13 @@ import heapq
 from bisect import bisect_left
 from typing import Any
 
-from ..budget import UNLIMITED, Budget, BudgetExceeded
-from ..costs import Evaluator
-from ..wsp import PartitionState
-from ._common import BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, dense, finish, setup, sparse
-from .result import PartitionResult
+from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
+from fusionlab.costs import Evaluator
+from fusionlab.analysis.wsp import PartitionState
+from fusionlab.partition._common import (
+    BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, dense, finish, setup, sparse,
+)
+from fusionlab.partition.result import PartitionResult
 
 _EPS = 1e-9
 
@@ -61,7 +63,7 @@ def greedy_merge(
 
     ``budget`` is checked for each block whose weight edges are computed (phase
     ``"<phase>: weight edges"``) and each edge taken from the heap (``"<phase>: merging"``);
-    when it runs out :class:`~fusionlab.budget.BudgetExceeded` propagates and ``state``
+    when it runs out :class:`~fusionlab.support.budget.BudgetExceeded` propagates and ``state``
     holds the (legal) merges made so far, also appended to ``merges`` when given.
     """
     budget = UNLIMITED if budget is None else budget
@@ -333,7 +335,7 @@ def greedy(
 
     Examples
     --------
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> r = greedy(fig3(), "bohrium")
     >>> r.legal, r.cost_elements
     (True, 38)

@@ -42,17 +42,19 @@ from typing import Any
 
 import numpy as np
 
-from ..budget import UNLIMITED, Budget, BudgetExceeded
-from ..costs import Bohrium, MaxContract, MaxLocality, Robinson, UnsupportedCostModel, graph_accesses
-from ..wsp import bit_indices, partition_problems, reachability
-from . import _highs_worker
-from ._common import Context, ProgramOrState, announce, coarsest_bound, cut_note, finish, setup
-from .greedy import greedy_merge
-from .linear import LinearCut, linear_merge
-from .result import PartitionResult
-from .separation import separated_blocks
-from .ilp_tighten import Layout, Positions, clique_rows, convexity_rows, implied_orders
-from .unintrusive import unintrusive_merge
+from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
+from fusionlab.costs import Bohrium, MaxContract, MaxLocality, Robinson, UnsupportedCostModel, graph_accesses
+from fusionlab.analysis.wsp import bit_indices, partition_problems, reachability
+from fusionlab.partition import _highs_worker
+from fusionlab.partition._common import (
+    Context, ProgramOrState, announce, coarsest_bound, cut_note, finish, setup,
+)
+from fusionlab.partition.greedy import greedy_merge
+from fusionlab.partition.linear import LinearCut, linear_merge
+from fusionlab.partition.result import PartitionResult
+from fusionlab.partition.separation import separated_blocks
+from fusionlab.partition.ilp_tighten import Layout, Positions, clique_rows, convexity_rows, implied_orders
+from fusionlab.partition.unintrusive import unintrusive_merge
 
 # Models up to this many variables are solved in this process (milliseconds); larger ones
 # in a process of their own, which can be killed.
@@ -182,7 +184,7 @@ def ilp(
     max_variables
         A larger model is not solved (interactive callers bound it).
     budget
-        The caller's :class:`~fusionlab.budget.Budget`.
+        The caller's :class:`~fusionlab.support.budget.Budget`.
     solver
         ``"inline"`` (HiGHS in this process), ``"process"`` (in a process killed at the
         deadline), or ``"auto"``: a process above ``INLINE_VARIABLES`` variables.
@@ -211,7 +213,7 @@ def ilp(
 
     Examples
     --------
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> r = ilp(fig3(), "bohrium")
     >>> r.cost_elements, r.proven_optimal
     (38, True)

@@ -32,8 +32,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..budget import Budget
-from ..wsp import PartitionState, bit_indices
+from fusionlab.support.budget import Budget
+from fusionlab.analysis.wsp import PartitionState, bit_indices
 
 
 class Positions:
@@ -45,7 +45,7 @@ class Positions:
     ...     def __init__(self): self.n = 0
     ...     def var(self, lo, hi, integer, cost=0.0): self.n += 1; return self.n - 1
     >>> from fusionlab import parse
-    >>> from fusionlab.wsp import WSPGraph
+    >>> from fusionlab.analysis.wsp import WSPGraph
     >>> p = parse("ARRAY A float64[4]\\nARRAY B float64[5]\\nCOPY A, 1\\nCOPY B, 2\\nDEL A")
     >>> state = PartitionState(WSPGraph(p))
     >>> pos = Positions(M(), state, sorted(state.members))
@@ -119,7 +119,7 @@ def implied_orders(reach: list[int], sep: list[int], budget: Budget, phase: str)
     Lattice Boltzmann's 1,227 blocks need a few thousand of its 200,000 order rows.
 
     >>> # 0 -> 1 -> 2, all pairwise separated: 0 < 2 follows from 0 < 1 and 1 < 2
-    >>> from fusionlab.budget import UNLIMITED
+    >>> from fusionlab.support.budget import UNLIMITED
     >>> implied_orders([0b110, 0b100, 0], [0b110, 0b101, 0b011], UNLIMITED, "doc")
     [4, 0, 0]
     """

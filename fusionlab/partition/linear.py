@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..budget import Budget, BudgetExceeded
-from ._common import ProgramOrState, announce, cut_note, finish, setup
-from .result import PartitionResult
+from fusionlab.support.budget import Budget, BudgetExceeded
+from fusionlab.partition._common import ProgramOrState, announce, cut_note, finish, setup
+from fusionlab.partition.result import PartitionResult
 
 
 def linear(
@@ -25,7 +25,7 @@ def linear(
 
     Examples
     --------
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> r = linear(fig3())
     >>> r.numbered()
     [[1, 2], [3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14, 15, 16, 17]]

@@ -20,17 +20,19 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Callable
 
-from ..budget import UNLIMITED, Budget, BudgetExceeded
-from ..costs import Evaluator
-from ..legality import first_conflict
-from ..wsp import PartitionState, bit_indices, find_cycle, reachability
-from ._common import (BaseIndex, ProgramOrState, SavingIndex, announce, coarsest_bound, cut_note, dense, finish,
-                      setup, sparse)
-from .greedy import greedy_merge
-from .linear import LinearCut, linear_merge
-from .result import NodeOutcome, PartitionResult, SearchTrace, TraceNode, WeightEdge
-from .separation import separated_blocks
-from .unintrusive import unintrusive_merge
+from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
+from fusionlab.costs import Evaluator
+from fusionlab.analysis.legality import first_conflict
+from fusionlab.analysis.wsp import PartitionState, bit_indices, find_cycle, reachability
+from fusionlab.partition._common import (
+    BaseIndex, ProgramOrState, SavingIndex, announce, coarsest_bound, cut_note, dense, finish,
+    setup, sparse,
+)
+from fusionlab.partition.greedy import greedy_merge
+from fusionlab.partition.linear import LinearCut, linear_merge
+from fusionlab.partition.result import NodeOutcome, PartitionResult, SearchTrace, TraceNode, WeightEdge
+from fusionlab.partition.separation import separated_blocks
+from fusionlab.partition.unintrusive import unintrusive_merge
 
 _EPS = 1e-9
 # Above this many starting blocks the separated pairs are not derived (bit masks of this
@@ -223,7 +225,7 @@ def optimal(
         from the unintrusive partition only, as the paper's Fig. 11 does: the trace then
         shows the search improving on its own (Fig. 10's "new best" nodes).
     budget
-        The caller's :class:`~fusionlab.budget.Budget`. Every phase checks it (the
+        The caller's :class:`~fusionlab.support.budget.Budget`. Every phase checks it (the
         unintrusive merges, the weight edges, the greedy seed, each search node); when it
         or ``time_limit`` runs out, or ``max_nodes`` is reached, the best legal partition so
         far is returned with ``proven_optimal=False``, a note naming the phase and, once the
@@ -232,7 +234,7 @@ def optimal(
 
     Examples
     --------
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> r = optimal(fig3(), "bohrium")
     >>> r.cost_elements, r.proven_optimal, r.legal
     (38, True, True)

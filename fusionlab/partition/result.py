@@ -7,9 +7,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bytecode import Program
-from ..costs import Partition
-from ..text import format_instruction
+from fusionlab.ir.bytecode import Program
+from fusionlab.costs import Partition
+from fusionlab.ir.text import format_instruction
 
 __all__ = ["PartitionResult", "SearchTrace", "TraceNode", "NodeOutcome", "WeightEdge"]
 

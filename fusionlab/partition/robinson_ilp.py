@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from ..bytecode import OpFamily, Program
-from ..filters import filter_folds, loop_domains
+from fusionlab.ir.bytecode import OpFamily, Program
+from fusionlab.analysis.filters import filter_folds, loop_domains
 
 __all__ = ["Combinator", "RobinsonModel", "RobinsonSolution", "normalize2_combinators", "combinators_of",
            "build_model", "slides_model", "solve", "robinson_ilp", "as_partition"]

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..budget import UNLIMITED, Budget
-from ..legality import conflict_masks
-from ..wsp import PartitionState, bit_indices, reachability
+from fusionlab.support.budget import UNLIMITED, Budget
+from fusionlab.analysis.legality import conflict_masks
+from fusionlab.analysis.wsp import PartitionState, bit_indices, reachability
 
 
 def separated(succ: list[list[int]], compatible: Callable[[int, int], bool] | None = None,
@@ -81,7 +81,7 @@ def separated_blocks(state: PartitionState, ids: list[int], succ: list[list[int]
                      phase: str = "separation") -> list[int]:
     """:func:`separated` over the blocks ``ids`` of ``state`` (``succ``: their successors, as
     indices into ``ids``), starting from the fusion rule's pairs
-    (:func:`~fusionlab.legality.conflict_masks`: shapes, explicit fuse-preventing edges and
+    (:func:`~fusionlab.analysis.legality.conflict_masks`: shapes, explicit fuse-preventing edges and
     opaque instructions, no loop over pairs) — the branch and bound and the ILP."""
     initial = conflict_masks([state.summary(b) for b in ids], budget, phase)
     return separated(succ, budget=budget, initial=initial, phase=phase)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..budget import Budget
-from ._common import ProgramOrState, finish, setup
-from .result import PartitionResult
+from fusionlab.support.budget import Budget
+from fusionlab.partition._common import ProgramOrState, finish, setup
+from fusionlab.partition.result import PartitionResult
 
 
 def singleton(
@@ -19,7 +19,7 @@ def singleton(
 
     Examples
     --------
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> r = singleton(fig3())
     >>> r.kernels, r.cost_elements
     (17, 94)

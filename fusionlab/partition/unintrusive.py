@@ -24,11 +24,13 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from ..budget import UNLIMITED, Budget, BudgetExceeded
-from ..costs import Evaluator
-from ..wsp import PartitionState, bit_indices
-from ._common import BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, finish, setup, sparse
-from .result import PartitionResult
+from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
+from fusionlab.costs import Evaluator
+from fusionlab.analysis.wsp import PartitionState, bit_indices
+from fusionlab.partition._common import (
+    BaseIndex, ProgramOrState, SavingIndex, announce, cut_note, finish, setup, sparse,
+)
+from fusionlab.partition.result import PartitionResult
 
 _EPS = 1e-9
 
@@ -36,7 +38,7 @@ _EPS = 1e-9
 def _covers(state: PartitionState, u: int, v: int) -> bool:
     """Whether every block forbidden with ``u`` is forbidden with ``v`` (θ[u] ⊆ θ[v]).
 
-    Read off the three tests of :func:`~fusionlab.legality.fusion_conflict`: the blocks an
+    Read off the three tests of :func:`~fusionlab.analysis.legality.fusion_conflict`: the blocks an
     opaque or shaped ``u`` is kept from by the opaque and shape tests are kept from ``v`` too
     when ``v`` is opaque as well, or has ``u``'s shape; ``u``'s explicit partners are asked
     one by one. A ``False`` only forgoes a merge, so the shortcuts may be conservative."""
@@ -59,7 +61,7 @@ def unintrusive_merge(
     """Merge unintrusively fusible blocks of ``state`` in place; returns the merges made.
 
     ``budget`` is checked before each block is examined; when it runs out
-    :class:`~fusionlab.budget.BudgetExceeded` (naming ``phase``) propagates and ``state``
+    :class:`~fusionlab.support.budget.BudgetExceeded` (naming ``phase``) propagates and ``state``
     holds the merges made so far (each one legal and unintrusive), also appended to
     ``merges`` when given.
     """
@@ -120,7 +122,7 @@ def unintrusive(
 
     Examples
     --------
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> r = unintrusive(fig3())
     >>> r.legal, r.cost_elements, r.kernels
     (True, 74, 14)

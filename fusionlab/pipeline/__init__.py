@@ -10,16 +10,16 @@ them on):
 ========================== ============================= ===========================================
 pass                       module                        what it does
 ========================== ============================= ===========================================
-dead writes                :mod:`fusionlab.deadwrites`   drops the parts of writes nothing reads
-reroll                     :mod:`fusionlab.reroll`       an unrolled loop's runs become 2-D instructions
-free early                 :mod:`fusionlab.deadbases`    an array whose next use is a later batch's
+dead writes                :mod:`fusionlab.passes.deadwrites`   drops the parts of writes nothing reads
+reroll                     :mod:`fusionlab.passes.reroll`       an unrolled loop's runs become 2-D instructions
+free early                 :mod:`fusionlab.passes.deadbases`    an array whose next use is a later batch's
                                                          DEL dies at its last use
-dead writes after free     :mod:`fusionlab.deadwrites`   the first pass again (a DEL moved kills more)
+dead writes after free     :mod:`fusionlab.passes.deadwrites`   the first pass again (a DEL moved kills more)
 partition                  :mod:`fusionlab.partition`    the algorithm under the cost model
-rematerialise              :mod:`fusionlab.remat`        a map stored only for a later block is
+rematerialise              :mod:`fusionlab.passes.remat`        a map stored only for a later block is
                                                          recomputed in that block
-plan                       ``execute.numba_backend``     kernel or NumPy per block; the blocks ordered
-one-use kernels            ``execute.numba_backend``     among hundreds of kernels, those called once
+plan                       ``backend.numba.plan``     kernel or NumPy per block; the blocks ordered
+one-use kernels            ``backend.numba.plan``     among hundreds of kernels, those called once
                                                          run as NumPy
 ========================== ============================= ===========================================
 
@@ -45,15 +45,15 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..budget import UNLIMITED, Budget
-from ..bytecode import Program
-from ..execute.numba_backend import Plan
-from .caches import PipelineCaches
-from .config import DEFAULT_PASSES, OPTIMAL_MAX_NODES, Pass, PipelineConfig
-from .planning import Planned, partition_batch, plans
-from .preparing import Prepared, prepare, prepare_batches, target_parts
+from fusionlab.support.budget import UNLIMITED, Budget
+from fusionlab.ir.bytecode import Program
+from fusionlab.backend.numba.plan import Plan
+from fusionlab.pipeline.caches import PipelineCaches
+from fusionlab.pipeline.config import DEFAULT_PASSES, OPTIMAL_MAX_NODES, Pass, PipelineConfig
+from fusionlab.pipeline.planning import Planned, partition_batch, plans
+from fusionlab.pipeline.preparing import Prepared, prepare, prepare_batches, target_parts
 
-__all__ = ["Pass", "PASSES", "PipelineConfig", "PipelineCaches", "Prepared", "Planned", "Built", "prepare",
+__all__ = ["run", "compare", "Pass", "PASSES", "PipelineConfig", "PipelineCaches", "Prepared", "Planned", "Built", "prepare",
            "plans", "partition_batch", "build", "prepare_kept", "prepare_batches", "target_parts", "DEFAULT_PASSES", "OPTIMAL_MAX_NODES"]
 
 #: The passes by stage, in the order they run: (stage, passes, entry point)
@@ -98,7 +98,7 @@ def build(target: Any, config: PipelineConfig, *, caches: PipelineCaches | None 
     rows: the prepared batches are kept per target); ``prepare_budget`` bounds the preparing
     passes (past it the rest stays as captured), ``plan_budget`` the partitioning and planning
     (a search it cuts returns its best so far; building a graph past it raises
-    :class:`~fusionlab.budget.BudgetExceeded`); ``partitions`` (batch index to blocks) are planned as given, on
+    :class:`~fusionlab.support.budget.BudgetExceeded`); ``partitions`` (batch index to blocks) are planned as given, on
     the batches the configuration's preparing passes make (run them off to number the
     batches as captured); ``inputs``: arrays given beside the target's own.
     """
@@ -120,3 +120,17 @@ def prepare_kept(target: Any, config: PipelineConfig, caches: PipelineCaches, bu
         if inputs is None:
             caches.prepared.put(target, prepared, config.passes)
     return prepared
+
+
+def run(*args: Any, **kwargs: Any) -> Any:
+    """See :func:`fusionlab.pipeline.runner.run` (imported when called: the runner loads Numba)."""
+    from fusionlab.pipeline.runner import run as _run
+
+    return _run(*args, **kwargs)
+
+
+def compare(*args: Any, **kwargs: Any) -> Any:
+    """See :func:`fusionlab.pipeline.runner.compare` (imported when called: the runner loads Numba)."""
+    from fusionlab.pipeline.runner import compare as _compare
+
+    return _compare(*args, **kwargs)

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..bytecode import Program
-from ..partition import MergeCache, PartitionResult
-from ..wsp import WSPGraph
+from fusionlab.ir.bytecode import Program
+from fusionlab.partition import MergeCache, PartitionResult
+from fusionlab.analysis.wsp import WSPGraph
 
 if TYPE_CHECKING:
-    from ..execute.numba_backend import Plan
-    from .preparing import Prepared
+    from fusionlab.backend.numba.plan import Plan
+    from fusionlab.pipeline.preparing import Prepared
 
 __all__ = ["PipelineCaches", "ByBatch"]
 
@@ -32,7 +32,7 @@ class ByBatch(Generic[V]):
     """Values kept per batch object (and an optional hashable detail), each with its batch:
     an entry is found only for the very batch it was made for.
 
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> b = fig3()
     >>> kept: ByBatch[int] = ByBatch()
     >>> kept.put(b, 7); kept.get(b), kept.get(fig3())

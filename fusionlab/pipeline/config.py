@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
-from ..execute.numba_backend import DEFAULT_MIN_SIZE
+from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE
 
 __all__ = ["Pass", "PipelineConfig", "DEFAULT_PASSES", "OPTIMAL_MAX_NODES"]
 
@@ -18,21 +18,21 @@ __all__ = ["Pass", "PipelineConfig", "DEFAULT_PASSES", "OPTIMAL_MAX_NODES"]
 class Pass(Enum):
     """A pass of the pipeline, in the order :data:`DEFAULT_PASSES` runs them."""
 
-    #: drop the parts of writes nothing reads (:mod:`fusionlab.deadwrites`)
+    #: drop the parts of writes nothing reads (:mod:`fusionlab.passes.deadwrites`)
     DEAD_WRITES = "dead writes"
-    #: rewrite the runs of an unrolled Python loop as 2-D instructions (:mod:`fusionlab.reroll`)
+    #: rewrite the runs of an unrolled Python loop as 2-D instructions (:mod:`fusionlab.passes.reroll`)
     REROLL = "reroll"
-    #: free an array whose next use is a later batch's DEL at its last use (:mod:`fusionlab.deadbases`)
+    #: free an array whose next use is a later batch's DEL at its last use (:mod:`fusionlab.passes.deadbases`)
     FREE_EARLY = "free early"
     #: the dead-writes pass again, on the batches freed early (a DEL moved earlier kills more)
     DEAD_WRITES_AFTER_FREE = "dead writes after free early"
     #: the algorithm under the cost model (:mod:`fusionlab.partition`)
     PARTITION = "partition"
-    #: a map stored only for a later block recomputed in that block (:mod:`fusionlab.remat`)
+    #: a map stored only for a later block recomputed in that block (:mod:`fusionlab.passes.remat`)
     REMATERIALISE = "rematerialise"
-    #: kernel or NumPy for each block, the blocks ordered (:func:`fusionlab.execute.numba_backend.plan`)
+    #: kernel or NumPy for each block, the blocks ordered (:func:`fusionlab.backend.numba.plan.plan`)
     PLAN = "plan"
-    #: kernels called once among hundreds run as NumPy (:func:`~fusionlab.execute.numba_backend.one_use_kernels`)
+    #: kernels called once among hundreds run as NumPy (:func:`~fusionlab.backend.numba.plan.one_use_kernels`)
     ONE_USE_KERNELS = "one-use kernels"
 
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from ..budget import UNLIMITED, Budget
-from ..bytecode import Program
-from ..costs import get_cost_model
-from ..execute.numba_backend import Plan, one_use_kernels, plan
-from ..partition import MergeCache, PartitionResult, partition
-from ..remat import rematerialise
-from ..wsp import PartitionState, WSPGraph
-from .caches import PipelineCaches
-from .config import Pass, PipelineConfig
+from fusionlab.support.budget import UNLIMITED, Budget
+from fusionlab.ir.bytecode import Program
+from fusionlab.costs import get_cost_model
+from fusionlab.backend.numba.plan import Plan, one_use_kernels, plan
+from fusionlab.partition import MergeCache, PartitionResult, partition
+from fusionlab.passes.remat import rematerialise
+from fusionlab.analysis.wsp import PartitionState, WSPGraph
+from fusionlab.pipeline.caches import PipelineCaches
+from fusionlab.pipeline.config import Pass, PipelineConfig
 
 __all__ = ["Planned", "partition_batch", "plans"]
 
@@ -87,7 +87,7 @@ def plans(batches: Sequence[Program], config: PipelineConfig, caches: PipelineCa
 
     Examples
     --------
-    >>> from fusionlab.examples import fig3
+    >>> from fusionlab.ir.examples import fig3
     >>> got = plans([fig3()], PipelineConfig("greedy", "bohrium", min_size=0))
     >>> len(got.plans), got.cost == got.results[0].cost
     (1, True)

@@ -2,7 +2,7 @@
 
 :func:`prepare` runs, as the configuration asks, the dead-writes pass, rerolling, the early
 frees across batches and the dead-writes pass again, each within the run's
-:class:`~fusionlab.budget.Budget`. Past the budget, what a pass did is kept and the rest
+:class:`~fusionlab.support.budget.Budget`. Past the budget, what a pass did is kept and the rest
 stays as captured: dropping nothing and rerolling nothing are always correct, only slower.
 A 100,000-iteration ``x += 1.0`` loop took 15.4 s of CPU in the first two passes with no
 budget on a loaded 2-core machine (3.5-4.3 s for rerolling alone on a quiet one); with a
@@ -19,13 +19,13 @@ from typing import AbstractSet, Any, Mapping, Sequence
 
 import numpy as np
 
-from ..budget import UNLIMITED, Budget, BudgetExceeded
-from ..bytecode import Program
-from ..deadbases import describe_early, free_early
-from ..deadwrites import describe, drop_dead_writes
-from ..execute.reference import Externals
-from ..reroll import reroll_batches
-from .config import Pass, PipelineConfig
+from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
+from fusionlab.ir.bytecode import Program
+from fusionlab.passes.deadbases import describe_early, free_early
+from fusionlab.passes.deadwrites import describe, drop_dead_writes
+from fusionlab.runtime.reference import Externals
+from fusionlab.passes.reroll import reroll_batches
+from fusionlab.pipeline.config import Pass, PipelineConfig
 
 __all__ = ["Prepared", "prepare", "prepare_batches", "dead_dropped", "target_parts"]
 
@@ -54,7 +54,7 @@ class Prepared:
 def target_parts(target: Any) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
     """A :class:`~fusionlab.capture.Capture`'s batches, inputs and external values; a
     program alone is one batch with none."""
-    from ..capture import Capture
+    from fusionlab.capture import Capture
 
     if isinstance(target, Capture):
         return list(target.batches), dict(target.inputs), target.externals

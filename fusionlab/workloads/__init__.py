@@ -29,7 +29,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import corpus, paper, teaching
+from fusionlab.workloads import corpus, paper, teaching
 
 __all__ = ["Workload", "WORKLOADS", "PAPER_WORKLOADS", "CORPUS", "ALL_WORKLOADS", "PRESETS", "get_workload",
            "paper", "teaching", "corpus"]

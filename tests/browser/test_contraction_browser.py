@@ -11,8 +11,8 @@ import copy
 
 import pytest
 
-from fusionlab.report import get_report
-from fusionlab.text import parse
+from fusionlab.explore.report import get_report
+from fusionlab.ir.text import parse
 
 from .reports import report_notebook
 from .test_explorer_browser import TIMEOUT, explorer, open_lab, open_notebook, server_kernels

@@ -4,9 +4,9 @@ says it is complete, marks the cut entries and shows the notice naming them."""
 
 from __future__ import annotations
 
-from fusionlab.examples import fig3
-from fusionlab.jupyter import FuseResult
-from fusionlab.report import EXACT_ALGORITHMS
+from fusionlab.ir.examples import fig3
+from fusionlab.explore.jupyter import FuseResult
+from fusionlab.explore.report import EXACT_ALGORITHMS
 
 from .reports import report_notebook
 from .test_explorer_browser import explorer, open_lab, open_notebook

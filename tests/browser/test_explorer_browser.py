@@ -20,7 +20,7 @@ import copy
 
 import pytest
 
-from fusionlab.report import batch_menu
+from fusionlab.explore.report import batch_menu
 
 from .reports import as_v2, deep_trace, find, load_v1, report_notebook
 
@@ -473,7 +473,7 @@ def crafted_report(base: dict) -> dict:
             node["outcome"] = PAYLOADS[node["id"] % len(PAYLOADS)] if node["id"] % 5 == 0 else node["outcome"]
         r["trace"]["cost_model"] = evil
     # a float appended per iteration: 5,001 batches, nearly all alike; the kernel's menu
-    # (fusionlab.report.batch_menu) lists each kind once, and its labels hold markup here
+    # (fusionlab.explore.report.batch_menu) lists each kind once, and its labels hold markup here
     n = len(r["program"]["instructions"])
     r["batches"] = [{"index": k, "instructions": n if k < 5000 else 3, "signature": "a" if k < 5000 else "b",
                      "same_as": 0 if 0 < k < 5000 else None} for k in range(5001)]

@@ -1,0 +1,1 @@
+"""What the partitioner needs to know of a program: the WSP graph, legality, filters."""

@@ -1,0 +1,1 @@
+"""The backends that compile a partition's blocks."""

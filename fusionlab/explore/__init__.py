@@ -1,0 +1,1 @@
+"""What a user looks at: the report, the graph's drawing, the explorer in Jupyter."""

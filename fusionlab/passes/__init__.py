@@ -1,0 +1,2 @@
+"""The rewrites of the bytecode before and after partitioning: reroll, dead writes, dead
+bases, rematerialisation."""

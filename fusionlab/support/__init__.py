@@ -1,0 +1,1 @@
+"""Small things every stage uses: the budgets of long searches, and timing."""

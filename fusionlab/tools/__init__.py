@@ -1,0 +1,1 @@
+"""Tools around the pipeline: the machine's calibration and sweeps."""
