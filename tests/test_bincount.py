@@ -26,6 +26,7 @@ from fusionlab.pipeline.runner import run
 from fusionlab.ir.text import BytecodeError
 from fusionlab.costs.timemodel import TimeModel, default_figures, explain
 from fusionlab.analysis.wsp import Conflict, WSPGraph
+from fusionlab.backend.numba.driver import Runs
 
 from agreement import check_agreement
 from test_numba import CACHE
@@ -168,7 +169,7 @@ def test_bincount_through_the_compiled_driver():
     src = ("import numpy as np\nx = (np.arange(50000) * 31) % 97\nw = np.sin(np.arange(50000.0))\n"
            "h = np.bincount(x)\ns = np.bincount(x, w)\n")
     got = _run_against_numpy(src, ("h", "s"), min_size=4096, driver="numba")
-    assert got.driver == "compiled driver"
+    assert got.ran is Runs.COMPILED_DRIVER
 
 
 @settings(max_examples=12, deadline=None)
@@ -273,7 +274,7 @@ def test_values_outside_the_recorded_bins_raise_at_run_time(driver):
                 run(p, "greedy", min_size=0, cache=cache, driver=driver, inputs={"X": bad})
         again = run(p, "greedy", min_size=0, cache=cache, driver=driver, inputs={"X": good})
     assert again.values["H"].tolist() == [625] * 16 and not cache.failed and again.kernels == 1
-    assert again.driver == ("compiled driver" if driver == "numba" else "python driver")
+    assert again.ran is (Runs.COMPILED_DRIVER if driver == "numba" else Runs.PYTHON_DRIVER)
 
 
 # -- the corpus ---------------------------------------------------------------------------------

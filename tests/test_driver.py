@@ -21,6 +21,7 @@ from fusionlab.backend.numba.plan import KernelCache, plan
 from fusionlab.runtime.reference import Externals, run_reference
 from fusionlab.pipeline.runner import run
 from fusionlab.workloads import WORKLOADS
+from fusionlab.backend.numba.driver import Runs
 
 from test_capture import numpy_sources
 from test_numba import CACHE, FIG1
@@ -48,7 +49,7 @@ def test_every_workload_runs_from_its_python_driver(name):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             r = run(cap, algorithm, check=True, cache=CHECKED, min_size=min_size)
-        assert r.driver == "python driver", (algorithm, min_size, r.driver)
+        assert r.ran is Runs.PYTHON_DRIVER, (algorithm, min_size, r.driver)
         assert r.max_abs_error <= 1e-9, (algorithm, min_size, r.max_abs_error)
 
 
@@ -63,7 +64,7 @@ def test_every_algorithm_partition_runs_from_the_driver(name):
             warnings.simplefilter("error")
             r = run(cap, algorithm, check=True, cache=CHECKED, min_size=0)
         assert r.max_abs_error <= 1e-9, (algorithm, r.max_abs_error)
-        assert r.driver == "python driver", (algorithm, r.driver)
+        assert r.ran is Runs.PYTHON_DRIVER, (algorithm, r.driver)
 
 
 @pytest.mark.parametrize("name", BENCHMARKED + ["fig3"])
@@ -72,7 +73,7 @@ def test_compiled_drivers_equal_the_reference(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         r = run(cap, "greedy", check=True, cache=CACHE, min_size=4096, driver="numba")
-    assert r.driver == "compiled driver" and r.max_abs_error <= 1e-9
+    assert r.ran is Runs.COMPILED_DRIVER and r.max_abs_error <= 1e-9
 
 
 @pytest.mark.parametrize("mode", ["python", "numba"])
@@ -84,7 +85,7 @@ def test_random_programs_under_the_driver(source, mode):
     assert r.max_abs_error <= 1e-9
     # and the same values as block by block
     b = run(cap, "greedy", cache=CACHE, min_size=0, driver="blocks")
-    assert b.driver.startswith("block by block")
+    assert b.ran is Runs.BLOCKS
     for k, v in b.values.items():
         np.testing.assert_allclose(np.asarray(r.values[k]), np.asarray(v), rtol=1e-12, atol=1e-12)
 
@@ -205,9 +206,9 @@ def test_no_driver_when_numpy_must_run_a_block():
     # np.sort has no bytecode: an OPAQUE instruction NumPy runs between kernels
     cap = capture("import numpy as np\nx = np.linspace(-1.0, 1.0, 64)\ny = np.sort(x * x) + 1.0\n")
     d = _driver(cap)
-    assert d.spec is None and d.runs == "block by block" and "OPAQUE runs with NumPy" in d.reason
+    assert d.spec is None and d.kind is Runs.BLOCKS and "OPAQUE runs with NumPy" in d.reason
     r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
-    assert r.driver.startswith("block by block: ") and r.max_abs_error <= 1e-9
+    assert r.ran is Runs.BLOCKS and r.max_abs_error <= 1e-9
 
 
 def test_a_compiled_driver_has_a_call_budget():
@@ -217,12 +218,12 @@ def test_a_compiled_driver_has_a_call_budget():
         get_driver(plans, externals, list(inputs), max_calls=3)
     d = Driver(plans, externals, CACHE, inputs, mode="numba", max_calls=3)
     # over the budget, the same driver runs as Python (not block by block), and says why
-    assert d.runs == "python driver" and "more than 3 kernel call sites" in d.reason and "Python form" in d.reason
+    assert d.kind is Runs.PYTHON_DRIVER and "more than 3 kernel call sites" in d.reason and "Python form" in d.reason
     want = Driver(plans, externals, CACHE, inputs, mode="blocks")()
     got = d()
     assert sorted(got) == sorted(want) and all(np.allclose(got[k], want[k]) for k in want)
     # the Python driver has no budget: it compiles nothing
-    assert Driver(plans, externals, CACHE, inputs, max_calls=3).runs == "python driver"
+    assert Driver(plans, externals, CACHE, inputs, max_calls=3).kind is Runs.PYTHON_DRIVER
 
 
 def test_over_the_call_budget_an_opaque_block_after_it_runs_block_by_block():
@@ -234,7 +235,7 @@ def test_over_the_call_budget_an_opaque_block_after_it_runs_block_by_block():
     cap = capture(src)
     plans, inputs, externals = planned(cap, 0)
     d = Driver(plans, externals, CACHE, inputs, mode="numba", max_calls=3)
-    assert d.spec is None and d.runs == "block by block"
+    assert d.spec is None and d.kind is Runs.BLOCKS
     assert "OPAQUE runs with NumPy" in d.reason
     want = Driver(plans, externals, CACHE, inputs, mode="blocks")()
     got = d()
@@ -257,7 +258,7 @@ def test_a_driver_numba_refuses_falls_back_with_a_warning(tmp_path, monkeypatch)
     with pytest.warns(RuntimeWarning, match="the compiled driver failed .*; running block by block"):
         out = d()
     np.testing.assert_array_equal(out["B"], np.arange(5000.0) * 2)
-    assert d.runs == "block by block" and d.reason.startswith("the compiled driver failed")
+    assert d.kind is Runs.BLOCKS and d.reason.startswith("the compiled driver failed")
     np.testing.assert_array_equal(d()["B"], np.arange(5000.0) * 2)   # and stays so, silently
 
 
@@ -378,7 +379,7 @@ def test_a_compiled_driver_sets_each_loops_chunk_and_is_cached(mode, tmp_path):
     # the last loop (ADD on a million elements) ran with its own chunk, not the run's
     assert numba.get_parallel_chunksize() == 1_000_000 // 8
     if mode == "numba":
-        assert d.runs == "compiled driver" and "set_chunk(max(1, 1000000 // ch) if ch else 0)" in d.spec.source
+        assert d.kind is Runs.COMPILED_DRIVER and "set_chunk(max(1, 1000000 // ch) if ch else 0)" in d.spec.source
         assert list(tmp_path.rglob(f"d_{d.spec.key}*.nbi")), "the compiled driver was not cached on disk"
     a = np.arange(1_000_000, dtype=float)
     np.testing.assert_allclose(got["S"], np.sum(a * a), rtol=1e-12)

@@ -25,6 +25,7 @@ from fusionlab.backend.numba.driver import DEFAULT_MAX_CALLS, Driver, get_driver
 from fusionlab.backend.numba.driver_loops import fold
 from fusionlab.backend.numba.plan import KernelCache, plan
 from fusionlab.runtime.reference import Externals, run_reference
+from fusionlab.backend.numba.driver import Runs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,7 +97,7 @@ def test_a_600_call_batch_runs_the_compiled_driver(tmp_path):
     assert spec.call_sites <= 3 and len(spec.tables) == 1 and len(spec.tables[0]) >= 598
     assert spec.source.count("\n") < 20 and "for _i in range(len(tab0)):" in spec.source
     d = Driver(plans, Externals(), KernelCache(directory=tmp_path), mode="numba", threads=1)
-    assert d.runs == "compiled driver" and not d.reason and spec.calls > DEFAULT_MAX_CALLS
+    assert d.kind is Runs.COMPILED_DRIVER and not d.reason and spec.calls > DEFAULT_MAX_CALLS
     got = d()
     want = run_reference(p)["A"]
     np.testing.assert_array_equal(got["A"], want)

@@ -24,6 +24,7 @@ from fusionlab.partition import ALGORITHMS, partition
 from fusionlab.workloads import WORKLOADS
 from fusionlab.ir.text import BytecodeError
 from fusionlab.analysis.wsp import Conflict, WSPGraph, partition_problems
+from fusionlab.backend.numba.driver import Runs
 
 from test_numba import CACHE, RecordingStorage
 
@@ -173,7 +174,7 @@ def test_two_pass_compaction_across_many_chunks():
     exec(src, plain)
     cap = capture(src, {})
     r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
-    assert r.check.ok and r.driver == "python driver"
+    assert r.check.ok and r.ran is Runs.PYTHON_DRIVER
     np.testing.assert_array_equal(r.values["z"], plain["z"])
 
 
@@ -195,7 +196,7 @@ def test_two_dimensional_filter_with_a_fold():
     cap = capture(src, {})
     for algo in ALGOS:
         r = run(cap, algo, check=True, cache=CACHE, min_size=0)
-        assert r.check.ok and r.driver == "python driver", (algo, r.driver)
+        assert r.check.ok and r.ran is Runs.PYTHON_DRIVER, (algo, r.driver)
         np.testing.assert_allclose(r.values["s"], plain["s"], rtol=1e-12)
 
 
@@ -234,7 +235,7 @@ def test_normalize2_runs_fused_under_every_algorithm():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             r = run(cap, algo, check=True, cache=CACHE, min_size=0)
-        assert r.driver == "python driver" and r.check.ok and r.max_abs_error <= 1e-12, algo
+        assert r.ran is Runs.PYTHON_DRIVER and r.check.ok and r.max_abs_error <= 1e-12, algo
 
 
 # -- random programs with filters against NumPy ---------------------------------------------

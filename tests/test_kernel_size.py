@@ -18,6 +18,7 @@ from fusionlab.backend.numba.codegen import Unsupported, get_kernel
 from fusionlab.backend.numba.plan import MAX_KERNEL_ARRAYS, compiler_sized, plan, run_plan
 from fusionlab.runtime.reference import Externals, Storage, run_reference
 from fusionlab.partition import partition
+from fusionlab.backend.numba.driver import Runs
 
 from strategies import numpy_sources
 from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)
@@ -125,7 +126,7 @@ def test_a_loop_of_slices_of_changing_lengths_compiles_no_kernel_it_calls_once()
     assert all(keys.count(k) > 1 for k in kept if k in keys)
     r = run(cap, "greedy", "bohrium", check=True, driver="python", cache=CACHE)
     assert r.check is not None and r.check.ok, r.check.mismatches
-    assert r.driver.startswith("block by block")   # a NumPy block: the run goes block by block
+    assert r.ran is Runs.BLOCKS   # a NumPy block: the run goes block by block
 
 
 def test_few_kernels_called_once_are_compiled_as_planned():

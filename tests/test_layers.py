@@ -133,3 +133,55 @@ def test_the_walk_sees_imports_inside_functions_and_relative_ones(tmp_path, monk
 def test_no_code_generator_below_the_backend(module):
     generators = sorted(m for m in closure(module) if is_code_generator(m))
     assert generators == [], f"{module} reaches the code generator through {generators}"
+
+
+#: the names a decision's prose travels under (a block's reason, a driver's name, an exception's text)
+MESSAGE_NAMES = {"reason", "why", "message", "detail", "note", "msg", "error", "driver", "runs"}
+
+
+def _is_message(node: ast.expr) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in MESSAGE_NAMES
+    if isinstance(node, ast.Name):
+        return node.id in MESSAGE_NAMES
+    # str(exc): an exception's text
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str"
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id in {"e", "exc", "err"})
+
+
+def _is_text(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and bool(node.elts) and all(_is_text(e) for e in node.elts)
+
+
+def text_decisions(source: str) -> list[int]:
+    """The lines of ``source`` that decide by a message's text: ``reason.startswith(...)``,
+    ``driver in ("python driver", ...)``, ``str(exc) == TEXT``-like comparisons of a
+    message against string literals."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("startswith", "endswith") and _is_message(node.func.value):
+            found.append(node.lineno)
+        elif isinstance(node, ast.Compare) and any(isinstance(o, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for o in node.ops):
+            sides = [node.left, *node.comparators]
+            if any(_is_message(s) for s in sides) and any(_is_text(s) for s in sides):
+                found.append(node.lineno)
+    return sorted(found)
+
+
+def test_the_text_check_sees_the_decisions_runner_py_made_by_text():
+    # fusionlab/execute/runner.py at e58cf21, three of its lines
+    old = ('def f(self, b, library):\n'
+           '    k = b.compiled if self.driver in ("python driver", "compiled driver") else b.kernel\n'
+           '    if not b.reason.startswith("no computing instruction") and b.reason.startswith(LIBRARY) == library:\n'
+           '        return str(exc) == "x"\n')
+    assert text_decisions(old) == [2, 3, 3, 4]
+    # a type's decision and a message only shown pass
+    assert text_decisions('if b.numpy is NumpyRuns.LIBRARY_CALL:\n    print(b.reason)\n') == []
+
+
+def test_no_decision_reads_a_message():
+    found = {name: lines for name, path in MODULES.items() if (lines := text_decisions(path.read_text()))}
+    assert found == {}, f"decisions made by matching a message's text: {found}"

@@ -32,7 +32,7 @@ from fusionlab.ir.bytecode import ALIASES, OPCODES, Opcode, OpFamily, OpInfo
 from fusionlab.runtime.check import ULPS
 from fusionlab.ir.opcodes import FAMILIES, opcode_of_ufunc
 
-PACKAGE = Path(opcodes.__file__).resolve().parent
+PACKAGE = Path(opcodes.__file__).resolve().parent.parent   # fusionlab/
 DTYPES = ("float32", "float64", "int64", "bool")
 ELEMENTWISE = sorted(OpFamily.ELEMENTWISE, key=lambda op: op.name)
 #: the reductions and scans of a ufunc (arg reductions: tests/test_argreductions.py)

@@ -27,6 +27,7 @@ from fusionlab.partition import partition
 from fusionlab.ir.text import BytecodeError
 from fusionlab.workloads import CORPUS
 from fusionlab.analysis.wsp import Conflict, WSPGraph
+from fusionlab.backend.numba.driver import Runs
 
 from test_numba import CACHE, RecordingStorage
 
@@ -84,7 +85,7 @@ def _run_fused(src: str, names: list[str], dtype: str = "float64", algos=("greed
             r = run(cap, algo, check=True, cache=CACHE, min_size=0)
         assert r.check.ok, (algo, r.check)
         # no block fell back to NumPy (but one over an empty selection: nothing to run)
-        assert r.driver == "python driver" or empty and "(an empty iteration space" in r.driver, \
+        assert r.ran is Runs.PYTHON_DRIVER or empty and "(an empty iteration space" in r.driver, \
             (algo, r.driver)
         for n in names:
             _same(r.values[n], plain[n], dtype)
@@ -312,7 +313,7 @@ def test_kmeans_selections_fold_in_one_kernel_per_step():
             assert len(written) <= 1
     assert kernels == 3   # the 4 clusters of a step in one kernel, a step a batch
     r = run(cap, "greedy", check=True, cache=CACHE, min_size=0)
-    assert r.check.ok and r.driver == "python driver", (r.check, r.driver)
+    assert r.check.ok and r.ran is Runs.PYTHON_DRIVER, (r.check, r.driver)
 
 
 # -- random programs --------------------------------------------------------------------------
@@ -357,7 +358,7 @@ def test_random_row_programs_equal_numpy(source):
     for algo in ("greedy", "optimal"):
         r = run(cap, algo, check=True, cache=CACHE, min_size=0)
         assert r.check.ok, (algo, r.check)
-        assert r.driver == "python driver", (algo, r.driver)
+        assert r.ran is Runs.PYTHON_DRIVER, (algo, r.driver)
         for name, want in plain.items():
             if isinstance(want, (np.ndarray, np.generic)) and name in r.values:
                 _same(r.values[name], want, "float64")
