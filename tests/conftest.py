@@ -37,7 +37,7 @@ collect_ignore_glob = ["data/*"]
 #: files too slow to run whole (test names as pytest writes them, parameters included).
 QUICK_FILES = frozenset({
     # the IR, the graph, the partitions and the costs
-    "test_bytecode.py", "test_wsp.py", "test_partition.py", "test_costs.py", "test_budget.py", "test_ilp_tighten.py",
+    "test_bytecode.py", "test_compile_log.py", "test_wsp.py", "test_partition.py", "test_costs.py", "test_budget.py", "test_ilp_tighten.py",
     "test_robinson_ilp.py", "test_merge_decision.py", "test_exact_share.py", "test_contraction_rules.py",
     "test_contraction_view.py",
     # capture
@@ -77,6 +77,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "quick: part of the quick tier, `make check` (tests/conftest.py)")
     config.addinivalue_line("markers", "bounds_checked: kernels made by the test (its default KernelCache, the "
                             "processes it starts) compile bounds-checked (tests/kernels.py)")
+    if os.environ.get("FUSIONLAB_COMPILE_LOG"):   # where the time goes to Numba (tests/compile_log.py)
+        from compile_log import install_from_environment
+        install_from_environment()
 
 
 @pytest.fixture(autouse=True)

@@ -22,6 +22,7 @@ from IPython.utils.capture import capture_output
 
 import fusionlab.explore.jupyter.session as session
 from fusionlab.ir.examples import FIG3_PYTHON, fig3
+from fusionlab.support.budget import Budget
 from fusionlab.explore.jupyter import FuseResult
 from fusionlab.explore.jupyter.magic import DEFAULT_BUDGET, DEFAULT_EXACT_TIME
 from fusionlab.explore.report import EXACT_ALGORITHMS, MIME_TYPE, validate_report
@@ -104,6 +105,9 @@ def test_default_cell_bounds_every_exact_search_by_the_share(budgets) -> None:
 
 
 def test_no_exact_search_gets_more_than_a_fair_part_of_what_is_left(monkeypatch) -> None:
+    # the budgets read an injected clock that moves only when a search spends its time
+    # (0.3 s each, in the spy): the share's arithmetic is checked exactly, whatever the load
+    now = [100.0]
     r = FuseResult.from_program(fig3(), exact_seconds=4.0)
     seen: list[tuple[float, float, float]] = []
     real = session.run_partition
@@ -112,17 +116,20 @@ def test_no_exact_search_gets_more_than_a_fair_part_of_what_is_left(monkeypatch)
         if algorithm in EXACT_ALGORITHMS:
             share = r.exact_budget
             seen.append((kwargs["budget"].seconds, kwargs["budget"].deadline, share.remaining()))
+            now[0] += 0.3
         return real(program, algorithm, model, **kwargs)
 
     monkeypatch.setattr(session, "run_partition", spy)
-    r.compute()
+    r.compute(Budget(60.0, clock=lambda: now[0]))
     share = r.exact_budget
     assert share.seconds == 4.0 and len(seen) == 2 * len(r.models)
     for k, (seconds, deadline, left) in enumerate(seen):
-        # what was left of the share over the searches pending then (the tolerance is the
-        # few statements between the two readings of the clock, preempted on a busy machine)
-        assert seconds <= left / (len(seen) - k) + 0.2
+        # a fair part of what was left of the share over the searches pending then
+        # (fig3's searches have no time limit of their own: the part is all they get)
+        assert seconds == pytest.approx(left / (len(seen) - k), abs=1e-12)
         assert deadline <= share.deadline + 1e-9
+    # the share ran down by what the searches spent
+    assert [left for _, _, left in seen] == pytest.approx([4.0 - 0.3 * k for k in range(len(seen))])
 
 
 def test_a_share_large_enough_gives_the_report_of_a_run_without_one() -> None:
