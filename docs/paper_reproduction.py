@@ -35,7 +35,7 @@ def render() -> str:
     p = fig3()
     out = ["# The paper's Fig. 3 under each algorithm", "",
            "Written by `docs/paper_reproduction.py` (a test checks it is current). Costs are in",
-           "elements accessed under the Bohrium model of `docs/semantics.md`.", "",
+           "elements accessed under the Bohrium model of `docs/cost-models.md`.", "",
            "The program (Fig. 3b, with the ARRAY lines it needs):", "", "```"]
     out += [f"{i + 1:>2}  {format_instruction(ins)}" for i, ins in enumerate(p)]
     out += ["```", "", "| algorithm | fusionlab | paper | blocks |", "| --- | ---: | ---: | --- |"]
@@ -62,7 +62,7 @@ def render() -> str:
             f"- **Unintrusive: {results['unintrusive'].cost_elements} against 70.** Ours merges "
             "{1,5} and {2,7} (the paper's \"a with e\": `COPY A, 0` has one legal beneficial partner, "
             "`ADD A, A, D[:-1]`) and {11,14} (`DEL E` joins `MIN E[1:]`). We merge only when the move "
-            "provably keeps an optimum (docs/semantics.md). From our result the legal merges that "
+            "provably keeps an optimum (docs/algorithms.md, unintrusive). From our result the legal merges that "
             "still save are {6}+{1,5} and {8}+{2,7} (8 elements each), {9}+{10} and {10}+{11,14} "
             "(4 each). The paper's FINDCANDIDATE read literally (a vertex with fewer than two legal "
             "weight edges) would take the first two, giving 66 then 58, not 70; our rule refuses them "

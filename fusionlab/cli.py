@@ -144,11 +144,24 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _cmd_partition(args: argparse.Namespace) -> int:
-    from fusionlab.partition import MergeCache
+    from fusionlab.pipeline import PipelineCaches, PipelineConfig, partition_batch, prepare
+    from fusionlab.support.budget import UNLIMITED
 
-    batches = _batches(args.program, args.preset)
-    cache = MergeCache()
-    results = [partition(b, args.algorithm, args.cost, cache=cache, **_options(args)) for b in batches]
+    opts = _options(args)
+    budget = opts.pop("budget", UNLIMITED)
+    config = PipelineConfig(args.algorithm, args.cost, options=tuple(sorted(opts.items())))
+    if _is_python(args.program):
+        # the batches `fusionlab run` partitions (rerolled, dead writes dropped, arrays freed
+        # early), unless --as-captured; a bytecode program is partitioned as written
+        cap = _capture(args.program, args.preset)
+        config = config.as_captured() if args.as_captured else config
+        batches = list(prepare(cap, config).programs)
+    else:
+        batches = [_load(args.program)]
+    caches = PipelineCaches()
+    cache = caches.merge
+    # the pipeline's partition pass: the merge cache, and a search given greedy's partition
+    results = [partition_batch(b, config, caches, budget) for b in batches]
     for k, b in enumerate(batches):
         if len(b) == 0:
             where = f"batch {k + 1}" if len(batches) > 1 else args.program
@@ -357,8 +370,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"{args.program}: {len(cap.batches)} batches under {args.algorithm}/{args.cost}: "
               f"{r.kernels} compiled kernels, {len(r.fallbacks)} blocks run by NumPy, {r.seconds:.4f} s "
               f"(the first run: compilation included); {r.driver}")
-    for line in r.rerolled[:10]:
-        print(f"  {line}")
+    for rewrite in r.rerolled[:10]:
+        print(f"  {rewrite.describe()}")
     if r.times:
         print(f"{len(r.times)} more runs: median {statistics.median(r.times):.3g} s, minimum {min(r.times):.3g} s")
     for f in r.fallbacks[:10] if r.fallback is None else []:
@@ -546,6 +559,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="seconds the whole command may spend partitioning (all batches); a search cut by it "
                         "returns its best so far, not proven; default: no limit")
+    p.add_argument("--as-captured", action="store_true",
+                   help="a Python file or workload: partition its batches as captured, not as `fusionlab run` "
+                        "does (rerolled, dead parts of writes dropped, arrays freed early)")
     p.set_defaults(run=_cmd_partition)
     c = sub.add_parser("cost", help="price a given partition and check that it is legal")
     c.add_argument("program", help="bytecode file, '-' for stdin, or 'fig3'")
@@ -574,7 +590,7 @@ def build_parser() -> argparse.ArgumentParser:
     driver_help = ("who calls the kernels: the run's driver as Python (python), compiled by Numba (numba: "
                    "fastest, compiles for seconds once), or block by block from Python (blocks); docs/backend.md")
     reroll_help = ("run the batches as captured, without rewriting the runs of an unrolled Python loop into 2-D "
-                   "instructions (docs/semantics.md, Rerolling)")
+                   "instructions (docs/passes.md, Rerolling)")
     def batch_length(sub: argparse.ArgumentParser) -> None:
         # (the default is capture's, read when the budget is made: importing capture here
         # would cost every command 0.2 s)
@@ -593,7 +609,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch_length(cp)
     def capture_budget(sub: argparse.ArgumentParser) -> None:
         # a Python loop of tiny operations records an instruction per operation: bounded by
-        # default, as in a %%fuse cell (docs/semantics.md, "The capture budget")
+        # default, as in a %%fuse cell (docs/capture.md, "The capture budget")
         sub.add_argument("--capture-budget", type=float, default=float("inf"), metavar="SECONDS",
                          help="stop recording after this many seconds; the rest runs as plain NumPy and the part "
                               "recorded before is run and checked (default: no limit)")

@@ -39,7 +39,7 @@ QUICK_FILES = frozenset({
     # the IR, the graph, the partitions and the costs
     "test_bytecode.py", "test_compile_log.py", "test_wsp.py", "test_partition.py", "test_costs.py", "test_budget.py", "test_ilp_tighten.py",
     "test_robinson_ilp.py", "test_merge_decision.py", "test_exact_share.py", "test_contraction_rules.py",
-    "test_contraction_view.py",
+    "test_contraction_view.py", "test_capabilities.py",
     # capture
     "test_capture.py", "test_capture_budget.py", "test_capture_names.py", "test_capture_golden.py",
     "test_capture_cached.py", "test_capture_close.py", "test_capture_session.py", "test_listed_assignment.py",

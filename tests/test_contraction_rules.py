@@ -53,7 +53,7 @@ class PairwiseGraph(WSPGraph):
             for j in range(self.n):
                 if j == c or self.domain[j] is None or self.domain[j] != self.domain[c]:
                     continue
-                got = _contraction_conflict(ins, c, self.program[j], j)
+                got = _contraction_conflict(ins, c, self.program[j], j, self.capabilities.contraction_epilogue)
                 if got is not None:
                     self._forbid(c, j, got[0], got[1])
 

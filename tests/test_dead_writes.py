@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from fusionlab import parse
 from fusionlab.ir.bytecode import Base, Instruction, Literal, Opcode, Program, View
 from fusionlab.capture import capture
-from fusionlab.passes.deadwrites import WALK, DeadRefusal, describe, drop_dead_writes
+from fusionlab.passes.deadwrites import WALK, DeadRefusal, drop_dead_writes, rewrites_of
+from fusionlab.passes.rewrites import WRITE_KINDS, RewriteKind
 from fusionlab.runtime.reference import run_reference
 from fusionlab.pipeline.runner import run
 from fusionlab.partition import partition
@@ -245,10 +246,12 @@ def test_jacobi_copies_are_removed() -> None:
     assert not [ins for ins in got.program if ins.opcode is Opcode.COPY and ins.outputs[0].shape == (n, n)]
     # 112 instructions: the four copies removed; u's zero fill is its interior, the walls' rows their middles
     assert (len(batch), len(got.program)) == (112, 108)
-    lines = describe(batch, got)
-    assert sum("removed" in line for line in lines) == 4 and len(lines) == 15
-    assert lines[0] == ("instruction 11 (COPY u, 0) restricted to u[1:-1, 1:-1]: the rest is overwritten by "
-                        "instructions 12, 13, 14, 15 before anything reads it")
+    records = rewrites_of(batch, got)
+    assert sum(r.kind is RewriteKind.WRITE_REMOVED for r in records) == 4 and len(records) == 15
+    assert (records[0].kind, records[0].instruction, records[0].base) == (RewriteKind.WRITE_RESTRICTED, 10, "u")
+    assert records[0].describe(numbered=False) == (
+        "instruction 11 (COPY u, 0) restricted to u[1:-1, 1:-1]: the rest is overwritten by "
+        "instructions 12, 13, 14, 15 before anything reads it")
 
 
 def test_jacobi_one_grid_pass_per_sweep() -> None:
@@ -276,11 +279,16 @@ def test_jacobi_run_matches_plain_numpy() -> None:
     r = run(cap, check=True, min_size=0)
     assert r.check is not None and r.check.ok, r.check
     # batch 1: u's fill and walls, then per sweep the copy and two wall rows; batch 2: the sweeps
-    written = [line for line in r.rewrites if " freed after " not in line]
-    assert len(written) == 15 + 4 * 3 and r.rewrites[0].startswith("batch 1: instruction 11 (COPY u, 0)")
+    written = [x for x in r.rewrites if x.kind is not RewriteKind.FREED_EARLY]
+    assert all(x.kind in WRITE_KINDS for x in written)
+    assert len(written) == 15 + 4 * 3 and r.rewrites[0].describe().startswith("batch 1: instruction 11 (COPY u, 0)")
+    assert (r.rewrites[0].batch, r.rewrites[0].instruction) == (0, 10)
     # and the arrays whose next use is a later batch's DEL, freed early (fusionlab.passes.deadbases)
-    assert [line.split(" freed")[0] for line in r.rewrites[len(written):]] == \
+    assert [x.describe().split(" freed")[0] for x in r.rewrites[len(written):]] == \
         ["batch 1: r", "batch 1: x", "batch 2: f", "batch 2: r_1"]
+    assert [(x.kind, x.batch, x.base) for x in r.rewrites[len(written):]] == \
+        [(RewriteKind.FREED_EARLY, 0, "r"), (RewriteKind.FREED_EARLY, 0, "x"), (RewriteKind.FREED_EARLY, 1, "f"),
+         (RewriteKind.FREED_EARLY, 1, "r_1")]
     # partitions given: run as given, on the batches as captured
     given = run(cap, partitions={k: partition(b, "greedy", "bohrium").blocks for k, b in enumerate(cap.batches)},
                 min_size=0)

@@ -16,6 +16,7 @@ from fusionlab import parse
 from fusionlab.ir.bytecode import Opcode
 from fusionlab.capture import capture
 from fusionlab.passes.deadbases import EarlyFree, free_early
+from fusionlab.passes.rewrites import RewriteKind
 from fusionlab.pipeline.runner import run
 from fusionlab.workloads import get_workload
 from fusionlab.backend.numba.driver import Runs
@@ -74,8 +75,8 @@ def test_the_histogram_pass_stores_neither_scaled_nor_z() -> None:
         cap = capture(get_workload("histogram_equalize").script("tiny"), {})
     r = run(cap, check=True, min_size=0)
     assert r.check is not None and r.check.ok, r.check
-    freed = {line.split(": ")[1].split(" freed")[0] for line in r.rewrites if " freed after " in line}
-    assert {"scaled", "z", "scaled_1", "z_1"} <= freed, r.rewrites
+    freed = {x.base for x in r.rewrites if x.kind is RewriteKind.FREED_EARLY}
+    assert {"scaled", "z", "scaled_1", "z_1"} <= freed, [x.describe() for x in r.rewrites]
     for p in r.plans:   # each DEL shares its writer's kernel: the array is never allocated
         names = {b.name for b in p.program.bases}
         for bp in p.blocks:
@@ -145,8 +146,9 @@ def test_a_loop_rebinding_its_arrays_frees_them_early_and_the_compiled_driver_ag
     r = run(cap, check=True, min_size=0, driver="numba")
     assert r.check is not None and r.check.ok, r.check
     assert r.ran is Runs.COMPILED_DRIVER, r.driver
-    freed = [line for line in r.rewrites if " freed after " in line]
-    assert [line.split(" freed")[0] for line in freed] == ["batch 1: s", "batch 1: z", "batch 2: s_1", "batch 2: z_1"]
+    freed = [x for x in r.rewrites if x.kind is RewriteKind.FREED_EARLY]
+    assert [(x.batch, x.base) for x in freed] == [(0, "s"), (0, "z"), (1, "s_1"), (1, "z_1")]
+    assert [x.describe().split(" freed")[0] for x in freed] == ["batch 1: s", "batch 1: z", "batch 2: s_1", "batch 2: z_1"]
     want: dict = {}
     exec(source, want)
     assert set(r.values) == {"x", "s", "z"}   # the last iteration's arrays, handed back

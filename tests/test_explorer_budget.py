@@ -83,7 +83,8 @@ def test_a_long_cell_takes_fewer_runs_says_so_and_is_not_checked(monkeypatch: py
     clock = Clock()
     fused = _slow_driver(monkeypatch, clock, 4.0)
     baseline, plain = _baseline(clock, 10.0)
-    records = compare(capture(SOURCE), ["greedy"], ["bohrium", "robinson"], repeat=3, min_size=0,
+    # two rows with other kernels (rows with the same kernels are timed once: the next test)
+    records = compare(capture(SOURCE), ["greedy", "singleton"], ["bohrium"], repeat=3, min_size=0,
                       baseline=baseline, run_seconds=Budget(40.0, clock=clock))
     numpy, first, second = records
     # NumPy: a 10 s warm-up counts as one run; its share (30 s over 3 rows) allows one more
@@ -101,6 +102,17 @@ def test_a_long_cell_takes_fewer_runs_says_so_and_is_not_checked(monkeypatch: py
     assert f"about {CHECK_RUNS * 10.0:.2g} s" in first.not_checked and second.not_checked == first.not_checked
     assert len(fused) == 1 + 2 + 1 + 3
     assert clock.now - 2 * 4.0 == 40.0            # the runs took the budget exactly, the warm-ups aside
+
+
+def test_a_row_with_an_earlier_rows_kernels_takes_no_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    fused = _slow_driver(monkeypatch, clock, 4.0)
+    baseline, _ = _baseline(clock, 1.0)
+    records = compare(capture(SOURCE), ["greedy"], ["bohrium", "robinson"], repeat=3, min_size=0,
+                      baseline=baseline, run_seconds=Budget(100.0, clock=clock))
+    first, second = records[1:]
+    assert len(fused) == 1 + 3                    # one warm-up and three runs, for both rows
+    assert second.samples == first.samples == [4.0, 4.0, 4.0] and second.same_kernels_as == "greedy / bohrium"
 
 
 def test_rows_no_run_fits_are_not_timed_and_not_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -164,13 +176,13 @@ def test_an_interrupt_between_runs_keeps_the_rows_timed(monkeypatch: pytest.Monk
 
     fused = _slow_driver(monkeypatch, clock, 1.0, press)
     baseline, _ = _baseline(clock, 1.0)
-    records = compare(capture(SOURCE), ["greedy"], ["bohrium", "robinson", "max_contract"], repeat=3, min_size=0,
+    records = compare(capture(SOURCE), ["greedy", "singleton"], ["bohrium", "robinson"], repeat=3, min_size=0,
                       baseline=baseline, interrupt=intr, keep_on_interrupt=True,
                       run_seconds=Budget(None, clock=clock, interrupt=intr))
     assert len(fused) == 5                        # no run started after the interrupt
     assert records[1].samples == [1.0, 1.0, 1.0] and not records[1].not_timed
     assert records[2].not_timed.startswith("not timed: interrupted")
-    assert records[3].not_timed.startswith("not timed: interrupted")
+    assert all(r.not_timed.startswith("not timed: interrupted") for r in records[3:]) and len(records) == 5
 
 
 def test_plans_are_kept_between_clicks(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -118,7 +118,7 @@ def test_integer_powers_of_any_sign_match_numpy(e, dtype, values, parallel):
 
 def test_other_exponents_and_integer_arrays_keep_the_power_operator():
     """Other float exponents keep ``**``; integer arrays take the table's exact integer
-    power (``_ipow``, docs/semantics.md "Per-opcode facts"), never the square-root forms."""
+    power (``_ipow``, docs/ir.md "Per-opcode facts"), never the square-root forms."""
     for e in (2.5, -2.0, 9.0, 1.0, 0.0):   # negatives keep pow: 1 / x**n would round a subnormal x**n
         float_program = parse(_program("float64", e, 8))
         assert "**" in _body(get_kernel(float_program, list(range(len(float_program))), parallel=False).source), e

@@ -10,7 +10,7 @@
   and every integer dtype pair (Numba's own ``**`` is floating point above 2**16), through
   codegen's kernels and a captured cell;
 - structural: no module but the table's holds a mapping from opcodes to facts, so adding an
-  opcode is one row (docs/semantics.md, "Per-opcode facts").
+  opcode is one row (docs/ir.md, "Per-opcode facts").
 """
 
 from __future__ import annotations

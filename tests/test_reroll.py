@@ -18,6 +18,7 @@ from fusionlab.runtime.reference import Storage, run_reference
 from fusionlab.pipeline import Pass, PipelineConfig, prepare_batches
 from fusionlab.passes.reroll import RerollRefusal, reroll, reroll_batches
 from fusionlab.workloads import get_workload
+from fusionlab.passes.rewrites import RewriteKind
 
 from kernels import CHECKED as CACHE   # bounds-checked kernels: this file tests a pass, not the kernels (tests/kernels.py)
 
@@ -28,7 +29,7 @@ def _script(name: str, n: int) -> str:
 
 def rerolled(batches):
     """The batches through the dead-writes pass and rerolling (the pipeline's first two
-    passes), the arrays of the literals rerolling made, and what it did."""
+    passes), the arrays of the literals rerolling made, and what it did (records)."""
     programs, constants, lines, _, cut = prepare_batches(
         batches, PipelineConfig().without(Pass.FREE_EARLY, Pass.DEAD_WRITES_AFTER_FREE))
     return programs, constants, lines + cut
@@ -75,7 +76,7 @@ def test_lu_instruction_counts(n, before, after, arrays, literals):
     # (l[i, k] written, then read: one array for both)
     assert (len(constants), sum(v.size for v in constants.values())) == (arrays, literals)
     assert all(v.ndim == 1 and v.dtype == np.float64 for v in constants.values())
-    assert any("iterations of 10 instructions" in line for line in lines)
+    assert any(r.kind is RewriteKind.RUN_REROLLED and "iterations of 10 instructions" in r.describe() for r in lines)
 
 
 def test_literal_arrays_match_the_multipliers():
@@ -101,7 +102,8 @@ def test_lu_rows_rerolled_matches_numpy(n):
     np.testing.assert_allclose(r.values["result[0]"], l_plain, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(r.values["result[1]"], u_plain, rtol=1e-13, atol=1e-13)
     assert r.max_abs_error < 1e-13                  # against the batches as captured, replayed
-    assert any("iterations of 10 instructions" in line for line in r.rerolled)
+    assert any(x.kind is RewriteKind.RUN_REROLLED and "iterations of 10 instructions" in x.describe()
+               for x in r.rerolled)
     off = run(cap, cache=CACHE, min_size=0, reroll=False)
     assert off.rerolled == [] and sum(len(p.program) for p in off.plans) > 2.5 * sum(len(p.program) for p in r.plans)
     assert np.array_equal(off.values["result[1]"], r.values["result[1]"])

@@ -2,7 +2,7 @@
 ``points[labels == j]``): captured as COMPRESS (not OPAQUE), the reference executor, the
 filter-fold of the rows (``axis=0`` and ``None``) in the filter's loop, the compaction of a
 written selection (serial in C order, two passes over ranges of rows in parallel), and
-differential tests against NumPy (docs/semantics.md, "Filters", "Row selections")."""
+differential tests against NumPy (docs/filters-gathers-histograms.md, "Filters", "Row selections")."""
 
 from __future__ import annotations
 

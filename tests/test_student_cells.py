@@ -25,6 +25,8 @@ from fusionlab.capture import CaptureBudget, capture
 from fusionlab.explore.jupyter import FuseResult
 from fusionlab.explore.report import ReportParts, rewrite_notices
 from fusionlab.passes.reroll import RerollRefusal, reroll
+from fusionlab.passes.rewrites import RewriteKind
+from fusionlab.pipeline import PipelineConfig, prepare
 from clocks import Ticks
 
 CELLS = Path(__file__).parent / "data" / "student_cells"
@@ -157,7 +159,9 @@ def test_reroll_stops_at_its_budget_keeping_what_it_rerolled() -> None:
         pytest.fail("no budget cut rerolling between its runs")
     assert len(cut.runs) == 1 and cut.runs[0].start == 0
     assert len(cut.program) == 3 + 1 + 120       # the first run rerolled, the rest as captured
-    assert any("rerolling stopped at its time budget" in line for line in cut.summary())
+    [stop] = [r for r in cut.rewrites() if r.kind is RewriteKind.BUDGET_CUT]
+    # at the second run's first instruction (the first run's 120, then the SYNC), from 0
+    assert (stop.batch, stop.instruction) == (0, 121) and "rerolling stopped at its time budget" in stop.describe()
 
 
 def test_the_explorer_says_rerolling_stopped_and_explores_the_rest_as_captured() -> None:
@@ -199,8 +203,8 @@ def test_the_wsp_graph_stops_at_its_budget_with_a_notice() -> None:
 
 def test_dead_writes_stop_at_their_budget_with_a_notice() -> None:
     p = parse("ARRAY a float64[8]\nCOPY a, 0\nCOPY a, 1.0\nSYNC a")
-    assert rewrite_notices(p)[0]["kind"] == "rewrite"
-    [cut] = rewrite_notices(p, Budget(0.0))
+    assert rewrite_notices(prepare(p, PipelineConfig()))[0]["kind"] == "rewrite"
+    [cut] = rewrite_notices(prepare(p, PipelineConfig(), Budget(0.0)))
     assert cut["kind"] == "budget" and "dead writes" in cut["message"]
 
 

@@ -24,6 +24,7 @@ from fusionlab.capture import capture
 from fusionlab.cli import main
 from fusionlab.ir.examples import fig3_text, random_program
 from fusionlab.partition import MergeCache, partition
+from fusionlab.pipeline import PipelineConfig, prepare
 from fusionlab.tools.sweep import (
     KEY, SCHEMA_FIELDS, SpecError, Store, SweepError, SweepSpec, local_cluster, machine_resource,
     parse_spec, run_sweep,
@@ -47,21 +48,25 @@ def client() -> Iterator[Client]:
 
 def _serial_costs(spec: SweepSpec) -> dict[tuple[Any, ...], tuple[float, int, bool]]:
     """(program, preset, algorithm, cost model, repeat) -> (cost, blocks, proven optimal), by
-    calling capture and partition directly, one after another."""
+    calling capture, the preparing passes and partition directly, one after another (what
+    ``fusionlab run`` partitions: the batches prepared)."""
     out = {}
     for task in spec.tasks():
         p = task.program
         if p.kind == "workload":
-            batches = capture(get_workload(p.name).script(task.preset)).batches
+            target = capture(get_workload(p.name).script(task.preset))
         elif p.kind == "random":
-            batches = [random_program(p.instructions, seed=p.seed, arrays=p.arrays, size=p.size)]
+            target = random_program(p.instructions, seed=p.seed, arrays=p.arrays, size=p.size)
         elif p.kind == "python":
-            batches = capture(p.source).batches
+            target = capture(p.source)
         else:
-            batches = [parse(p.source)]
+            target = parse(p.source)
+        config = PipelineConfig(task.algorithm, task.cost_model,
+                                options=tuple(sorted(spec.options_for(task.algorithm).items())))
+        config = config if task.prepared else config.as_captured()
         cache = MergeCache()
-        results = [partition(b, task.algorithm, task.cost_model, cache=cache, **spec.options_for(task.algorithm))
-                   for b in batches]
+        results = [partition(b, task.algorithm, task.cost_model, cache=cache, **config.partition_options)
+                   for b in prepare(target, config).programs]
         out[task.key] = (sum(r.cost for r in results), sum(len(r.blocks) for r in results),
                          all(r.proven_optimal for r in results))
     return out
@@ -69,7 +74,8 @@ def _serial_costs(spec: SweepSpec) -> dict[tuple[Any, ...], tuple[float, int, bo
 
 def _by_key(store: Store) -> dict[tuple[Any, ...], dict[str, Any]]:
     rows = store.rows()
-    keyed = {(r["program"], r["preset"], r["algorithm"], r["cost_model"], r["repeat"]): r for r in rows}
+    keyed = {(r["program"], r["preset"], r["algorithm"], r["cost_model"], r["prepared"], r["repeat"]): r
+             for r in rows}
     assert len(keyed) == len(rows), "two rows with one key"
     return keyed
 
@@ -124,11 +130,11 @@ def test_rows_equal_the_serial_runs(client: Client, tmp_path: Path) -> None:
         assert row["machine"] == row["hostname"] == HOST and row["cores"] == os.cpu_count()
         assert row["cpu_model"] and row["fusionlab_version"] == fusionlab.__version__
         assert row["worker"].startswith("tcp://") and not row["timed"]
-    # Fig. 3's figures, as the paper's (and fusionlab's demo) give them
-    assert rows[("fig3", "tiny", "optimal", "bohrium", 1)]["cost_elements"] == 38
-    assert rows[("fig3.bc", "", "linear", "bohrium", 0)]["cost_elements"] == 62
-    assert rows[("prog.py", "", "greedy", "bohrium", 0)]["batches"] == 4
-    assert rows[("prog.py", "", "greedy", "bohrium", 0)]["program_kind"] == "python"
+    # the batches partitioned are those `fusionlab run` partitions (test_cli_sweep_... has the
+    # paper's figures, of the program as written)
+    assert all(r["prepared"] for r in rows.values())
+    assert rows[("prog.py", "", "greedy", "bohrium", True, 0)]["batches"] == 4
+    assert rows[("prog.py", "", "greedy", "bohrium", True, 0)]["program_kind"] == "python"
     # the same spec run serially stores the same rows, apart from when and where they ran
     serial = run_sweep(spec, store=tmp_path / "serial", scheduler="serial", **QUIET)
     assert serial.executed == 108
@@ -244,14 +250,15 @@ repeats = 2
     assert run_sweep(timed, store=tmp_path / "s", client=client, **QUIET).executed == 2
     rows = _by_key(Store(tmp_path / "s"))
     assert len(rows) == 16 and sorted(k for k, r in rows.items() if r["timed"]) == [
-        ("fig3", "tiny", "linear", "bohrium", 0), ("fig3", "tiny", "linear", "bohrium", 1)]
+        ("fig3", "tiny", "linear", "bohrium", True, 0), ("fig3", "tiny", "linear", "bohrium", True, 1)]
     assert run_sweep(spec, store=tmp_path / "s", client=client, **QUIET).executed == 0
 
 
 def test_cli_sweep_on_a_running_scheduler(client: Client, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "spec.toml"
-    spec.write_text('workloads = ["fig3"]\nalgorithms = ["linear", "optimal"]\nstore = "out"\n')
+    # Fig. 3's figures, as the paper (and fusionlab's demo) give them: the program as written
+    spec.write_text('workloads = ["fig3"]\nalgorithms = ["linear", "optimal"]\nstore = "out"\nprepared = false\n')
     assert main(["sweep", str(spec), "--scheduler", client.scheduler.address, "-q", "-f", "json"]) == 0
     out = capsys.readouterr()
     summary = json.loads(out.out)
@@ -268,7 +275,7 @@ def test_store_rows_are_keyed_and_readable_by_duckdb(tmp_path: Path) -> None:
     run_sweep(spec, store=tmp_path / "s", scheduler="serial", **QUIET)
     store = Store(tmp_path / "s")
     got = store.query("SELECT cost_model, machine, repeat, cost FROM rows ORDER BY cost_model")
-    program = capture(get_workload("fig3").script("tiny")).batches[0]
+    program = prepare(capture(get_workload("fig3").script("tiny")), PipelineConfig()).programs[0]   # as run has it
     assert got == [(m, HOST, 0, partition(program, "greedy", m).cost) for m in ("bohrium", "robinson")]
     row = store.rows()[0]
     assert store.file_for([row[k] for k in KEY]).exists()

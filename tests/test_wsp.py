@@ -102,7 +102,7 @@ def test_dependencies_are_exactly_the_conflicting_pairs(p):
 
 def test_convex_but_cyclic_partitions_are_illegal():
     # a -> b and c -> d only: {a, d} and {b, c} are convex (Def. 5(2) as written) but each
-    # needs the other first, so the acyclic reading of docs/semantics.md rejects them.
+    # needs the other first, so the acyclic reading of docs/graph.md rejects them.
     p = parse(
         "ARRAY P float64[4]\nARRAY Q float64[4]\nARRAY R float64[4]\nARRAY S float64[4]\n"
         "COPY P, 1\nCOPY Q, 2\nADD R, P, 1\nADD S, Q, 1"

@@ -7,7 +7,7 @@ Lippmeier, 002: "different size loops"). A reduction over the whole of a filter'
 filter's predicate when the filter shares its block, else over the compacted output
 under a guard ``flat index < count`` (the count never exceeds the input's size). Its
 *loop domain* is therefore the filter's input domain, not its output's recorded length;
-see docs/semantics.md, "Filters".
+see docs/filters-gathers-histograms.md, "Filters".
 
 Examples
 --------

@@ -35,6 +35,7 @@ import numpy as np
 
 from fusionlab.support.budget import UNLIMITED, Budget
 from fusionlab.ir.bytecode import Instruction, Opcode, OpFamily, Program, View
+from fusionlab.analysis.capabilities import DEFAULT, Capabilities
 from fusionlab.analysis.filters import filter_readers, loop_domains
 from fusionlab.analysis.legality import BlockSummary, Conflict, IllegalMerge, first_conflict, fusion_conflict
 from fusionlab.ir.text import format_view
@@ -68,6 +69,12 @@ class WSPGraph:
     ----------
     program
         The program; its instructions become vertices ``0 .. len(program) - 1``.
+    capabilities
+        What the backend the graph is built for compiles
+        (:class:`~fusionlab.analysis.capabilities.Capabilities`; ``None``: the default
+        backend's, :data:`~fusionlab.analysis.capabilities.DEFAULT`). The rules that exist
+        because of what a kernel can hold read it, and an instruction it does not compile
+        runs alone.
 
     Notes
     -----
@@ -77,8 +84,10 @@ class WSPGraph:
     :meth:`forbidden_edges` answer for both kinds.
     """
 
-    def __init__(self, program: Program, *, budget: Budget | None = None) -> None:
+    def __init__(self, program: Program, *, budget: Budget | None = None,
+                 capabilities: Capabilities | None = None) -> None:
         self.program = program
+        self.capabilities = caps = DEFAULT if capabilities is None else capabilities
         n = self.n = len(program)
         self.succ: list[set[int]] = [set() for _ in range(n)]
         self.pred: list[set[int]] = [set() for _ in range(n)]
@@ -91,7 +100,8 @@ class WSPGraph:
         self.explicit_mask: list[int] = [0] * n
         # a filter-fold loops over its filter's input, not its output's recorded length
         self.domain: list[tuple[int, ...] | None] = loop_domains(program)
-        self.opaque: list[bool] = [ins.opcode in OpFamily.OPAQUE for ins in program]
+        # an instruction the backend does not compile runs alone, with NumPy (OPAQUE always)
+        self.opaque: list[bool] = [caps.runs_alone(ins.opcode) for ins in program]
         #: Data later phases derive from the program once per graph (the cost models'
         #: access summaries), by name.
         self.derived: dict[str, object] = {}
@@ -171,8 +181,11 @@ class WSPGraph:
         its result flows into (through element-wise consumers, which may share its block).
         Same-shape pairs only: other pairs are forbidden by shape already. ``budget`` is
         checked per scan (300 cumsums of a loop, each's data flow followed: 20 s on a
-        loaded machine)."""
-        scans = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.SCAN]
+        loaded machine). Each rule exists because of what the backend's kernels hold, so each
+        reads its :class:`~fusionlab.analysis.capabilities.Capabilities` field."""
+        caps = self.capabilities
+        # a scan the backend does not compile runs alone already (self.opaque)
+        scans = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.SCAN and not self.opaque[i]]
         if not scans:
             return
         reductions = [i for i, ins in enumerate(self.program) if ins.opcode in OpFamily.REDUCTION]
@@ -180,16 +193,16 @@ class WSPGraph:
         for s in scans:
             budget.check("WSP graph")
             fs = self.program[s]
-            for f in filters:
+            for f in filters if not caps.scan_with_filter else ():
                 if self.domain[f] == self.domain[s]:
                     self._forbid(s, f, Conflict.SCAN_FILTER, f"{fs.opcode.name} with COMPRESS {f + 1}")
-            for r in reductions:
+            for r in reductions if not caps.scan_with_reduction else ():
                 if self.domain[r] == self.domain[s]:
                     self._forbid(s, r, Conflict.SCAN_REDUCTION, f"{fs.opcode.name} with {self.program[r].opcode.name}")
-            for t in scans:
+            for t in scans if not caps.mixed_scan_axes else ():
                 if t > s and self.domain[t] == self.domain[s] and _scan_axis(fs) != _scan_axis(self.program[t]):
                     self._forbid(s, t, Conflict.SCAN_AXES, f"axis {_scan_axis(fs)} vs {_scan_axis(self.program[t])}")
-            for t in self._data_flow_from(s):
+            for t in self._data_flow_from(s) if not caps.chained_scans else ():
                 if self.program[t].opcode in OpFamily.SCAN and self.domain[t] == self.domain[s]:
                     self._forbid(s, t, Conflict.SCAN_RESULT,
                                  f"{self.program[t].opcode.name} {t + 1} reads what {fs.opcode.name} {s + 1} computed")
@@ -209,7 +222,7 @@ class WSPGraph:
     def _contraction_rules(self) -> None:
         """A contraction shares its kernel only with its *epilogue*: element-wise
         instructions over its output's domain that neither compute nor write its operands
-        (docs/semantics.md, "Contractions: fusion"). Pairs of other shapes are SHAPE
+        (docs/contractions.md, "Contractions: fusion"). Pairs of other shapes are SHAPE
         conflicts already; those that read the output through another view, OVERLAP ones.
 
         A contraction's conflicts with the other contractions and the non-element-wise
@@ -224,7 +237,7 @@ class WSPGraph:
             return
         classes: dict[tuple[int, ...], int] = {}   # domain -> mask of its non-element-wise instructions
         for j, ins in enumerate(self.program):
-            if self.domain[j] is not None and ins.opcode not in OpFamily.ELEMENTWISE:
+            if self.domain[j] is not None and ins.opcode not in self.capabilities.contraction_epilogue:
                 classes[self.domain[j]] = classes.get(self.domain[j], 0) | 1 << j
         for c in contractions:
             self._contraction_of[self.domain[c]] = self._contraction_of.get(self.domain[c], 0) | 1 << c
@@ -240,7 +253,7 @@ class WSPGraph:
         operands (CONTRACTION_PRODUCER before it, CONTRACTION_OPERAND after)."""
         spans: dict[str, tuple[list[int], list[int], list[int]]] = {}   # base -> writers, lows, highs
         for j, ins in enumerate(self.program):
-            if ins.opcode not in OpFamily.ELEMENTWISE or self.domain[j] is None:
+            if ins.opcode not in self.capabilities.contraction_epilogue or self.domain[j] is None:
                 continue
             for v in ins.writes():
                 if v.size:
@@ -259,7 +272,7 @@ class WSPGraph:
                 found.update(who[(lows <= hi) & (highs >= lo)].tolist())
             for j in sorted(found):
                 if j != c and self.domain[j] == self.domain[c]:
-                    got = _contraction_conflict(c_ins, c, self.program[j], j)
+                    got = _contraction_conflict(c_ins, c, self.program[j], j, self.capabilities.contraction_epilogue)
                     if got is not None:
                         self._forbid(c, j, got[0], got[1])
 
@@ -287,9 +300,10 @@ class WSPGraph:
             return None
         # the lower contraction names the pair, as the rule reads them in program order
         c, j = (u, v) if cs >> u & 1 and (u < v or not cs >> v & 1) else (v, u)
-        if self.program[j].opcode in OpFamily.ELEMENTWISE:
+        epilogue = self.capabilities.contraction_epilogue
+        if self.program[j].opcode in epilogue:
             return None
-        return _contraction_conflict(self.program[c], c, self.program[j], j)
+        return _contraction_conflict(self.program[c], c, self.program[j], j, epilogue)
 
     def _histogram_rules(self) -> None:
         """A histogram shares its kernel with the instructions that are one element per
@@ -300,7 +314,7 @@ class WSPGraph:
         loop forms are not combined with per-chunk bins); pairs of other shapes are SHAPE
         conflicts already, and readers of its bins REDUCTION_RESULT ones."""
         histograms = [h for h, ins in enumerate(self.program) if ins.opcode in OpFamily.HISTOGRAM]
-        allowed = OpFamily.ELEMENTWISE | OpFamily.GENERATOR | OpFamily.GATHER | OpFamily.HISTOGRAM | OpFamily.SYSTEM
+        allowed = self.capabilities.histogram_companions | OpFamily.SYSTEM
         for h in histograms:
             for j in range(self.n):
                 ins = self.program[j]
@@ -405,12 +419,14 @@ class WSPGraph:
         return G
 
 
-def _contraction_conflict(c_ins: Instruction, c: int, ins: Instruction, j: int) -> tuple[Conflict, str] | None:
-    """Why instruction ``j`` (same domain) may not join contraction ``c``'s kernel, or None."""
+def _contraction_conflict(c_ins: Instruction, c: int, ins: Instruction, j: int,
+                          epilogue: frozenset[Opcode]) -> tuple[Conflict, str] | None:
+    """Why instruction ``j`` (same domain) may not join contraction ``c``'s kernel, or None
+    (``epilogue``: the opcodes the backend's contraction kernels take beside it)."""
     name = f"{ins.opcode.name} {j + 1}"
     if ins.opcode in OpFamily.CONTRACTION:
         return Conflict.CONTRACTION_PAIR, f"CONTRACT {c + 1} and CONTRACT {j + 1}"
-    if ins.opcode not in OpFamily.ELEMENTWISE:
+    if ins.opcode not in epilogue:
         return Conflict.CONTRACTION_EPILOGUE, f"{name} is a {ins.family} instruction beside CONTRACT {c + 1}"
     written = [v for v in ins.writes() if _meet([v], list(c_ins.views_in))]
     if written and j < c:

@@ -1034,7 +1034,7 @@ def gather(rec: Recorder, src: Traced, key: Any, c_order: bool = False) -> Trace
     (``x[i]``, ``m[i, j]``, ``m[:, j]``, ``img[..., order]``, ``m[1:, j, ::2]``), recorded as
     GATHER; ``None`` for any other key (the caller records it as OPAQUE). NumPy indexes
     first: an index out of range raises its IndexError here, in the user's cell, and the
-    program only ever holds valid indices (docs/semantics.md, "Gathers"). The result has
+    program only ever holds valid indices (docs/filters-gathers-histograms.md, "Gathers"). The result has
     NumPy's strides for ``src[key]``; ``c_order`` makes it C-contiguous (``np.take``'s).
 
     >>> from fusionlab.capture import capture

@@ -30,7 +30,7 @@ __all__ = ["CaptureBudget", "DEFAULT_BUDGET", "UNLIMITED", "BATCH_INSTRUCTIONS"]
 
 #: the length past which an open batch is cut at the next iteration: pythran's gradient
 #: descent (24 instructions per epoch, each array reused every epoch) takes 1.3 s of graph
-#: and greedy at 1,219 instructions, 3.4 s at 2,419 and 22 s at 4,819 (docs/semantics.md,
+#: and greedy at 1,219 instructions, 3.4 s at 2,419 and 22 s at 4,819 (docs/capture.md,
 #: "Long batches are cut")
 BATCH_INSTRUCTIONS = 2048
 

@@ -23,7 +23,7 @@ A block is parallel when its largest iteration space has at least ``min_size`` e
 fraction ``h = min(1, llc / W)`` of the traffic hits the last-level cache, with ``W`` the
 largest total of arrays alive at once in program order. A block's own working set would
 break monotonicity (two blocks that each fit the cache merge into one that does not, and
-the traffic of both becomes slower); ``docs/semantics.md`` ("The time model") has the
+the traffic of both becomes slower); ``docs/cost-models.md`` ("The time model") has the
 proof that the model is monotone (Def. 6).
 
 The figures come from ``fusionlab calibrate`` (:mod:`fusionlab.tools.calibrate`), stored per
@@ -460,7 +460,7 @@ class TimeModel(AdditiveCostModel):
 
     name = "time"
     unit = "seconds"
-    proven_monotone = True   # docs/semantics.md, "The time model": monotone by proof, not re-checked per call
+    proven_monotone = True   # docs/cost-models.md, "The time model": monotone by proof, not re-checked per call
     pairwise = False
     merge_bonus: float = 0
 

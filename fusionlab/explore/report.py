@@ -40,11 +40,14 @@ from typing import Any, Mapping, Sequence
 from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
 from fusionlab.ir.bytecode import OpFamily, Program
 from fusionlab.costs import Evaluator, access_info, block_info, get_cost_model
-from fusionlab.passes.deadwrites import describe, drop_dead_writes
+from fusionlab.passes.reroll import REROLL_SECONDS
+from fusionlab.passes.rewrites import RewritePass
 from fusionlab.explore.hof.view import get_program_contractions
 from fusionlab.partition import MergeCache, PartitionResult, partition
 from fusionlab.ir.text import format_instruction, format_program
 from fusionlab.analysis.wsp import PartitionState, WSPGraph
+from fusionlab.pipeline.config import PipelineConfig
+from fusionlab.pipeline.preparing import Prepared, prepare
 
 __all__ = [
     "MIME_TYPE", "SCHEMA_VERSION", "DEFAULT_ALGORITHMS", "DEFAULT_COST_MODELS", "CHEAP_ALGORITHMS",
@@ -423,23 +426,33 @@ def is_first_display_ready(done: Sequence[tuple[str, str]], algorithms: Sequence
     return all((a, selected_model) in done for a in algorithms if a in CHEAP_ALGORITHMS)
 
 
-def rewrite_notices(program: Program, budget: Budget = UNLIMITED) -> list[dict[str, Any]]:
-    """Notices saying what a run rewrites of ``program`` before partitioning it (dead parts
-    of writes, :mod:`fusionlab.passes.deadwrites`): the explorer shows and partitions the program as
-    captured, ``run`` and "Compile & time" the rewritten one.
+def rewrite_notices(prepared: Prepared, batch: int = 0, shown: bool = False) -> list[dict[str, Any]]:
+    """Notices saying what a run rewrote of batch ``batch`` (from 0) of ``prepared`` before
+    partitioning it: the records its preparing passes returned (dead parts of writes,
+    :mod:`fusionlab.passes.deadwrites`; arrays freed early, :mod:`fusionlab.passes.deadbases`),
+    and a ``budget`` notice when the budget stopped the dead-writes pass at or before this
+    batch. No pass runs here. ``shown``: the batch shown is the prepared one (the explorer's
+    own batches are the pipeline's), so the notices say what was rewritten, not what a run
+    will rewrite.
 
     >>> from fusionlab import parse
-    >>> rewrite_notices(parse("ARRAY a float64[4]\\nCOPY a, 0\\nCOPY a, 1.0\\nSYNC a"))[0]["message"][:60]
+    >>> from fusionlab.support.budget import Budget
+    >>> p = parse("ARRAY a float64[4]\\nCOPY a, 0\\nCOPY a, 1.0\\nSYNC a")
+    >>> rewrite_notices(prepare(p, PipelineConfig()))[0]["message"][:60]
     'a run rewrites this batch before partitioning it: instructio'
+    >>> [n["kind"] for n in rewrite_notices(prepare(p, PipelineConfig(), Budget(0.0)))]
+    ['budget']
     """
-    try:
-        lines = describe(program, drop_dead_writes(program, budget))
-    except BudgetExceeded:
-        return [{"kind": "budget", "line": None, "message": (
-            "the dead writes of this batch were not analysed within the time budget: what a run rewrites "
-            "before partitioning it is not listed (rerun with a larger --budget)")}]
-    return [{"kind": "rewrite", "line": None, "message": f"a run rewrites this batch before partitioning it: {line}"}
-            for line in lines]
+    what = "rewritten before partitioning, as a run does" if shown else \
+        "a run rewrites this batch before partitioning it"
+    # the batch this one is in, or one before it, is where the pass stopped: none of it was analysed
+    stopped = any(r.by is RewritePass.DEAD_WRITES and r.batch is not None and r.batch <= batch for r in prepared.cut)
+    notices = [{"kind": "budget", "line": None, "message": (
+        "the dead writes of this batch were not analysed within the time budget: what a run rewrites "
+        "before partitioning it is not listed (rerun with a larger --budget)")}] if stopped else []
+    return notices + [{"kind": "rewrite", "line": None,
+                       "message": f"{what}: {r.describe(numbered=False)}"}
+                      for r in prepared.rewrites if r.batch == batch]
 
 
 @dataclass
@@ -477,13 +490,16 @@ class ReportParts:
 
     @classmethod
     def of(cls, program: Program, graph: WSPGraph | None = None, budget: Budget = UNLIMITED,
-           listing: "ReportParts | None" = None) -> "ReportParts":
+           listing: "ReportParts | None" = None, prepared: Prepared | None = None,
+           batch: int = 0) -> "ReportParts":
         """The program and graph sections of ``program``. Building the WSP graph checks
         ``budget`` (a budget already spent builds none): when it runs out there, ``graph``
         is ``None``, the graph section is empty and a notice says so (no partition can be
         computed without the graph). ``listing``: the parts :meth:`before_graph` made for
         the same program, whose program section is reused (formatting 80,000 instructions
-        takes seconds)."""
+        takes seconds). ``prepared``: the pipeline's preparing passes on the run this
+        program is batch ``batch`` of; what they rewrote of it is listed in notices
+        (:func:`rewrite_notices`; none without it)."""
         started = time.perf_counter()
         if listing is not None and listing.program is program:
             data, accesses = listing.program_data, listing.accesses
@@ -510,7 +526,8 @@ class ReportParts:
                 "the fuse-preventing edges of this batch were not listed within the time budget: the graph shows "
                 "its dependencies only (the partitions know every edge; rerun with a larger --budget)")})
         return cls(program, graph, data, graph_data, accesses=accesses or access_info(program),
-                   graph_seconds=time.perf_counter() - started, notices=notices + rewrite_notices(program, budget))
+                   graph_seconds=time.perf_counter() - started,
+                   notices=notices + (rewrite_notices(prepared, batch) if prepared is not None else []))
 
     def code_fits(self, budget: Budget) -> bool:
         """Whether code generation is likely to end within ``budget``: it builds the WSP
@@ -621,6 +638,7 @@ def get_report(
     budget: Budget | None = None,
     trace_limit: int | None = DEFAULT_TRACE_LIMIT,
     report_id: str = "",
+    prepared: Prepared | None = None,
 ) -> dict[str, Any]:
     """Compute every partition of ``program`` and assemble the report at once.
 
@@ -650,6 +668,11 @@ def get_report(
         Search-trace nodes kept (all when ``None``).
     report_id
         The report's ``id`` (the display id of the explorer showing it).
+    prepared
+        The pipeline's preparing passes on the run ``program`` is batch ``batch`` of: its
+        notices list what they rewrote of it. By default the pipeline prepares ``program``
+        alone as ``run`` would (within :data:`~fusionlab.passes.reroll.REROLL_SECONDS` of
+        ``budget``, as a comparison's rows), and ``batch`` is its only one.
     """
     options = ReportOptions() if options is None else options
     cache = cache if cache is not None else MergeCache()
@@ -658,7 +681,11 @@ def get_report(
     by_name = {m.name: m for m in models}
     if selected is None:
         selected = ("greedy" if "greedy" in algorithms else algorithms[0], models[0].name)
-    parts = ReportParts.of(program)
+    if prepared is None:   # what a run of this program does before partitioning it
+        prepared, rewritten = prepare(program, PipelineConfig(), budget.child(REROLL_SECONDS)), 0
+    else:
+        rewritten = batch
+    parts = ReportParts.of(program, prepared=prepared, batch=rewritten)
     for alg, m in work_order(algorithms, list(by_name), selected):
         result, status = run_partition(program, alg, by_name[m], cache=cache, options=options,
                                        budget=budget.child(_options(alg, options).get("time_limit")),

@@ -6,7 +6,7 @@ NumPy, the NumPy function it is, the Numba scalar expression a kernel computes i
 reduction's identity, combine and partial-results method, and the time model's classes.
 The bytecode checks instructions with it, capture maps ufuncs to opcodes with it, the
 reference executor calls its NumPy functions and codegen writes its Numba expressions:
-adding an opcode is one enum member and one row (``docs/semantics.md``, "Per-opcode facts").
+adding an opcode is one enum member and one row (``docs/ir.md``, "Per-opcode facts").
 
 This module is the bottom of the pipeline: it imports NumPy and nothing of fusionlab.
 :mod:`fusionlab.ir.bytecode` re-exports :class:`Opcode`, :class:`OpFamily` and :data:`ALIASES`.
@@ -131,18 +131,18 @@ class Opcode(enum.Enum):
     # filters: COMPRESS out, data, mask (data[mask], C order: a mask of data's shape selects
     # elements into a 1-D output, a mask of data.shape[:m] selects rows into an output of
     # shape (count,) + data.shape[m:]; count is the count of True in the mask recorded at
-    # capture; docs/semantics.md, "Filters")
+    # capture; docs/filters-gathers-histograms.md, "Filters")
     COMPRESS = "compress"
     # indexed reads: GATHER out, src, idx0[, idx1, ...][, axis=a] (NumPy's integer-array indexing:
     # out[p] = src[p's first a coordinates, idx0[p], ..., idx(k-1)[p], p's last ndim(src) - a - k
-    # coordinates]; docs/semantics.md, "Gathers")
+    # coordinates]; docs/filters-gathers-histograms.md, "Gathers")
     GATHER = "gather"
     # contractions: CONTRACT out, a, b, subscripts="ij,jk->ik" (np.einsum of two operands,
-    # explicit output; docs/semantics.md, "Contractions"): ``@``, np.dot, np.matmul, np.einsum
+    # explicit output; docs/contractions.md, "Contractions"): ``@``, np.dot, np.matmul, np.einsum
     CONTRACT = "contract"
     # histograms: BINCOUNT out, x[, weights] (np.bincount into the output's length L, recorded
     # at capture: out[k] counts (or sums the weights of) the x equal to k; an x outside [0, L)
-    # raises ValueError when it runs; docs/semantics.md, "Histograms")
+    # raises ValueError when it runs; docs/filters-gathers-histograms.md, "Histograms")
     BINCOUNT = "bincount"
     # anything else, run by NumPy and never fused: OPAQUE out, in..., name="..."
     OPAQUE = "opaque"

@@ -1,7 +1,7 @@
 """The explicit einsum subscripts of NumPy's two-operand products, from operand shapes alone.
 
 ``a @ b`` (``np.matmul``), ``np.dot``, ``np.inner``, ``np.outer`` and ``np.einsum`` with two
-operands are each a CONTRACT (docs/semantics.md, "Contractions in the bytecode") whose
+operands are each a CONTRACT (docs/contractions.md, "Contractions in the bytecode") whose
 ``subscripts`` these functions derive, following each NumPy entry point's own rule: matmul
 promotes a 1-D operand to a matrix and removes the added axis again and broadcasts batch
 axes; dot sums over ``a``'s last and ``b``'s second-to-last axis; inner over both last

@@ -55,9 +55,14 @@ ALGORITHMS: dict[str, Callable[..., PartitionResult]] = {
 }
 
 __all__ = [
-    "ALGORITHMS", "partition", "MergeCache", "PartitionResult", "SearchTrace", "TraceNode",
+    "ALGORITHMS", "SEARCHES", "partition", "at_least_known", "MergeCache", "PartitionResult", "SearchTrace", "TraceNode",
     "NodeOutcome", "WeightEdge", "evaluate", *ALGORITHMS,
 ]
+
+
+#: The searches that prove a partition optimal when they finish; one that a budget or a
+#: limit cut returns at least the best partition known to its caller (:func:`at_least_known`)
+SEARCHES: frozenset[str] = frozenset({"optimal", "ilp", "exact", "exhaustive"})
 
 
 def partition(
@@ -67,6 +72,7 @@ def partition(
     *,
     cache: MergeCache | None = None,
     budget: Budget | None = None,
+    known: PartitionResult | None = None,
     **options: Any,
 ) -> PartitionResult:
     """Partition a program with a named algorithm and cost model.
@@ -91,6 +97,11 @@ def partition(
         proven, with a note naming the phase cut); unlimited when ``None``. Building the
         graph of a program checks it too, and raises
         :class:`~fusionlab.support.budget.BudgetExceeded` when it runs out there (no partition yet).
+    known
+        The best legal partition the caller knows under the same cost model (greedy's, say):
+        a search (:data:`SEARCHES`) that stops unproven with a costlier one returns this
+        one instead (:func:`at_least_known`), so a cut search never reports worse than what
+        was known before it started.
     **options
         Passed to the algorithm (``time_limit``, ``max_nodes`` for ``optimal``...).
     """
@@ -107,9 +118,43 @@ def partition(
         if got is not None:
             return got
     result = ALGORITHMS[algorithm](program_or_state, model, budget=budget, **options)
+    if algorithm in SEARCHES and known is not None:
+        result = at_least_known(result, known)
     if key is not None and not result.budget_cut:
         cache.put(key, result)
     return result
+
+
+def at_least_known(result: PartitionResult, known: PartitionResult) -> PartitionResult:
+    """``result``, or ``known`` when ``result`` is an unproven search's answer costlier than
+    that legal partition of the same program under the same cost model: the blocks of
+    ``known`` then, with ``result``'s name, bound and trace, still not proven (unless the
+    search's lower bound proves ``known`` optimal), and a note saying what happened.
+
+    >>> from fusionlab.ir.examples import fig3
+    >>> greedy_result = partition(fig3(), "greedy")
+    >>> cut = partition(fig3(), "optimal", max_nodes=1, seed_greedy=False)
+    >>> cut.cost > greedy_result.cost, cut.proven_optimal
+    (True, False)
+    >>> r = at_least_known(cut, greedy_result)
+    >>> r.algorithm, r.cost == greedy_result.cost, r.blocks == greedy_result.blocks, r.proven_optimal
+    ('optimal', True, True, False)
+    >>> r.notes[-1]
+    "stopped before it found a partition as cheap as greedy's (cost 304): greedy's partition is given"
+    """
+    if known.cost_model != result.cost_model or len(known.program) != len(result.program):
+        raise ValueError(f"the known partition is of another program or cost model ({known.algorithm} / "
+                         f"{known.cost_model}, {len(known.program)} instructions) than {result.algorithm} / "
+                         f"{result.cost_model} ({len(result.program)} instructions)")
+    if result.proven_optimal or not known.legal or known.cost >= result.cost:
+        return result
+    from dataclasses import replace
+
+    proven = result.bound is not None and result.bound >= known.cost
+    note = f"stopped before it found a partition as cheap as {known.algorithm}'s (cost {known.cost:g}): " \
+           f"{known.algorithm}'s partition is given"
+    return replace(result, blocks=known.blocks, cost=known.cost, cost_elements=known.cost_elements, legal=True,
+                   proven_optimal=proven, notes=tuple(result.notes) + (note,))
 
 
 def evaluate(

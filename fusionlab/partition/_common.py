@@ -54,7 +54,7 @@ def setup(program_or_state: ProgramOrState, cost_model: Any, budget: Budget | No
             graph = WSPGraph(program_or_state, budget=budget)
         state = PartitionState(graph)
     model = get_cost_model(cost_model)
-    # the built-in models are monotone by proof (docs/semantics.md); a user's is checked
+    # the built-in models are monotone by proof (docs/cost-models.md); a user's is checked
     if type(model) not in COST_MODELS.values() and not getattr(model, "proven_monotone", False):
         violation = check_monotonic(model, graph.program)
         if violation is not None:

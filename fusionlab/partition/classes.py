@@ -100,7 +100,8 @@ def solve_by_shape(ctx: Context, own: Budget, classes: list[list[int]], solve: S
     apart = _apart(ctx, own)
     classes = sorted(classes, key=len)  # the small ones first: the time they leave goes to the large
     for k, members in enumerate(classes):
-        sub = WSPGraph(_subprogram(ctx.program, members), budget=own)
+        # the part's graph is built for the backend the whole one is
+        sub = WSPGraph(_subprogram(ctx.program, members), budget=own, capabilities=ctx.graph.capabilities)
         if not _rules_within(ctx.graph, sub, members):
             return None
         # the whole program's accesses: a base created by another class is not new here

@@ -9,7 +9,7 @@ shape, then the ILP.
    restricted to it (its rules are per base, and this is checked). Then every legal
    partition's restriction to a part is legal there and costs add up, so the sum of the
    parts' optima is a lower bound and their join, legal and of that cost, is an optimum
-   (``docs/semantics.md``, "Algorithms").
+   (``docs/algorithms.md``, "Algorithms").
 2. **Branch and bound first** (:func:`~fusionlab.partition.optimal.optimal`, seeded by
    linear, unintrusive and greedy) for a quarter of a second at most: most captured batches
    are proven in milliseconds, and its search trace is kept for the search-tree view. From
@@ -168,7 +168,8 @@ def _solve_parts(ctx: Context, own: Budget, parts: list[list[int]], opts: dict[s
     proven, methods, sizes = True, set(), []  # methods: how each part was proven
     try:
         for k, members in enumerate(parts):
-            sub = WSPGraph(_subprogram(ctx.program, members), budget=own)
+            # the part's graph is built for the backend the whole one is
+            sub = WSPGraph(_subprogram(ctx.program, members), budget=own, capabilities=ctx.graph.capabilities)
             if not _same_rules(ctx.graph, sub, members):
                 return None
             left = sum(len(p) for p in parts[k:])

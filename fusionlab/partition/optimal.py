@@ -12,7 +12,7 @@ cycle between blocks — and only on the undecided edges of a path that joins th
 instructions that must be separated: child ``k`` cuts edge ``k`` and keeps edges
 ``1..k-1``. The children split the remaining partitions disjointly, so every partition is
 visited at most once (the paper's Fig. 11 enumerates masks, which visits many partitions
-several times). ``docs/semantics.md`` explains why the edge list keeps every optimum.
+several times). ``docs/algorithms.md`` explains why the edge list keeps every optimum.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ position), and per pair of combinators
 minimising ``sum w(a,b) f(a,b)`` with ``w = 100`` when the two share an array, else 1.
 :func:`slides_model` is the model for normalize2 exactly as the slides print it;
 :func:`build_model` builds it for any combinator program and adds what the printed model
-lacks (docs/semantics.md, "Robinson's ILP"): the no-edge rows of
+lacks (docs/algorithms.md, "Robinson's ILP"): the no-edge rows of
 every pair that has a fusion variable, the filter constraints of every pair of related
 rates, and ``f(a,b) = 1 => o(a) != o(b)`` (a binary direction per pair without an edge),
 without which the loops (equal ``o``) and the fused pairs (``f = 0``) disagree.

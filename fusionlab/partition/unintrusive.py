@@ -15,7 +15,7 @@ Block ``u`` is merged into ``v`` when
 4. the merge is legal (Lemma 1).
 
 Then moving ``u`` into ``v``'s block turns any legal partition into a legal one that costs
-no more, for models whose savings are *pairwise* (see ``docs/semantics.md``), so the
+no more, for models whose savings are *pairwise* (see ``docs/cost-models.md``), so the
 merge never excludes every optimum. For other models nothing is merged.
 """
 

@@ -12,7 +12,7 @@ such a DEL back, to just after the base's last use in the earlier batch, where t
 models and the code generator see a temporary (no store when its writer and the DEL share a
 kernel).
 
-The rule (docs/semantics.md, "Arrays freed early"). A base of batch ``k`` gets an early DEL
+The rule (docs/passes.md, "Arrays freed early"). A base of batch ``k`` gets an early DEL
 when
 
 - it is touched in batch ``k`` (read or written) and not DELed there;
@@ -63,8 +63,9 @@ from dataclasses import dataclass
 from typing import AbstractSet, Sequence
 
 from fusionlab.ir.bytecode import Instruction, Opcode, Program
+from fusionlab.passes.rewrites import Rewrite, RewriteKind, RewritePass
 
-__all__ = ["EarlyFree", "EarlyFrees", "free_early", "describe_early"]
+__all__ = ["EarlyFree", "EarlyFrees", "free_early", "rewrites_early"]
 
 
 @dataclass(frozen=True)
@@ -171,11 +172,18 @@ def _rewrite(batches: Sequence[Program], moved: Sequence[EarlyFree]) -> list[Pro
     return result
 
 
-def describe_early(moved: Sequence[EarlyFree]) -> list[str]:
-    """One line per moved DEL, batches numbered from 1.
+def rewrites_early(moved: Sequence[EarlyFree], batches: int = 1) -> list[Rewrite]:
+    """One :attr:`~RewriteKind.FREED_EARLY` record per moved DEL (``batches``: the run's
+    batches), in the batch it moved into, after the base's last use there; its line numbers
+    the batches and instructions from 1.
 
-    >>> describe_early([EarlyFree("s", 0, 1, 1)])
-    ['batch 1: s freed after instruction 2 (its next use is its DEL in batch 2): not stored unless read']
+    >>> [r] = rewrites_early([EarlyFree("s", 0, 1, 1)], batches=2)
+    >>> r.kind.name, r.batch, r.instruction, r.base
+    ('FREED_EARLY', 0, 1, 's')
+    >>> r.describe()
+    'batch 1: s freed after instruction 2 (its next use is its DEL in batch 2): not stored unless read'
     """
-    return [f"batch {m.batch + 1}: {m.base} freed after instruction {m.after + 1} "
-            f"(its next use is its DEL in batch {m.from_batch + 1}): not stored unless read" for m in moved]
+    return [Rewrite(RewriteKind.FREED_EARLY, m.batch, m.after,
+                    f"{m.base} freed after instruction {m.after + 1} (its next use is its DEL in batch "
+                    f"{m.from_batch + 1}): not stored unless read", RewritePass.FREE_EARLY, batches, m.base)
+            for m in moved]

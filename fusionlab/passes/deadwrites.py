@@ -12,7 +12,7 @@ part, the part is dead, and the earlier instruction is rewritten as the slabs of
 this before partitioning (``pipeline/runner.py``), so the cost models and the partition see
 the rewritten batch; the explorer shows the program as captured.
 
-The rule, per element-wise instruction (docs/semantics.md, "Dead parts of element-wise
+The rule, per element-wise instruction (docs/passes.md, "Dead parts of element-wise
 writes"): its output view must be a box of its base (per-axis progressions, what basic
 slicing makes); the instructions touching that base after it are walked in order. A read
 that meets a part still written (the IR's exact overlap test) keeps that part whole; a
@@ -57,8 +57,9 @@ import numpy as np
 
 from fusionlab.support.budget import UNLIMITED, Budget
 from fusionlab.ir.bytecode import Instruction, Literal, Opcode, OpFamily, Program, View
+from fusionlab.passes.rewrites import Rewrite, RewriteKind, RewritePass
 
-__all__ = ["DeadRefusal", "DeadDecision", "DeadWrites", "drop_dead_writes", "WALK", "describe"]
+__all__ = ["DeadRefusal", "DeadDecision", "DeadWrites", "drop_dead_writes", "WALK", "rewrites_of"]
 
 #: instructions touching a base walked after each candidate (a batch of thousands of
 #: instructions over one array stays linear in its length)
@@ -436,14 +437,18 @@ def drop_dead_writes(program: Program, budget: Budget = UNLIMITED) -> DeadWrites
     return DeadWrites(Program(program.bases, new), tuple(decisions), tuple(origin))
 
 
-def describe(program: Program, result: DeadWrites) -> list[str]:
-    """One line per instruction of ``program`` that ``result`` (its :func:`drop_dead_writes`)
-    rewrote, numbered from 1 as listings number them.
+def rewrites_of(program: Program, result: DeadWrites, batch: int = 0, batches: int = 1) -> list[Rewrite]:
+    """One record per instruction of ``program`` (batch ``batch`` of a run's ``batches``, from 0) that
+    ``result`` (its :func:`drop_dead_writes`) rewrote: :attr:`~RewriteKind.WRITE_REMOVED` or
+    :attr:`~RewriteKind.WRITE_RESTRICTED`, its line numbered from 1 as listings number them.
 
     >>> from fusionlab import parse
     >>> p = parse("ARRAY a float64[8]\\nCOPY a, 0\\nCOPY a[2:], 1.0\\nSYNC a")
-    >>> describe(p, drop_dead_writes(p))
-    ['instruction 1 (COPY a, 0) restricted to a[:-6]: the rest is overwritten by instruction 2 before anything reads it']
+    >>> [r] = rewrites_of(p, drop_dead_writes(p))
+    >>> r.kind.name, r.batch, r.instruction, r.base
+    ('WRITE_RESTRICTED', 0, 0, 'a')
+    >>> r.describe()
+    'batch 1: instruction 1 (COPY a, 0) restricted to a[:-6]: the rest is overwritten by instruction 2 before anything reads it'
     """
     from fusionlab.ir.text import format_instruction, format_view
 
@@ -454,6 +459,8 @@ def describe(program: Program, result: DeadWrites) -> list[str]:
         now = "removed: all of it" if not d.pieces else \
             "restricted to " + ", ".join(format_view(v) for v in d.pieces) + ": the rest"
         by = ", ".join(str(j + 1) for j in d.killers)
-        out.append(f"instruction {d.index + 1} ({format_instruction(program[d.index])}) {now} is overwritten "
-                   f"by instruction{'s' if len(d.killers) > 1 else ''} {by} before anything reads it")
+        line = (f"instruction {d.index + 1} ({format_instruction(program[d.index])}) {now} is overwritten "
+                f"by instruction{'s' if len(d.killers) > 1 else ''} {by} before anything reads it")
+        kind = RewriteKind.WRITE_RESTRICTED if d.pieces else RewriteKind.WRITE_REMOVED
+        out.append(Rewrite(kind, batch, d.index, line, RewritePass.DEAD_WRITES, batches, d.output))
     return out

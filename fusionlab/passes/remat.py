@@ -16,7 +16,7 @@ alone, covers its base and is freed in the batch (never synced: a user's array i
 anyway); no instruction between the map and its first reader writes or frees a base the
 map reads (the inputs the reader sees are the map's own) — except the DEL of a
 one-element input, which moves with the map (a scalar's lifetime, no traffic) — and no
-opaque instruction lies in between (it may touch anything). docs/semantics.md ("Rematerialisation") has the rule.
+opaque instruction lies in between (it may touch anything). docs/passes.md ("Rematerialisation") has the rule.
 
 Examples
 --------

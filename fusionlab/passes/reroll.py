@@ -11,7 +11,7 @@ instance ``j`` becomes the 2-D view ``u[k+1:n, k:]``, the 0-d ``l[i, k]`` the co
 reads alike (``u[k, k:]``, the pivot) stays as it is (broadcast), and each temporary gets a
 base with one more axis (one slot per instance).
 
-Legality (docs/semantics.md, "Rerolling"): the group runs instruction by instruction over
+Legality (docs/passes.md, "Rerolling"): the group runs instruction by instruction over
 all instances at once, so the rewrite is made only when no instance reads or writes what
 another instance of the run writes (an instance's own earlier writes are read as before);
 tested exactly on the bytecode views (:meth:`~fusionlab.ir.bytecode.View.overlaps`, then the
@@ -74,6 +74,7 @@ from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
 from fusionlab.ir.bytecode import (
     Base, Instruction, Literal, Opcode, OpFamily, Program, ProgramError, View, check_instruction,
 )
+from fusionlab.passes.rewrites import Rewrite, RewriteKind, RewritePass
 
 __all__ = ["RerollRefusal", "Rerolled", "Refused", "Reroll", "reroll", "reroll_batches", "MAX_PERIOD", "MAX_LEVELS",
            "MAX_ATTEMPTS", "MAX_CHECKED_ELEMENTS", "REROLL_SECONDS"]
@@ -165,36 +166,44 @@ class Reroll:
         """Whether any run was rerolled."""
         return bool(self.runs)
 
-    def cut_line(self) -> str | None:
-        """Where the time budget stopped the pass, one line (``None`` when it did not)."""
-        cut = next((r for r in self.refusals if r.reason is RerollRefusal.TIME_BUDGET), None)
-        if cut is None:
-            return None
-        return (f"rerolling stopped at its time budget{f' ({cut.detail})' if cut.detail else ''} at "
-                f"captured instruction {cut.start + 1}: the rest of the batch stays as captured "
-                "(a larger --budget rerolls more; --no-reroll skips rerolling)")
+    def rewrites(self, batch: int = 0, batches: int = 1) -> list[Rewrite]:
+        """The records for the listing (``batch``: this program's in the run, from 0, of
+        ``batches``): the batch's length before and after (:attr:`~RewriteKind.REROLLED`),
+        each first-pass run rerolled (at most 20, then :attr:`~RewriteKind.MORE_RUNS_REROLLED`),
+        where the time budget stopped the pass (:attr:`~RewriteKind.BUDGET_CUT`), then the
+        refusals counted by reason (:attr:`~RewriteKind.RUNS_NOT_REROLLED`).
 
-    def summary(self, with_cut: bool = True) -> list[str]:
-        """Lines for the listing: what was rerolled, then where the time budget stopped the
-        pass (:meth:`cut_line`; left out with ``with_cut=False``), then the refusals counted
-        by reason."""
-        lines = [r.describe() for r in self.runs if r.level == 1][:20]
-        more = sum(1 for r in self.runs if r.level == 1) - len(lines)
-        if more > 0:
-            lines.append(f"... and {more} more runs rerolled")
+        >>> from fusionlab import parse
+        >>> p = parse("ARRAY x float64[3]\\nCOPY x[0], 1\\nCOPY x[1], 1\\nCOPY x[2], 1")
+        >>> [(r.kind.name, r.instruction) for r in reroll(p).rewrites()]
+        [('REROLLED', None), ('RUN_REROLLED', 0)]
+        >>> [r.describe() for r in reroll(p).rewrites()]
+        ['rerolled: 3 instructions -> 1', '3 iterations of 1 instructions (captured 1-3) rerolled into instructions 1-1']
+        """
+        def record(kind: RewriteKind, instruction: int | None, line: str) -> Rewrite:
+            return Rewrite(kind, batch, instruction, line, RewritePass.REROLL, batches)
+
+        first = [r for r in self.runs if r.level == 1]
+        out = [record(RewriteKind.RUN_REROLLED, r.start, r.describe()) for r in first[:20]]
+        if len(first) > 20:
+            out.append(record(RewriteKind.MORE_RUNS_REROLLED, None, f"... and {len(first) - 20} more runs rerolled"))
         if self.runs:
-            lines.insert(0, f"rerolled: {len(self.original)} instructions -> {len(self.program)}")
-        cut = self.cut_line()
-        if cut is not None and with_cut:
-            lines.append(cut)
+            out.insert(0, record(RewriteKind.REROLLED, None,
+                                 f"rerolled: {len(self.original)} instructions -> {len(self.program)}"))
+        cut = next((r for r in self.refusals if r.reason is RerollRefusal.TIME_BUDGET), None)
+        if cut is not None:
+            out.append(record(RewriteKind.BUDGET_CUT, cut.start, (
+                f"rerolling stopped at its time budget{f' ({cut.detail})' if cut.detail else ''} at "
+                f"captured instruction {cut.start + 1}: the rest of the batch stays as captured "
+                "(a larger --budget rerolls more; --no-reroll skips rerolling)")))
         by_reason = Counter(r.reason for r in self.refusals if r.reason is not RerollRefusal.TIME_BUDGET)
         for reason, n in by_reason.most_common():
-            first = next(r for r in self.refusals if r.reason is reason)
-            lines.append(f"{n} run{'s' if n != 1 else ''} not rerolled: {reason.value} "
-                         f"(e.g. {first.count} iterations of captured instructions {first.start + 1}-"
-                         f"{first.start + first.length}"
-                         + (f": {first.detail}" if first.detail else "") + ")")
-        return lines
+            eg = next(r for r in self.refusals if r.reason is reason)
+            out.append(record(RewriteKind.RUNS_NOT_REROLLED, eg.start, (
+                f"{n} run{'s' if n != 1 else ''} not rerolled: {reason.value} "
+                f"(e.g. {eg.count} iterations of captured instructions {eg.start + 1}-{eg.start + eg.length}"
+                + (f": {eg.detail}" if eg.detail else "") + ")")))
+        return out
 
 
 def reroll(program: Program, *, max_levels: int = MAX_LEVELS, prefix: str = "lit",

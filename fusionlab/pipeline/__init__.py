@@ -49,16 +49,16 @@ from fusionlab.support.budget import UNLIMITED, Budget
 from fusionlab.ir.bytecode import Program
 from fusionlab.backend.numba.plan import Plan
 from fusionlab.pipeline.caches import PipelineCaches
-from fusionlab.pipeline.config import DEFAULT_PASSES, OPTIMAL_MAX_NODES, Pass, PipelineConfig
+from fusionlab.pipeline.config import DEFAULT_PASSES, OPTIMAL_MAX_NODES, PREPARING, Numbering, Pass, PipelineConfig
 from fusionlab.pipeline.planning import Planned, partition_batch, plans
 from fusionlab.pipeline.preparing import Prepared, prepare, prepare_batches, target_parts
 
-__all__ = ["run", "compare", "Pass", "PASSES", "PipelineConfig", "PipelineCaches", "Prepared", "Planned", "Built", "prepare",
-           "plans", "partition_batch", "build", "prepare_kept", "prepare_batches", "target_parts", "DEFAULT_PASSES", "OPTIMAL_MAX_NODES"]
+__all__ = ["run", "compare", "Pass", "Numbering", "PASSES", "PipelineConfig", "PipelineCaches", "Prepared", "Planned", "Built", "prepare",
+           "plans", "partition_batch", "build", "prepare_kept", "prepare_batches", "target_parts", "DEFAULT_PASSES", "PREPARING", "OPTIMAL_MAX_NODES"]
 
 #: The passes by stage, in the order they run: (stage, passes, entry point)
 PASSES: tuple[tuple[str, tuple[Pass, ...], Callable[..., Any]], ...] = (
-    ("prepare", (Pass.DEAD_WRITES, Pass.REROLL, Pass.FREE_EARLY, Pass.DEAD_WRITES_AFTER_FREE), prepare),
+    ("prepare", PREPARING, prepare),
     ("plans", (Pass.PARTITION, Pass.REMATERIALISE, Pass.PLAN, Pass.ONE_USE_KERNELS), plans),
 )
 
@@ -98,12 +98,13 @@ def build(target: Any, config: PipelineConfig, *, caches: PipelineCaches | None 
     rows: the prepared batches are kept per target); ``prepare_budget`` bounds the preparing
     passes (past it the rest stays as captured), ``plan_budget`` the partitioning and planning
     (a search it cuts returns its best so far; building a graph past it raises
-    :class:`~fusionlab.support.budget.BudgetExceeded`); ``partitions`` (batch index to blocks) are planned as given, on
-    the batches the configuration's preparing passes make (run them off to number the
-    batches as captured); ``inputs``: arrays given beside the target's own.
+    :class:`~fusionlab.support.budget.BudgetExceeded`); ``partitions`` (batch index to blocks) are planned as given: on
+    the batches as captured, unless ``config`` is already one for given partitions
+    (:meth:`PipelineConfig.for_given_partitions`: with :attr:`Numbering.PREPARED` they number the
+    batches its preparing passes make); ``inputs``: arrays given beside the target's own.
     """
     caches = caches if caches is not None else PipelineCaches()
-    if partitions is not None:
+    if partitions is not None and not config.given:   # a search asked for: the batches as captured
         config = config.for_given_partitions()
     prepared = prepare_kept(target, config, caches, prepare_budget, inputs)
     return Built(config, prepared, plans(prepared.programs, config, caches, plan_budget, partitions))

@@ -12,7 +12,7 @@ from typing import Any
 
 from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE
 
-__all__ = ["Pass", "PipelineConfig", "DEFAULT_PASSES", "OPTIMAL_MAX_NODES"]
+__all__ = ["Pass", "Numbering", "PipelineConfig", "DEFAULT_PASSES", "PREPARING", "OPTIMAL_MAX_NODES"]
 
 
 class Pass(Enum):
@@ -36,6 +36,20 @@ class Pass(Enum):
     ONE_USE_KERNELS = "one-use kernels"
 
 
+class Numbering(Enum):
+    """Which batches a partition given from outside numbers the instructions of."""
+
+    #: the batches as captured: nothing may rewrite them before planning (a test's or a
+    #: calibration's hand-made blocks)
+    CAPTURED = "captured"
+    #: the batches the preparing passes make: a partition the pipeline found before (a
+    #: sweep's stored one, already rematerialised), planned on the same prepared batches again
+    PREPARED = "prepared"
+
+
+#: The passes that rewrite the batches before they are partitioned (:func:`fusionlab.pipeline.prepare`)
+PREPARING: tuple[Pass, ...] = (Pass.DEAD_WRITES, Pass.REROLL, Pass.FREE_EARLY, Pass.DEAD_WRITES_AFTER_FREE)
+
 #: Every pass, in order: what ``fusionlab run``, ``compare``, the explorer, ``verify`` and sweeps run
 DEFAULT_PASSES: tuple[Pass, ...] = tuple(Pass)
 
@@ -49,9 +63,9 @@ class PipelineConfig:
     """What the pipeline runs, in one object: the algorithm, the cost model, the smallest
     block worth a parallel kernel, and which passes.
 
-    ``partitions`` given to :func:`fusionlab.pipeline.plans` (a partition chosen elsewhere,
-    numbering the instructions of the batches as given) skip every pass that would renumber
-    or rewrite them: see :meth:`for_given_partitions`.
+    ``partitions`` given to :func:`fusionlab.pipeline.build` (a partition chosen elsewhere)
+    skip the partition search and every pass that would renumber what they number: see
+    :meth:`for_given_partitions`.
 
     Examples
     --------
@@ -88,6 +102,25 @@ class PipelineConfig:
         """This configuration with ``passes`` off."""
         return replace(self, passes=tuple(p for p in self.passes if p not in passes))
 
-    def for_given_partitions(self) -> "PipelineConfig":
-        """The passes that keep a given partition's instruction numbers: planning only."""
-        return replace(self, passes=tuple(p for p in self.passes if p in (Pass.PLAN, Pass.ONE_USE_KERNELS)))
+    def for_given_partitions(self, numbering: Numbering = Numbering.CAPTURED) -> "PipelineConfig":
+        """The passes that keep a given partition's instruction numbers: planning only when
+        it numbers the batches as captured; the preparing passes too when it numbers the
+        prepared batches (they make the same batches again: they are deterministic).
+
+        >>> PipelineConfig().for_given_partitions().passes
+        (<Pass.PLAN: 'plan'>, <Pass.ONE_USE_KERNELS: 'one-use kernels'>)
+        >>> Pass.REROLL in PipelineConfig().for_given_partitions(Numbering.PREPARED).passes
+        True
+        """
+        kept = (Pass.PLAN, Pass.ONE_USE_KERNELS) + (PREPARING if numbering is Numbering.PREPARED else ())
+        return replace(self, passes=tuple(p for p in self.passes if p in kept))
+
+    def as_captured(self) -> "PipelineConfig":
+        """This configuration without the preparing passes: the batches partitioned as
+        captured (or as written: the paper's figures are of its Fig. 3 as written)."""
+        return self.without(*PREPARING)
+
+    @property
+    def given(self) -> bool:
+        """Whether this configuration plans a partition given from outside (no search)."""
+        return not self.runs(Pass.PARTITION)

@@ -9,20 +9,21 @@ is planned as given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
-from fusionlab.support.budget import UNLIMITED, Budget
+from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
 from fusionlab.ir.bytecode import Program
 from fusionlab.costs import get_cost_model
+from fusionlab.backend.numba.capabilities import NUMBA
 from fusionlab.backend.numba.plan import Plan, one_use_kernels, plan
-from fusionlab.partition import MergeCache, PartitionResult, partition
+from fusionlab.partition import SEARCHES, MergeCache, PartitionResult, partition
 from fusionlab.passes.remat import rematerialise
 from fusionlab.analysis.wsp import PartitionState, WSPGraph
 from fusionlab.pipeline.caches import PipelineCaches
 from fusionlab.pipeline.config import Pass, PipelineConfig
 
-__all__ = ["Planned", "partition_batch", "plans"]
+__all__ = ["Planned", "partition_batch", "plans", "plans_key"]
 
 #: blocks as the planner takes them
 Blocks = tuple[tuple[int, ...], ...]
@@ -49,7 +50,9 @@ def partition_batch(batch: Program, config: PipelineConfig, caches: PipelineCach
     partitioned before, else computed on the batch's WSP graph, which ``caches`` keep
     (building it alone can take the budget: 20,000 instructions of LU at n = 100, 13.6 s on a
     loaded machine). A greedy search the budget cut goes on from its merges so far at the
-    next call (greedy from that state takes the merges it would have taken next)."""
+    next call (greedy from that state takes the merges it would have taken next). A search
+    (:data:`~fusionlab.partition.SEARCHES`) gets greedy's partition as the one known: cut, it
+    returns at least that (:func:`~fusionlab.partition.at_least_known`)."""
     options = config.partition_options
     model = get_cost_model(config.cost_model)
     key_of = getattr(model, "cache_key", None)
@@ -59,14 +62,23 @@ def partition_batch(batch: Program, config: PipelineConfig, caches: PipelineCach
         return got
     graph = caches.graphs.get(batch)
     if graph is None:
-        graph = WSPGraph(batch, budget=budget)
+        # built for the backend that plans the blocks: its capabilities decide what may fuse
+        graph = WSPGraph(batch, budget=budget, capabilities=NUMBA)
         caches.graphs.put(batch, graph)
     cut_key = (config.algorithm, key)
     start: WSPGraph | PartitionState = graph
     resumed = caches.greedy_cuts.get(batch, cut_key) if config.algorithm == "greedy" else None
     if resumed is not None:
         start = PartitionState(graph, resumed.blocks)
-    result = partition(start, config.algorithm, model, budget=budget, **options)
+    known = None
+    if config.algorithm in SEARCHES:
+        # a search starts from the best partition known, greedy's at least, so one the budget
+        # cuts never reports worse (greedy's is kept in the merge cache: the explorer's, a row's)
+        try:
+            known = partition_batch(batch, replace(config, algorithm="greedy", options=()), caches, budget)
+        except BudgetExceeded:   # not even the graph within the budget: the search says so itself
+            known = None
+    result = partition(start, config.algorithm, model, budget=budget, known=known, **options)
     if result.budget_cut and config.algorithm == "greedy":
         caches.greedy_cuts.put(batch, result, cut_key)
     else:
@@ -115,3 +127,20 @@ def plans(batches: Sequence[Program], config: PipelineConfig, caches: PipelineCa
         out.append(got)
     planned = one_use_kernels(out) if config.runs(Pass.ONE_USE_KERNELS) else out
     return Planned(tuple(results), tuple(all_blocks), tuple(planned))
+
+
+def plans_key(plans: Sequence[Plan]) -> tuple[tuple[tuple[tuple[int, ...], str | None], ...], ...]:
+    """What makes two runs the same work: batch by batch, each block's instructions and the
+    kernel source that runs it (``None``: NumPy runs it). Two rows of a comparison whose
+    plans have one key run the same kernels in the same order: they are timed once.
+
+    >>> from fusionlab.ir.examples import fig3
+    >>> from fusionlab.pipeline.config import PipelineConfig
+    >>> a = plans([fig3()], PipelineConfig("greedy", "bohrium", min_size=0)).plans
+    >>> b = plans([fig3()], PipelineConfig("greedy", "max_contract", min_size=0)).plans
+    >>> c = plans([fig3()], PipelineConfig("singleton", "bohrium", min_size=0)).plans
+    >>> plans_key(a) == plans_key(b), plans_key(a) == plans_key(c)
+    (True, False)
+    """
+    return tuple(tuple((bp.instructions, None if bp.compiled is None else bp.compiled.source) for bp in p.blocks)
+                 for p in plans)

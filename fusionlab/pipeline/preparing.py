@@ -21,13 +21,20 @@ import numpy as np
 
 from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
 from fusionlab.ir.bytecode import Program
-from fusionlab.passes.deadbases import describe_early, free_early
-from fusionlab.passes.deadwrites import describe, drop_dead_writes
+from fusionlab.passes.deadbases import free_early, rewrites_early
+from fusionlab.passes.deadwrites import drop_dead_writes, rewrites_of
+from fusionlab.passes.rewrites import Rewrite, RewriteKind, RewritePass
 from fusionlab.runtime.reference import Externals
 from fusionlab.passes.reroll import reroll_batches
 from fusionlab.pipeline.config import Pass, PipelineConfig
 
-__all__ = ["Prepared", "prepare", "prepare_batches", "dead_dropped", "target_parts"]
+__all__ = ["Prepared", "prepare", "prepare_batches", "dead_dropped", "target_parts", "REROLL_PASSES"]
+
+#: the passes a run without rerolling leaves out (``run``'s and ``compare``'s rows'
+#: ``reroll=False``, :func:`fusionlab.pipeline.runner.run_config`; the explorer's session asks
+#: for the same, so it shares Compile & time's prepared batches): the dead-writes pass before
+#: rerolling is there to make more runs regular
+REROLL_PASSES: tuple[Pass, ...] = (Pass.DEAD_WRITES, Pass.REROLL)
 
 
 @dataclass(frozen=True)
@@ -36,9 +43,10 @@ class Prepared:
 
     ``captured``: the batches as captured (the oracle replays these); ``programs``: as the
     partitioner sees them; ``inputs``: the run's inputs, with the arrays of the literals
-    rerolling made (``constants``); ``rerolled``: what rerolling did, one line each;
-    ``rewrites``: what the dead-writes passes and the early frees changed (batches numbered
-    from 1); ``cut``: where the budget stopped a pass (the rest runs as captured).
+    rerolling made (``constants``); ``rerolled``: what rerolling did; ``rewrites``: what the
+    dead-writes passes and the early frees changed; ``cut``: where the budget stopped a pass
+    (the rest runs as captured). Each a :class:`~fusionlab.passes.rewrites.Rewrite` record
+    (its ``describe()`` the line shown; decide by its ``kind``).
     """
 
     captured: tuple[Program, ...]
@@ -46,9 +54,9 @@ class Prepared:
     inputs: Mapping[str, np.ndarray]
     constants: Mapping[str, np.ndarray]
     externals: Externals
-    rerolled: tuple[str, ...] = ()
-    rewrites: tuple[str, ...] = ()
-    cut: tuple[str, ...] = ()
+    rerolled: tuple[Rewrite, ...] = ()
+    rewrites: tuple[Rewrite, ...] = ()
+    cut: tuple[Rewrite, ...] = ()
 
 
 def target_parts(target: Any) -> tuple[list[Program], dict[str, np.ndarray], Externals]:
@@ -61,57 +69,70 @@ def target_parts(target: Any) -> tuple[list[Program], dict[str, np.ndarray], Ext
     return [target], {}, Externals()
 
 
-def dead_dropped(batches: Sequence[Program], budget: Budget = UNLIMITED) -> tuple[list[Program], list[str], str]:
-    """Each batch with its dead parts of writes dropped, what changed (numbered from 1), and
-    where ``budget`` cut the pass ("" when it did not): the batch it ran out in and those
-    after it stay as captured (dropping nothing is always correct, only slower)."""
+def dead_dropped(batches: Sequence[Program],
+                 budget: Budget = UNLIMITED) -> tuple[list[Program], list[Rewrite], Rewrite | None]:
+    """Each batch with its dead parts of writes dropped, what changed, and where ``budget``
+    cut the pass (a :attr:`~RewriteKind.BUDGET_CUT` record; ``None`` when it did not): the
+    batch it ran out in and those after it stay as captured (dropping nothing is always
+    correct, only slower).
+
+    >>> from fusionlab import parse
+    >>> p = parse("ARRAY a float64[4]\\nCOPY a, 0\\nCOPY a, 1.0\\nSYNC a")
+    >>> _, done, cut = dead_dropped([p, p])
+    >>> [(r.kind.name, r.batch, r.instruction) for r in done], cut
+    ([('WRITE_REMOVED', 0, 0), ('WRITE_REMOVED', 1, 0)], None)
+    >>> print(dead_dropped([p, p], Budget(0.0))[2])
+    dead writes: the time budget ran out in batch 1 of 2: it and the batches after it run as captured
+    """
     programs: list[Program] = []
-    lines: list[str] = []
+    records: list[Rewrite] = []
     for k, b in enumerate(batches):
         try:
             got = drop_dead_writes(b, budget)
         except BudgetExceeded:
-            cut = (f"dead writes: the time budget ran out in batch {k + 1} of {len(batches)}: "
-                   f"{'it runs' if k + 1 == len(batches) else 'it and the batches after it run'} as captured")
-            return programs + list(batches[k:]), lines, cut
+            cut = Rewrite(RewriteKind.BUDGET_CUT, k, None, (
+                f"dead writes: the time budget ran out in batch {k + 1} of {len(batches)}: "
+                f"{'it runs' if k + 1 == len(batches) else 'it and the batches after it run'} as captured"),
+                RewritePass.DEAD_WRITES, len(batches))
+            return programs + list(batches[k:]), records, cut
         programs.append(got.program)
-        lines += [f"batch {k + 1}: {line}" for line in describe(b, got)]
-    return programs, lines, ""
+        records += rewrites_of(b, got, k, len(batches))
+    return programs, records, None
 
 
 def prepare_batches(batches: Sequence[Program], config: PipelineConfig, keep: AbstractSet[str] = frozenset(),
-                    budget: Budget = UNLIMITED) -> tuple[list[Program], dict[str, np.ndarray], list[str],
-                                                         list[str], list[str]]:
-    """The preparing passes on ``batches``: ``(programs, constants, rerolled, rewrites, cut)``.
-    ``keep``: the run's inputs, never freed early."""
-    programs, rewrites, cut = list(batches), [], []
+                    budget: Budget = UNLIMITED) -> tuple[list[Program], dict[str, np.ndarray], list[Rewrite],
+                                                         list[Rewrite], list[Rewrite]]:
+    """The preparing passes on ``batches``: ``(programs, constants, rerolled, rewrites, cut)``,
+    the last three :class:`~fusionlab.passes.rewrites.Rewrite` records. ``keep``: the run's
+    inputs, never freed early."""
+    programs = list(batches)
+    rewrites: list[Rewrite] = []
+    cut: list[Rewrite] = []
     if config.runs(Pass.DEAD_WRITES):
-        programs, lines, note = dead_dropped(programs, budget)
-        rewrites += lines
-        cut += [note] if note else []
+        programs, records, stop = dead_dropped(programs, budget)
+        rewrites += records
+        cut += [stop] if stop is not None else []
     constants: dict[str, np.ndarray] = {}
-    rerolled: list[str] = []
+    rerolled: list[Rewrite] = []
     if config.runs(Pass.REROLL):
         done = reroll_batches(programs, budget=budget)
         programs = [r.program for r in done]
         constants = {k: v for r in done for k, v in r.constants.items()}
-        several = len(done) > 1
-        rerolled = [f"batch {k + 1}: {line}" if several else line for k, r in enumerate(done)
-                    for line in r.summary(with_cut=False)]
-        # the line for the cut, once: the batches after it were not tried
-        stopped = next((k for k, r in enumerate(done) if r.cut_line() is not None), None)
-        if stopped is not None:
-            line = done[stopped].cut_line()
-            cut.append(f"batch {stopped + 1}: {line}" if several else str(line))
-    moved: list[str] = []
+        reported = [x for k, r in enumerate(done) for x in r.rewrites(k, len(done))]
+        rerolled = [x for x in reported if x.kind is not RewriteKind.BUDGET_CUT]
+        # the cut, once: the batches after it were not tried (each has its own cut record)
+        cut += [x for x in reported if x.kind is RewriteKind.BUDGET_CUT][:1]
+    moved: list[Rewrite] = []
     if config.runs(Pass.FREE_EARLY):
         early = free_early(programs, set(keep) | set(constants))
         programs = list(early.batches)
-        moved = describe_early(early.moved)
+        moved = rewrites_early(early.moved, len(programs))
     if config.runs(Pass.DEAD_WRITES_AFTER_FREE):
-        programs, lines, note = dead_dropped(programs, budget)
-        rewrites += lines
-        cut += [note] if note and note not in cut else []
+        programs, records, stop = dead_dropped(programs, budget)
+        rewrites += records
+        # the same cut as the first pass's (same batch) is said once
+        cut += [stop] if stop is not None and stop not in cut else []
     rewrites += moved
     return programs, constants, rerolled, rewrites, cut
 
@@ -127,8 +148,8 @@ def prepare(target: Any, config: PipelineConfig, budget: Budget = UNLIMITED,
     >>> from fusionlab.capture import capture
     >>> cap = capture("import numpy as np\\na = np.ones((4, 8))\\nfor i in range(4):\\n    a[i] = a[i] * 2.0 + 1.0")
     >>> p = prepare(cap, PipelineConfig())
-    >>> len(p.captured[0]), len(p.programs[0]), p.rerolled[0]
-    (22, 7, 'rerolled: 22 instructions -> 7')
+    >>> len(p.captured[0]), len(p.programs[0]), p.rerolled[0].kind.name, p.rerolled[0].describe()
+    (22, 7, 'REROLLED', 'rerolled: 22 instructions -> 7')
     """
     batches, base_inputs, externals = target_parts(target)
     keep = set(base_inputs) | set(inputs or {})

@@ -8,7 +8,7 @@ import io
 import statistics
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -17,6 +17,8 @@ from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded, Interrup
 from fusionlab.ir.bytecode import Program
 from fusionlab.backend.numba.codegen import KernelSource
 from fusionlab.passes.reroll import REROLL_SECONDS
+from fusionlab.passes.rewrites import Rewrite
+from fusionlab.pipeline.preparing import REROLL_PASSES
 from fusionlab.costs.timemodel import TimeModel, load_figures, predict_seconds, runs_block_by_block
 from fusionlab.analysis.wsp import WSPGraph
 from fusionlab.pipeline.compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
@@ -28,8 +30,9 @@ from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE, BlockPlan, KernelCach
 from fusionlab.runtime.reference import Externals, Storage, run_reference
 from fusionlab.backend.numba.threads import cpu_snapshot, others_busy
 from fusionlab.pipeline.timed_runs import CHECK_RUNS, LONG_RUN_SECONDS, RunBudget
+from fusionlab.pipeline.planning import plans_key
 from fusionlab.pipeline import (
-    Pass, PipelineCaches, PipelineConfig, build, plans, prepare, prepare_kept, target_parts,
+    PipelineCaches, PipelineConfig, build, plans, prepare, prepare_kept, target_parts,
 )
 
 __all__ = ["run", "compare", "RunResult", "Record", "format_records", "check_against_numpy"]
@@ -55,14 +58,16 @@ class RunResult:
     #: ``check=True``: the values against plain NumPy (the captured source run plainly;
     #: for a bytecode program, the reference executor) — see :mod:`fusionlab.runtime.check`
     check: CheckReport | None = None
-    #: what was rewritten before partitioning, one line per instruction ("batch 1: instruction
-    #: 16 (COPY new, u) removed: ...", :mod:`fusionlab.passes.deadwrites`)
-    rewrites: list[str] = field(default_factory=list)
-    #: what the rerolling pass did (:mod:`fusionlab.passes.reroll`), one line each; empty when off
-    rerolled: list[str] = field(default_factory=list)
+    #: what was rewritten before partitioning, one record per instruction (the dead-writes
+    #: passes, :mod:`fusionlab.passes.deadwrites`) and per array freed early
+    #: (:mod:`fusionlab.passes.deadbases`); ``describe()`` is the line shown ("batch 1:
+    #: instruction 16 (COPY new, u) removed: ..."), ``kind`` what happened
+    rewrites: list[Rewrite] = field(default_factory=list)
+    #: what the rerolling pass did (:mod:`fusionlab.passes.reroll`), as records; empty when off
+    rerolled: list[Rewrite] = field(default_factory=list)
     #: where the run's budget cut rerolling or the dead-writes pass (the rest ran as
-    #: captured), one line each; empty when neither was cut
-    cut: list[str] = field(default_factory=list)
+    #: captured), records of kind ``BUDGET_CUT``; empty when neither was cut
+    cut: list[Rewrite] = field(default_factory=list)
     #: set when a size capture recorded did not hold in the fused run (a filter's count, an
     #: index's range): the run was done again as NumPy, and its values are NumPy's
     #: (:mod:`fusionlab.backend.numba.guards`); no kernel's result is in :attr:`values` then
@@ -127,7 +132,7 @@ def run_config(algorithm: str, cost_model: Any, min_size: int, reroll: bool) -> 
     """The pipeline's configuration of :func:`run` and of :func:`compare`'s rows: every pass,
     rerolling (and the dead-writes pass before it) off with ``reroll=False``."""
     config = PipelineConfig(algorithm, cost_model, min_size)
-    return config if reroll else config.without(Pass.DEAD_WRITES, Pass.REROLL)
+    return config if reroll else config.without(*REROLL_PASSES)
 
 
 def run(
@@ -296,6 +301,9 @@ class Record:
     #: why a timed row's values were not checked against plain NumPy ("not checked: the time
     #: budget ..."); empty when they were (and for NumPy's row, the reference)
     not_checked: str = ""
+    #: the earlier row whose plans are this row's ("greedy × bohrium"): the same kernels in
+    #: the same order, timed once; its times are that row's. Empty when timed on its own
+    same_kernels_as: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -318,6 +326,8 @@ def compare(
     reroll: bool = True,
     run_seconds: float | Budget | None = None,
     caches: PipelineCaches | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    config: PipelineConfig | None = None,
 ) -> list[Record]:
     """Time the fused partitions of every algorithm × cost model against NumPy eager.
 
@@ -346,7 +356,12 @@ def compare(
     runs the pipeline (:mod:`fusionlab.pipeline`) with :func:`run`'s configuration, so a row
     times the kernels ``run`` executes. ``caches``: the pipeline's caches (the explorer keeps
     them between clicks: partitions, WSP graphs, plans, so a second click goes on where the
-    compile budget stopped the first), filled in.
+    compile budget stopped the first), filled in. ``options``: per algorithm, the options
+    its search takes (``{"optimal": {"max_nodes": 500}}``; the explorer's own limits), in
+    each row's configuration as ``run`` takes them. ``config``: the rows' configuration
+    but their algorithm, cost model and options (its passes and smallest parallel block;
+    the explorer's, which may explore the batches as captured), in place of ``min_size``
+    and ``reroll``.
 
     ``run_seconds`` bounds the timed runs and the check (``None``: no limit; a
     :class:`~fusionlab.support.budget.Budget` brings its own clock): each row takes as many of the
@@ -363,6 +378,8 @@ def compare(
     runs = RunBudget(run_seconds, repeat, interrupt)
     checker = _Check(target, runs)
     caches = caches if caches is not None else PipelineCaches()
+    timed: dict[Any, tuple[str, Record]] = {}   # the rows timed, by their plans: the same plans timed once
+    template = config if config is not None else run_config("greedy", "bohrium", min_size, reroll)
     if progress is not None:
         progress("NumPy eager", 0, total)
     records: list[Record] = []
@@ -375,9 +392,11 @@ def compare(
             if progress is not None:
                 progress(label, len(records), total)
             left = None if compile_seconds is None else max(compile_seconds - spent[0], 0.0)
-            row = _Row(target, run_config(algorithm, model, min_size, reroll), cache,
+            row_config = replace(template, algorithm=algorithm, cost_model=model,
+                                 options=tuple(sorted((options or {}).get(algorithm, {}).items())))
+            row = _Row(target, row_config, cache,
                        Budget(left, interrupt=interrupt), driver, compile_seconds, spent, runs=runs,
-                       checker=checker, rows_left=len(rows) - k, caches=caches)
+                       checker=checker, rows_left=len(rows) - k, caches=caches, timed=timed)
             try:
                 rec = row.record(repeat, figures, progress, label, len(records), total)
             except KeyboardInterrupt:
@@ -525,7 +544,11 @@ class _Row:
     caches: PipelineCaches = field(default_factory=PipelineCaches)
     #: where the budget cut rerolling or the dead-writes passes of the batches (each row's
     #: warnings say so: the rest ran as captured)
-    cut: list[str] = field(default_factory=list)
+    cut: list[Rewrite] = field(default_factory=list)
+    #: the rows timed before, by their plans' key (:func:`~fusionlab.pipeline.planning.plans_key`):
+    #: a row with the same plans runs the same kernels, so it takes that row's times (two
+    #: timings of one plan differ only by the machine: the first row timed was the slow one)
+    timed: dict[Any, tuple[str, Record]] = field(default_factory=dict)
 
     @property
     def algorithm(self) -> str:
@@ -560,6 +583,13 @@ class _Row:
             return _not_timed(name, self.algorithm, f"not timed: compile budget{self._of()} spent partitioning "
                               "and planning its kernels")
         cost = sum(r.cost for r in results)
+        key = plans_key(plans)
+        if key in self.timed:
+            first_label, earlier = self.timed[key]
+            self.spent[0] += time.perf_counter() - t0
+            return replace(earlier, cost_model=name, algorithm=self.algorithm, cost=cost, same_kernels_as=first_label,
+                           warnings=[f"same kernels as {first_label}: timed once"] + list(earlier.warnings),
+                           samples=list(earlier.samples), fallbacks=list(earlier.fallbacks))
         specs = {bp.compiled.key: bp.compiled for p in plans for bp in p.blocks if bp.compiled is not None}
 
         def on_kernel(compiled: int, seconds: float) -> None:
@@ -604,12 +634,14 @@ class _Row:
         extra["predicted_seconds"] = self._predicted(batches, plans, figures, externals)
         extra["warnings"] += [str(w.message) for w in caught]
         extra["warnings"] += [w for w in (note or self.runs.fewer(len(times), med), not_checked) if w]
-        extra["warnings"] += self.cut
+        extra["warnings"] += [c.describe() for c in self.cut]
         if check is not None and not check.ok:
             extra["warnings"] += [f"differs from plain NumPy: {m}" for m in check.mismatches[:5]]
-        return Record(name, self.algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
-                      max(first - med, 0.0), med, min(times), float("nan"), error, res.fallbacks, **extra,
-                      not_checked=not_checked)
+        rec = Record(name, self.algorithm, sum(len(p.blocks) for p in res._distinct()), res.kernels, cost,
+                     max(first - med, 0.0), med, min(times), float("nan"), error, res.fallbacks, **extra,
+                     not_checked=not_checked)
+        self.timed[key] = (f"{self.algorithm} / {name}", rec)
+        return rec
 
     def _runs(self, fused: Driver, plans: list[Plan], first: float, est: float) -> Any:
         """The row's timed runs within the run budget and its check: ``(times, busy cores,
@@ -693,14 +725,26 @@ def _spread(times: Sequence[float], busy_cores: float) -> dict[str, Any]:
 
 
 def format_records(records: Sequence[Record]) -> str:
-    """A text table of comparison records."""
+    """A text table of comparison records; a row with the plans of an earlier row (the same
+    kernels, timed once) says so under the table.
+
+    >>> nan = float("nan")
+    >>> a = Record("bohrium", "greedy", 1, 1, 4.0, 0.5, 0.01, 0.009, 2.0, 0.0)
+    >>> b = Record("max_contract", "greedy", 1, 1, 0.0, 0.5, 0.01, 0.009, 2.0, 0.0, same_kernels_as="greedy / bohrium")
+    >>> print(format_records([a, b]).splitlines()[-1])
+    * max_contract / greedy: the same kernels as greedy / bohrium, timed once (its times are that row's)
+    """
     head = f"{'cost model':<14}{'algorithm':<12}{'blocks':>7}{'kernels':>8}{'cost':>14}{'compile s':>10}" \
            f"{'median s':>10}{'min s':>10}{'speed-up':>9}{'max err':>10}"
     lines = [head, "-" * len(head)]
+    same = []
     for r in records:
         cost = "" if r.cost is None else f"{r.cost:g}"
         err = "" if r.max_abs_error is None else f"{r.max_abs_error:.1e}"
         lines.append(f"{r.cost_model:<14}{r.algorithm:<12}{r.blocks:>7}{r.kernels:>8}{cost:>14}"
                      f"{r.compile_seconds:>10.3f}{r.median_seconds:>10.4f}{r.min_seconds:>10.4f}"
-                     f"{r.speedup:>8.2f}x{err:>10}")
-    return "\n".join(lines)
+                     f"{r.speedup:>8.2f}x{err:>10}{' *' if r.same_kernels_as else ''}")
+        if r.same_kernels_as:
+            same.append(f"* {r.cost_model} / {r.algorithm}: the same kernels as {r.same_kernels_as}, timed once "
+                        "(its times are that row's)")
+    return "\n".join(lines + same)

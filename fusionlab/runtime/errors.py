@@ -3,7 +3,7 @@ correct evaluations of it (NumPy's and fusionlab's kernels) may differ.
 
 The reference executor replays the program with NumPy; beside it a *shadow* pass keeps, for
 every element of every base, a bound ``b`` on ``|kernel - numpy|`` computed from the
-operands' bounds and the reference values (docs/semantics.md, "The check's error model"):
+operands' bounds and the reference values (docs/check.md, "The check's error model"):
 
 - element-wise instructions (every family of :data:`OpFamily.ELEMENTWISE`): the operands'
   bounds are pushed through the function by evaluating it at the corners ``x +- b`` of the
@@ -344,7 +344,7 @@ def generator(ins: Instruction, out: np.ndarray) -> np.ndarray:
 def opaque(ins: Instruction, vals: Sequence[Any], bnds: Sequence[np.ndarray], out: np.ndarray) -> np.ndarray:
     """An opaque NumPy call's result: its inputs' largest relative bound scaled to the
     result, or twice their largest absolute bound, whichever is larger (its condition number
-    is unknown: a heuristic, see docs/semantics.md). The absolute term covers calls that
+    is unknown: a heuristic, see docs/check.md). The absolute term covers calls that
     combine neighbours linearly: ``np.diff(np.log(p))`` is a difference of values near 4.6
     whose result is near 0.01, and a 1-ULP difference in one logarithm is 8.9e-16 of it,
     which the relative scaling alone bounded by 2.3e-16."""

@@ -16,7 +16,7 @@ model (its bound with exact operands: the last-place units of a correctly rounde
 function's result, a reduction's reordering term). The spread of the samples around the
 unperturbed replay is how far the roundings the model allows carry through this program; the
 check allows :data:`FACTOR` times the largest spread of an array on the elements whose model
-bound is infinite (docs/semantics.md, "The check's error model").
+bound is infinite (docs/check.md, "The check's error model").
 
 Examples
 --------

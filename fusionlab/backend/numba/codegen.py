@@ -553,7 +553,7 @@ class _Emitter:
                          f"{self.arg(out)}.fill(0)  # {i + 1}: and their indices"]
             self.body.append(arg_step(op, dt, src, idx[r.axis], f"{a}_v[{keep}]", f"{self.arg(out)}[{keep}]") + comment)
         else:  # pragma: no cover - the forms are exhausted above (DEAD and ELEMENT: elsewhere)
-            raise Unsupported(f"{op.name} has no {r.form.value} form")
+            raise AssertionError(f"{op.name} has no {r.form.value} form")
 
     def histogram(self, i: int, ins: Instruction, ops: list[str], comment: str) -> None:
         """A BINCOUNT's lines (:func:`~fusionlab.backend.numba.emit.histogram_lines`): one row of
@@ -707,7 +707,7 @@ class _Emitter:
         (a serial kernel, or ``thread_count() == 1`` at run time: the other cores busy), else
         the two-pass chunked scan. Chosen inside the kernel, so one compiled (and cached)
         kernel serves every thread count; the serial form combines in NumPy's order (exact),
-        the chunked one reassociates at the chunk boundaries (docs/semantics.md)."""
+        the chunked one reassociates at the chunk boundaries (docs/reductions-and-scans.md)."""
         serial = self.serial_scan()
         if not self.lay.parallel:
             return [f"    {line}" for line in serial]

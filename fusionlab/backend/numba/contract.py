@@ -2,7 +2,7 @@
 
 :func:`fusionlab.backend.numba.codegen.get_kernel` compiles a block holding one CONTRACT and the
 element-wise instructions of its epilogue (the WSP graph admits no other company,
-docs/semantics.md, "Contractions: fusion") as one loop nest over the contraction's output,
+docs/contractions.md, "Contractions: fusion") as one loop nest over the contraction's output,
 in one of two forms (docs/backend.md, "Contractions"):
 
 - **BLAS tiles** for a matrix product (``"ij,jk->ik"``, float32 or float64 operands of the

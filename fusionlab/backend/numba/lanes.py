@@ -199,7 +199,7 @@ def combine_split_parts(op: Opcode, a: str, out: str, extents: Sequence[str], pa
 #: rows of a split range taken together when a kernel reduces over axis 0. Eight, not four:
 #: one thread, 1000 x 2000 row and column sums, 0.39-0.42 -> 0.29-0.30 ms with a competing
 #: process on the other core (0.31 -> 0.28 quiet on a hand-written copy; six rows 0.29);
-#: 4000 x 4000, 5.5 -> 5.2 ms (docs/semantics.md, "Row lanes and split ranges")
+#: 4000 x 4000, 5.5 -> 5.2 ms (docs/backend.md, "Row lanes and split ranges")
 ROW_LANES = 8
 
 

@@ -43,11 +43,14 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from fusionlab.ir.bytecode import Instruction, Opcode, OpFamily, Program, View
+from fusionlab.analysis.capabilities import Refused, refusal
+from fusionlab.backend.numba.capabilities import NUMBA
 from fusionlab.backend.numba.contract import TILE_ROWS, ContractionPlan, LibraryKernel, contraction_plan
 from fusionlab.costs import access_info
 from fusionlab.analysis.filters import filter_folds, is_row_filter, loop_domains, reduction_axis
 
-__all__ = ["KernelLayout", "KernelNames", "Reduction", "ReductionForm", "Scan", "Unsupported", "FilterPlan",
+__all__ = ["KernelLayout", "KernelNames", "Reduction", "ReductionForm", "Scan", "Unsupported", "NothingToCompute",
+           "LibraryCall", "CannotCompile", "IllegalBlock", "FilterPlan",
            "CHUNK", "SPLIT", "SPLIT_ROWS", "SPLIT_ELEMENTS", "split_ranges", "split_ranges_source", "get_kernel_layout", "filter_plan", "gather_sources", "display_names",
            "canonical_names", "safe_name"]
 
@@ -96,10 +99,6 @@ def split_ranges_source(layout: "KernelLayout", extents: Sequence[str], u: Calla
     return f"min({extents[0]}, {u(SPLIT)}, max({u(1)}, {extents[0]} // {u(SPLIT_ROWS)}, " \
         f"{' * '.join(extents)} // {u(SPLIT_ELEMENTS)}))"
 
-#: dtypes Numba computes with as NumPy does (float16 and long double it does not)
-_NUMBA_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                           "float32", "float64", "complex64", "complex128"})
-
 _RESERVED = {"chunk", "np", "numba", "kernel", "range", "True", "False", "None", "fill", "sum", "prod", "max", "min",
              "all", "any", "full", "sp", "nsp", "nch", "tile", "rb", "_vsin", "_vcos", "_trig_far"}
 
@@ -119,6 +118,23 @@ class NothingToCompute(Unsupported):
 class LibraryCall(Unsupported):
     """A block that is one contraction: NumPy's own call (BLAS for ``@``) is its kernel,
     the fastest there is for it, not a fallback (:mod:`fusionlab.backend.numba.contract`)."""
+
+
+class CannotCompile(Unsupported):
+    """What the backend cannot compile: :func:`fusionlab.analysis.capabilities.refusal`'s
+    answer for :data:`~fusionlab.backend.numba.capabilities.NUMBA`, typed in ``refused``
+    (the layout decides none of it itself)."""
+
+    def __init__(self, refused: Refused) -> None:
+        super().__init__(refused.detail)
+        self.refused = refused
+
+
+class IllegalBlock(Unsupported):
+    """A block the WSP graph forbids (a rule of :func:`fusionlab.analysis.legality.fusion_conflict`,
+    e.g. ``Conflict.SHAPE``): an internal invariant broken when a partitioner formed it. Still
+    an :class:`Unsupported`, not an ``AssertionError``: the explorer and the tests hand the
+    layout blocks no graph checked, and ``python -O`` would strip an assertion."""
 
 
 def safe_name(name: str) -> str:
@@ -219,16 +235,14 @@ def filter_plan(program: Program, block: Sequence[int], compute: Sequence[int],
                                                       + program[j].writes())]
         only_folded = all(folds.get(j) == c for j in users)
         if not only_folded:   # the WSP graph forbids this (Conflict.FILTER_OUTPUT)
-            raise Unsupported(f"{program[c].opcode.name} {name} is used in its own loop by another instruction "
+            raise IllegalBlock(f"{program[c].opcode.name} {name} is used in its own loop by another instruction "
                               "than a reduction of all of it")
         if name in new and name in freed:
             contracted.add(name)
         else:
             compacting.append(c)
+    # no other instruction uses a row mask (refusal: Capabilities.row_mask_users)
     rows = frozenset(program[c].views_in[1] for c in filters if is_row_filter(program[c]))
-    if any(v in rows for j in compute if j not in filters for v in program[j].reads() + program[j].writes()):
-        raise Unsupported("a row selection's mask is used by another instruction of its loop (indexed by the "
-                          "leading loop indices there, by the trailing ones elsewhere)")
     return FilterPlan(tuple(loop_domains(program)), fused, guarded, frozenset(contracted), tuple(compacting), rows)
 
 
@@ -237,17 +251,17 @@ def filter_plan(program: Program, block: Sequence[int], compute: Sequence[int],
 # the positions its index arrays hold: the source is an argument of its own (never indexed
 # in the loop's coordinates, never contracted), complete before the kernel starts (the WSP
 # graph's GATHER_SOURCE edges keep its writers out). Indices are valid: capture indexed
-# with NumPy first, which raised IndexError for any other (docs/semantics.md, "Gathers").
+# with NumPy first, which raised IndexError for any other (docs/filters-gathers-histograms.md, "Gathers").
 
 
 def gather_sources(program: Program, compute: Sequence[int]) -> frozenset[str]:
     """The bases the block's gathers read from; :class:`Unsupported` when the block also
-    writes a gathered view (an illegal block: see ``Conflict.GATHER_SOURCE``)."""
+    writes a gathered view (:class:`IllegalBlock`: see ``Conflict.GATHER_SOURCE``)."""
     sources = [program[i].views_in[0] for i in compute if program[i].opcode in OpFamily.GATHER]
     for i in compute:
         for v in program[i].writes():
             if any(v.overlaps(s) for s in sources):
-                raise Unsupported(f"{v.base.name} is gathered from and written in one block")
+                raise IllegalBlock(f"{v.base.name} is gathered from and written in one block")
     return frozenset(s.base.name for s in sources)
 
 
@@ -417,22 +431,25 @@ def get_kernel_layout(program: Program, block: Sequence[int], parallel: bool = T
     >>> get_kernel_layout(parse("ARRAY X float16[4]\\nNEGATIVE X, X"), [0])
     Traceback (most recent call last):
     ...
-    fusionlab.backend.numba.layout.Unsupported: float16 (X) has no Numba arithmetic: NumPy runs it
+    fusionlab.backend.numba.layout.CannotCompile: float16 (X) has no Numba arithmetic: NumPy runs it
     """
     block = sorted(block)
     acc, synced = access if access is not None else access_info(program)
-    compute = _checked_compute(program, block)
+    compute = [i for i in block if program[i].opcode not in OpFamily.SYSTEM]
+    if not compute:
+        raise NothingToCompute("no computing instruction")
     try:
         cplan = contraction_plan(program, compute)   # a contraction with its epilogue
     except LibraryKernel as exc:
         raise LibraryCall(str(exc)) from None
-    except ValueError as exc:
-        raise Unsupported(str(exc)) from None
+    except ValueError as exc:   # CONTRACTION_PAIR, _EPILOGUE or _OPERAND forbid the block
+        raise IllegalBlock(str(exc)) from None
+    refused = refusal(NUMBA, program, compute)   # what Numba cannot compile: stated once, not here
+    if refused is not None:
+        raise CannotCompile(refused)
     gathered = gather_sources(program, compute)
     if cplan is not None:   # its operands are indexed by the summed letters too, not the loop alone
         gathered |= {v.base.name for v in program[cplan.index].views_in}
-    _check_dtypes(program, compute)
-    _check_arg_reductions(program, compute)
     new = set().union(*(acc[i].new for i in block))
     freed = set().union(*(acc[i].deleted for i in block)) - synced
     plan = filter_plan(program, block, compute, new, freed)   # filters: see FilterPlan
@@ -444,7 +461,9 @@ def get_kernel_layout(program: Program, block: Sequence[int], parallel: bool = T
     if plan is not None and plan.compacting and not nest["chunked"] and \
             nest["loop_order"] != tuple(range(int(nest["split"]), len(domain))):
         # a selection is written at a running count of its elements: each range in C order
-        raise Unsupported("a selection compacted in a loop not in C order")   # pragma: no cover - _loop_nest
+        # (a scan's sequential axis takes the loop out of C order: Conflict.SCAN_FILTER keeps
+        # scans out of a filter's block; tests/test_capabilities.py's property watches the rest)
+        raise IllegalBlock("a selection compacted in a loop not in C order")
     contracted = _contracted(program, compute, domain, new, freed, plan)
     arguments, views = _arguments(program, compute, len(domain), contracted, gathered,
                                   plan.row_masks if plan is not None else frozenset())
@@ -460,80 +479,28 @@ def get_kernel_layout(program: Program, block: Sequence[int], parallel: bool = T
         reductions=_reductions(program, compute, nest, contracted, len(domain)), **nest)
 
 
-def _checked_compute(program: Program, block: Sequence[int]) -> list[int]:
-    """The block's computing instructions; :class:`Unsupported` for one no kernel runs."""
-    compute = [i for i in block if program[i].opcode not in OpFamily.SYSTEM]
-    if not compute:
-        raise NothingToCompute("no computing instruction")
-    for i in compute:
-        op = program[i].opcode
-        if op in OpFamily.OPAQUE:
-            raise Unsupported(f"{op.name} runs with NumPy")
-        if op is Opcode.RANDOM and program[i].attr("key") is None:
-            raise Unsupported("RANDOM without recorded values runs with NumPy")
-    return compute
-
-
-def _check_arg_reductions(program: Program, compute: Sequence[int]) -> None:
-    """:class:`Unsupported` for an arg reduction no kernel computes as NumPy does: of
-    complex values (NumPy orders them lexicographically), or beside a filter (its loop is
-    not the input's flat order)."""
-    args = [i for i in compute if program[i].opcode in OpFamily.ARG_REDUCTION]
-    for i in args:
-        if program[i].views_in[0].dtype.startswith("complex"):
-            raise Unsupported(f"{program[i].opcode.name} of complex values runs with NumPy")
-    if args and any(program[i].opcode in OpFamily.FILTER for i in compute):
-        raise Unsupported("an arg reduction beside a filter runs with NumPy")
-
-
-def _check_dtypes(program: Program, compute: Sequence[int]) -> None:
-    """:class:`Unsupported` for a dtype Numba does not compute with as NumPy does."""
-    for i in compute:
-        for v in program[i].views_in + program[i].outputs:
-            if v.dtype not in _NUMBA_DTYPES:
-                raise Unsupported(f"{v.dtype} ({v.base.name}) has no Numba arithmetic: NumPy runs it")
-
-
 def _check_syncs(program: Program, block: Sequence[int]) -> None:
-    """:class:`Unsupported` for a SYNC between two writes of its base inside the block: a
-    fused loop cannot honour it. A DEL after the SYNC is no write: the base is freed once
-    the loop has stored (and so synced) it."""
+    """:class:`IllegalBlock` for a SYNC between two writes of its base inside the block
+    (``Conflict.SYNC_THEN_WRITE`` forbids it): a fused loop cannot honour it. A DEL after the
+    SYNC is no write: the base is freed once the loop has stored (and so synced) it."""
     for pos, i in enumerate(block):
         if program[i].opcode is Opcode.SYNC:
             name = program[i].views_in[0].base.name
             if any(v.base.name == name for j in block[pos + 1:] if program[j].opcode is not Opcode.DEL
                    for v in program[j].writes()):
-                raise Unsupported(f"SYNC {name} sits between writes of {name}")
+                raise IllegalBlock(f"SYNC {name} sits between writes of {name}")
 
 
 def _domain(program: Program, compute: Sequence[int], plan: FilterPlan | None) -> tuple[int, ...]:
-    """The block's iteration space: one, not empty, shared by every instruction."""
+    """The block's iteration space, shared by every instruction (an empty one that would
+    leave an output unset :func:`~fusionlab.analysis.capabilities.refusal` refused)."""
     loop_domain = (lambda i: program[i].domain) if plan is None else plan.domain_of
     domain = loop_domain(compute[0])
-    if domain is None:
-        raise Unsupported("no iteration space")
-    if 0 in domain:
-        for i in compute:
-            _check_empty_writes(program[i])
-    if any(loop_domain(i) != domain for i in compute):
-        raise Unsupported("instructions of different iteration shapes")
+    # only SYSTEM and OPAQUE instructions have none: left out of compute, refused
+    assert domain is not None, "a computing instruction without an iteration space"
+    if any(loop_domain(i) != domain for i in compute):   # Conflict.SHAPE forbids it
+        raise IllegalBlock("instructions of different iteration shapes")
     return tuple(domain)
-
-
-def _check_empty_writes(ins: Instruction) -> None:
-    """An empty iteration space is a loop that never runs (``a[i, i + 1:] * x[i + 1:]`` at
-    the last row of a back substitution): right for an instruction that writes nothing
-    (its outputs are empty too) and for a whole-array reduction with an identity (the sum
-    of nothing is 0, as NumPy's), whose result is set after the loop. Anything else would
-    leave its output unset: a reduction along an empty axis, a count into bins."""
-    if all(v.size == 0 for v in ins.outputs):
-        return
-    info = ins.opcode.info
-    whole = ins.opcode in OpFamily.REDUCTION and ins.opcode not in OpFamily.ARG_REDUCTION \
-        and ins.attr("axis") is None
-    if whole and info.identity is not None and not (isinstance(info.identity, float) and math.isinf(info.identity)):
-        return
-    raise Unsupported("an empty iteration space whose loop would leave a result unset")
 
 
 def _scan_dtype(ins: Instruction) -> np.dtype:
@@ -544,7 +511,8 @@ def _scan_dtype(ins: Instruction) -> np.dtype:
 
 def _scan_axis(program: Program, scans: Sequence[int], compute: Sequence[int]) -> int | None:
     """The axis of the block's scans (one loop nest has one sequential axis), or None when
-    there are none; raises :class:`Unsupported` for what the WSP graph forbids."""
+    there are none; raises :class:`IllegalBlock` for what the WSP graph forbids
+    (``Conflict.SCAN_AXES`` and ``SCAN_REDUCTION``, since Numba's capabilities allow neither)."""
     if not scans:
         return None
     axes = set()
@@ -553,9 +521,9 @@ def _scan_axis(program: Program, scans: Sequence[int], compute: Sequence[int]) -
         axis = ins.attr("axis")
         axes.add(0 if axis is None else axis % ins.outputs[0].ndim)
     if len(axes) > 1:
-        raise Unsupported("scans along different axes")
+        raise IllegalBlock("scans along different axes")
     if any(program[i].opcode in OpFamily.REDUCTION for i in compute):
-        raise Unsupported("a scan and a reduction in one block")
+        raise IllegalBlock("a scan and a reduction in one block")
     return axes.pop()
 
 

@@ -7,7 +7,7 @@ an element on this machine in a parallel loop, 20 ns measured on the n-body pair
 NumPy's own ``power`` on this machine is its AVX-512 SIMD ``pow``, not the C library's
 (``k ** 3.0`` on 500,000 values: 27,604 differ from glibc's ``pow`` in the last place), so
 the kernels are held to NumPy's values within :data:`~fusionlab.runtime.check.ULPS`, as
-for every other math function (docs/semantics.md, "Per-opcode facts").
+for every other math function (docs/ir.md, "Per-opcode facts").
 
 - Half-integer exponents (:data:`HALF_POWERS`) use ``sqrt`` and a division.
 - Integer-valued exponents 2 to :data:`MOST_PRODUCTS` (``k ** 2.0``, ``k ** np.float64(5)``

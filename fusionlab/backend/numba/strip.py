@@ -18,7 +18,7 @@ versions), written without calls or branches so that the loop vectorises (AVX-51
 Measured against glibc: at most 2 ULP for ``|x| <= 1e8`` (0 ULP at the multiples of pi), 10x
 faster. A strip holding an argument outside ``|x| <= FAR`` (2**24; also inf and NaN) runs
 its first loop again with libm's calls, so such values (and NumPy's NaN for inf) are libm's.
-docs/semantics.md ("Scans") says what this changes.
+docs/reductions-and-scans.md ("Scans") says what this changes.
 
 Examples
 --------

@@ -17,7 +17,7 @@ times as long (docs/backend.md, "Shared machine"). Two remedies, both decided pe
 
 Kernels follow the count at run time too: a one-dimensional scan kernel asks
 :func:`thread_count` and, on one thread, runs its serial one-pass form instead of the
-two-pass chunked scan (``fusionlab.backend.numba.codegen``; docs/semantics.md, "Scans").
+two-pass chunked scan (``fusionlab.backend.numba.codegen``; docs/reductions-and-scans.md, "Scans").
 
 Calling :func:`configure` also launches Numba's thread pool, which a compiled driver loaded
 from Numba's disk cache does not do by itself (see :mod:`fusionlab.backend.numba.plan`).

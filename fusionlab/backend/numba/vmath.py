@@ -21,7 +21,7 @@ Every float64 ``LOG`` is :func:`_vlog`: musl's ``log`` (fdlibm's, under 1 ULP) w
 branches (``LOG_HELPER``). 10^6 logarithms: libm 3.6 ms, NumPy 0.88, ``_vlog`` 1.36; at most
 0.83 ULP on [0.5, 2] and 0.76 on [1e-3, 1e3] (NumPy 0.60 and 0.58), never more than 1 ULP
 from NumPy, and NumPy's values at zero, negatives, subnormals, the infinities and NaN.
-docs/semantics.md ("Exponentials and logarithms") says what this changes. Float32 ``exp``
+docs/backend.md ("Exponentials and logarithms") says what this changes. Float32 ``exp``
 and ``log`` stay libm's.
 
 The powers of two need a float64 made from an integer's bits, which Numba's Python subset
@@ -61,7 +61,6 @@ from typing import Sequence
 import numpy as np
 
 from fusionlab.ir.bytecode import OPCODES, Instruction, Opcode
-from fusionlab.backend.numba.layout import Unsupported
 from fusionlab.backend.numba.power import literal_power, power_expression
 
 __all__ = ["EXP_HELPER", "LOG_HELPER", "HELPERS", "vector_math", "math_helpers_in", "scalar_expression"]
@@ -181,4 +180,5 @@ def scalar_expression(ins: Instruction, ops: Sequence[str], loop: tuple[np.dtype
         return vector
     if OPCODES[op].numba is not None:   # an element-wise opcode: the table's expression
         return OPCODES[op].scalar(ops, None if loop is None else loop[0])
-    raise Unsupported(f"{op.name} has no kernel form")  # pragma: no cover - get_kernel_layout refuses first
+    # the layout refused it first (refusal: an opcode Numba does not compile): never reached
+    raise AssertionError(f"{op.name} has no kernel form")  # pragma: no cover

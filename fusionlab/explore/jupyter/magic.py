@@ -173,6 +173,10 @@ class FuseMagics(Magics):
     @argument("--no-reroll", action="store_true", default=False,
               help="explore and run the batches as captured, without rerolling the runs of an unrolled Python "
                    "loop into 2-D instructions")
+    @argument("--as-captured", action="store_true", default=False,
+              help="explore (and time) the batches as captured, rerolled unless --no-reroll: no pass drops or moves "
+                   "an instruction (by default the explorer shows what `fusionlab run` partitions: rerolled, dead "
+                   "parts of writes dropped, arrays freed early)")
     @argument("--no-explorer", action="store_true", default=False,
               help="run and bind the result, but display nothing")
     @cell_magic
@@ -238,6 +242,7 @@ class FuseMagics(Magics):
                 baseline_namespace=baseline_ns, budget_seconds=opts["budget"], trace_limit=opts["trace_limit"],
                 exact_seconds=opts["exact_time"], compile_seconds=opts["compile_budget"],
                 reroll=not opts["reroll_off"], reroll_budget=budget.child(REROLL_SECONDS),
+                as_captured=opts["as_captured"],
                 window=None if opts["window"] == float("inf") else int(opts["window"]),
             )
         except NonMonotonicCostModel as exc:
@@ -333,6 +338,7 @@ class FuseMagics(Magics):
             "capture": _capture_budget(args, c),
             "window": args.window if args.window is not None else c["window"],
             "reroll_off": bool(args.no_reroll),
+            "as_captured": bool(args.as_captured),
             "name": args.name,
             "no_explorer": args.no_explorer,
             "widgets": args.widgets,

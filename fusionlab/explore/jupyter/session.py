@@ -37,12 +37,15 @@ from fusionlab.ir.bytecode import Program
 from fusionlab.costs import NonMonotonicCostModel, UnsupportedCostModel, get_cost_model
 from fusionlab.explore.dot import get_dot, graph_level
 from fusionlab.partition import MergeCache, PartitionResult, SearchTrace, evaluate
-from fusionlab.pipeline import PipelineCaches
-from fusionlab.passes.reroll import REROLL_SECONDS, Reroll, reroll_batches
+from fusionlab.pipeline import Pass, PipelineCaches, PipelineConfig, Prepared, prepare, prepare_batches
+from fusionlab.runtime.reference import Externals
+from fusionlab.pipeline.preparing import REROLL_PASSES
+from fusionlab.passes.reroll import REROLL_SECONDS
+from fusionlab.passes.rewrites import RewritePass
 from fusionlab.explore.report import (
     DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, MIME_TYPE, ReportOptions,
     ReportParts, assemble_report, batch_summaries, find_entry, format_cost, is_first_display_ready,
-    partition_entry, run_partition, trace_data, work_order,
+    partition_entry, rewrite_notices, run_partition, trace_data, work_order,
 )
 from fusionlab.analysis.wsp import IllegalMerge, PartitionState, WSPGraph
 from fusionlab.explore.jupyter.share import ExactShare
@@ -140,9 +143,18 @@ class FuseResult:
         rest said in a ``window`` notice (:data:`WINDOW_INSTRUCTIONS` by default; ``None``:
         all). "Compile & time" runs every batch whole.
     reroll_budget
-        The budget of rerolling (:data:`REROLL_SECONDS` from now by default; the magic
-        passes a child of the cell's budget): the batches, or the part of a batch, it
-        does not reach are explored as captured and a ``reroll`` notice says so.
+        The budget of the preparing passes, rerolling among them (:data:`REROLL_SECONDS` from
+        now by default; the magic passes a child of the cell's budget): the batches, or the
+        part of a batch, they do not reach are explored as captured and a notice says so.
+    as_captured
+        Explore the batches as captured (``%%fuse --as-captured``), rerolled (unless
+        ``reroll=False``) but with no pass that drops or moves an instruction (a paper's
+        figures are of its programs as written); Compile & time then runs them so too.
+        ``None`` (the default): a cell's capture as a run prepares it, bytecode batches given
+        without a capture as written. By default the explorer shows,
+        partitions and times the batches the pipeline prepares for ``fusionlab run``
+        (:func:`fusionlab.pipeline.prepare`): rerolled, dead parts of writes dropped, arrays
+        freed early, each rewrite listed in a notice.
     """
 
     def __init__(
@@ -165,14 +177,24 @@ class FuseResult:
         run_seconds: float | None = DEFAULT_RUN_SECONDS,
         reroll_budget: Budget | None = None,
         window: int | None = WINDOW_INSTRUCTIONS,
+        as_captured: bool | None = None,
     ) -> None:
         if not batches:
             raise ValueError("nothing to explore: the cell recorded no array instruction "
                              "(fusionlab records NumPy array operations; write the cell with them)")
         self.reroll = reroll
+        # a cell as a run prepares it; bytecode given without a capture as written
+        self.as_captured = capture is None if as_captured is None else as_captured
         budget = reroll_budget if reroll_budget is not None else Budget(REROLL_SECONDS)
-        self.rerolls: list[Reroll] = reroll_batches(list(batches), budget=budget) if reroll else []
-        whole = [r.program for r in self.rerolls] if reroll else list(batches)
+        # the batches as the pipeline prepares them for a run (rerolled, dead parts of writes
+        # dropped, arrays freed early: what Compile & time partitions and times), unless the
+        # cell asks for them as captured; kept in the caches Compile & time reads
+        self.cache = MergeCache()
+        self._pipeline = PipelineCaches(merge=self.cache)
+        self.prepared = self._prepare(batches, capture, budget)
+        #: each batch explored, by its number in the run's batches (the magic leaves out empty ones)
+        self.run_batch = _run_batches(batches, self.prepared)
+        whole = [self.prepared.programs[k] for k in self.run_batch]
         if window is not None and window < 1:
             raise ValueError(f"the window is at least one instruction (None: all), not {window!r}")
         self.window = window
@@ -184,7 +206,6 @@ class FuseResult:
         self.algorithms = list(algorithms)
         self.models = [_cost_model(m, capture) for m in cost_models]
         self.options = ReportOptions() if options is None else dict(options)
-        self.cache = MergeCache()
         self.batch = self._default_batch()
         alg = "greedy" if "greedy" in self.algorithms else self.algorithms[0]
         self.selected = selected or (alg, self.models[0].name)
@@ -200,9 +221,6 @@ class FuseResult:
         self.compile_seconds = compile_seconds
         self._kernel_cache: Any = None  # the kernels "Compile & time" loaded, kept between clicks
         self.run_seconds = run_seconds
-        # the pipeline's caches of "Compile & time" (prepared batches, partitions, WSP graphs,
-        # plans), kept between clicks; its partitions are the explorer's merge cache
-        self._pipeline = PipelineCaches(merge=self.cache)
         self._report: dict[str, Any] | None = None
         self._parts: dict[int, ReportParts] = {}
         # per batch: phase, interrupted, budget and time spent (the report's status)
@@ -215,7 +233,9 @@ class FuseResult:
 
     @classmethod
     def from_program(cls, program: Program, **kwargs: Any) -> "FuseResult":
-        """Explore one bytecode program."""
+        """Explore one bytecode program as written (rerolled unless ``reroll=False``): the
+        bytecode is the program a reader wrote, the paper's Fig. 3 with its dead writes among
+        them; ``as_captured=False`` explores it as a run prepares it."""
         return cls([program], **kwargs)
 
     def _default_batch(self) -> int:
@@ -245,8 +265,39 @@ class FuseResult:
     def _parts_within(self, budget: Budget) -> ReportParts:
         if self.batch not in self._parts or self._parts[self.batch].graph_pending:
             # the listing shown before the graph is kept: its program section is not made twice
-            self._parts[self.batch] = ReportParts.of(self.program, budget=budget, listing=self._parts.get(self.batch))
+            parts = ReportParts.of(self.program, budget=budget, listing=self._parts.get(self.batch))
+            if parts.graph is not None:   # after the graph, as the display waits for it; none without one
+                parts.notices += rewrite_notices(self.prepared, self.run_batch[self.batch], shown=True)
+            self._parts[self.batch] = parts
         return self._parts[self.batch]
+
+    def _timed_target(self) -> tuple[Any, int]:
+        """What Compile & time runs (the cell's capture, else the batch shown) and the batch
+        shown's index in it."""
+        return (self.capture, self.run_batch[self.batch]) if self.capture is not None else (self.program, 0)
+
+    @property
+    def config(self) -> PipelineConfig:
+        """The preparing passes of this exploration, which Compile & time runs too: every
+        pass, as ``fusionlab run`` (rerolling off with ``reroll=False``); with ``as_captured``
+        only rerolling (when on), no pass that drops or moves an instruction."""
+        config = PipelineConfig() if self.reroll else PipelineConfig().without(*REROLL_PASSES)
+        if self.as_captured:
+            config = config.without(Pass.DEAD_WRITES, Pass.FREE_EARLY, Pass.DEAD_WRITES_AFTER_FREE)
+        return config
+
+    def _prepare(self, batches: Sequence[Program], capture: Any, budget: Budget) -> Prepared:
+        """The pipeline's preparing passes on the cell (or the batches given without one),
+        within ``budget``; kept in the caches Compile & time reads unless the budget cut them
+        (Compile & time then prepares within its own budget)."""
+        if capture is not None:
+            prepared = prepare(capture, self.config, budget)
+            if not prepared.cut:
+                self._pipeline.prepared.put(capture, prepared, self.config.passes)
+            return prepared
+        programs, constants, rerolled, rewrites, cut = prepare_batches(list(batches), self.config, budget=budget)
+        return Prepared(tuple(batches), tuple(programs), dict(constants), dict(constants), Externals(),
+                        tuple(rerolled), tuple(rewrites), tuple(cut))
 
     @property
     def graph(self) -> WSPGraph:
@@ -529,8 +580,13 @@ class FuseResult:
             "`--window inf` all). Compile & time runs the whole cell.")}
 
     def rerolled(self) -> list[str]:
-        """What rerolling did to the batch shown, one line each (empty when it is off)."""
-        return self.rerolls[self.batch].summary() if self.rerolls else []
+        """What rerolling did to the batch shown, one line each (empty when it is off): the
+        pass's records (:meth:`~fusionlab.passes.reroll.Reroll.rewrites`), without the batch's
+        number (the batch is the one shown)."""
+        k = self.run_batch[self.batch]
+        mine = [r for r in self.prepared.rerolled if r.batch in (None, k)]
+        mine += [r for r in self.prepared.cut if r.by is RewritePass.REROLL and r.batch == k]
+        return [r.describe(numbered=False) for r in mine]
 
     def _batch_summaries(self) -> list[dict[str, Any]]:
         # the batches never change; their signatures took 0.85 s per report at 80,000 instructions
@@ -686,7 +742,7 @@ class FuseResult:
         plans are kept: a second click goes on where the budget stopped the first."""
         from fusionlab.explore.jupyter.timing import plain_baseline, time_program
 
-        target = self.capture if self.capture is not None else self.program
+        target = self._timed_target()[0]
         algorithm = self.selected[0] if self.selected[0] != "manual" else "greedy"
         models = [_cost_model(m, self.capture) for m in cost_models] if cost_models else list(self.models)
         # a capture stopped at its budget is timed against its recorded part (NumPy eager
@@ -701,7 +757,7 @@ class FuseResult:
                     self._pipeline.graphs.put(self.batches[k], parts.graph)
         records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
                                              kernel_cache=self._kernels(), reroll=self.reroll, run_seconds=runs,
-                                             caches=self._pipeline)
+                                             caches=self._pipeline, options=self.options, config=self.config)
         self._changed()
         return records
 
@@ -772,6 +828,26 @@ class FuseResult:
         what = "not computed" if got is None else f"{got.kernels} blocks cost {format_cost(got.cost)}"
         return (f"<FuseResult {self.name or ''} batch {self.batch + 1}/{len(self.batches)}: "
                 f"{len(self.program)} instructions, {a}/{c} {what}>")
+
+
+def _run_batches(batches: Sequence[Program], prepared: Prepared) -> list[int]:
+    """Each batch explored, by its number among the run's batches: the captured batch itself,
+    else the next alike one (a capture made again), else the next prepared batch alike (the
+    batches of an earlier exploration given again), in order."""
+    out: list[int] = []
+    for b in batches:
+        start = out[-1] + 1 if out else 0
+        ks = range(start, len(prepared.captured))
+        same = next((k for k in ks if prepared.captured[k] is b), None)
+        if same is None:
+            signature = b.signature()
+            same = next((k for k in ks if prepared.captured[k].signature() == signature), None)
+            if same is None:
+                same = next((k for k in ks if prepared.programs[k].signature() == signature), None)
+        if same is None:
+            raise ValueError("a batch explored is not one of the capture's batches")
+        out.append(same)
+    return out
 
 
 def _windowed(program: Program, window: int | None) -> Program:

@@ -33,7 +33,7 @@ import numpy as np
 from fusionlab.support.budget import Interrupt
 
 if TYPE_CHECKING:
-    from fusionlab.pipeline import PipelineCaches
+    from fusionlab.pipeline import PipelineCaches, PipelineConfig
 
 __all__ = ["DEFAULT_COMPILE_SECONDS", "DEFAULT_RUN_SECONDS", "SPREAD_WARNING", "time_program", "plain_baseline", "normalise_timings"]
 
@@ -54,7 +54,8 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
                  repeat: int = 3, progress: Callable[[str, int, int], None] | None = None,
                  compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
                  kernel_cache: Any = None, reroll: bool = True, run_seconds: float | None = DEFAULT_RUN_SECONDS,
-                 caches: PipelineCaches | None = None) -> tuple[list[Any], dict[str, Any]]:
+                 caches: PipelineCaches | None = None, options: Mapping[str, Mapping[str, Any]] | None = None,
+                 config: PipelineConfig | None = None) -> tuple[list[Any], dict[str, Any]]:
     """Compile and time ``algorithm``'s partition of ``target`` (a capture or a program)
     under each of ``models`` against NumPy eager (``baseline``, or the source run
     plainly); returns the records and the report's ``timings``.
@@ -83,7 +84,8 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
         with intr.armed():
             records = compare(target, [algorithm], models, repeat=repeat, baseline=baseline, progress=progress,
                               compile_seconds=compile_seconds, interrupt=intr, keep_on_interrupt=True,
-                              cache=kernel_cache, reroll=reroll, run_seconds=run_seconds, caches=caches)
+                              cache=kernel_cache, reroll=reroll, run_seconds=run_seconds, caches=caches,
+                              options=options, config=config)
     finally:
         intr.acknowledge()
     timings = normalise_timings([r.to_dict() for r in records], repeat, _others(before, _cpu_snapshot()),

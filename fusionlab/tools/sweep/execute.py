@@ -249,7 +249,7 @@ def _todo(spec: SweepSpec, store: Store, machines: Iterable[str], retry_errors: 
     machines = list(machines)
 
     def done(t: Task) -> bool:
-        keys = [t.key[:4] + (m, t.repeat) for m in machines]
+        keys = [t.key[:5] + (m, t.repeat) for m in machines]
         stored = [k for k in keys if store.has(k)]
         if stored and (retry_errors or spec.timing is not None):
             # a timed spec wants timed rows: a partition-only row of the same key is replaced

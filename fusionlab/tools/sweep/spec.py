@@ -59,7 +59,7 @@ __all__ = ["SpecError", "ProgramSpec", "TimingSpec", "SweepSpec", "Task", "parse
 DRIVERS: tuple[str, ...] = ("python", "numba", "blocks")
 
 _TOP_KEYS = ("name", "store", "workloads", "files", "random", "presets", "algorithms", "cost_models",
-             "repeats", "partition", "timing")
+             "repeats", "prepared", "partition", "timing")
 _TABLE_KEYS = {
     "random": ("instructions", "seeds", "arrays", "size"),
     "partition": ("time_limit", "max_nodes"),
@@ -117,11 +117,17 @@ class Task:
     algorithm: str
     cost_model: str
     repeat: int
+    #: the batches partitioned are those ``fusionlab run`` partitions (rerolled, dead parts of
+    #: writes dropped, arrays freed early: the pipeline's preparing passes), or, ``False``,
+    #: the program as captured or written (the paper's figures are of its Fig. 3 as written)
+    prepared: bool = True
 
     @property
-    def key(self) -> tuple[str, str, str, str, int]:
-        """(program, preset, algorithm, cost model, repeat): with the machine, a row's key."""
-        return (self.program.name, self.preset, self.algorithm, self.cost_model, self.repeat)
+    def key(self) -> tuple[str, str, str, str, bool, int]:
+        """(program, preset, algorithm, cost model, prepared, repeat): with the machine, a
+        row's key (a partition of the batches prepared and one of them as captured are two
+        figures, two rows)."""
+        return (self.program.name, self.preset, self.algorithm, self.cost_model, self.prepared, self.repeat)
 
     @property
     def id(self) -> str:
@@ -143,6 +149,8 @@ class SweepSpec:
     algorithms: tuple[str, ...]
     cost_models: tuple[str, ...]
     repeats: int = 1
+    #: partition the prepared batches (:attr:`Task.prepared`)
+    prepared: bool = True
     partition_options: dict[str, float] = field(default_factory=dict, hash=False)
     timing: TimingSpec | None = None
     store: str | None = None
@@ -156,7 +164,7 @@ class SweepSpec:
             for preset in (self.presets if p.kind == "workload" else ("",)):
                 for model in self.cost_models:
                     for algorithm in self.algorithms:
-                        out.extend(Task(p, preset, algorithm, model, r) for r in range(self.repeats))
+                        out.extend(Task(p, preset, algorithm, model, r, self.prepared) for r in range(self.repeats))
         return out
 
     def options_for(self, algorithm: str) -> dict[str, float]:
@@ -422,6 +430,9 @@ def _build(data: dict[str, Any], where: _Where, base: Path, text: str) -> SweepS
     for key, value in (("name", name), ("store", store)):
         if value is not None and not isinstance(value, str):
             raise where.error((key,), f"'{key}' must be a string, got {value!r}")
+    prepared = data.get("prepared", True)
+    if not isinstance(prepared, bool):
+        raise where.error(("prepared",), f"'prepared' must be true or false, got {prepared!r}")
     return SweepSpec(
         name=name,
         programs=tuple(programs),
@@ -429,6 +440,7 @@ def _build(data: dict[str, Any], where: _Where, base: Path, text: str) -> SweepS
         algorithms=_names(data, "algorithms", where, ALGORITHMS, "algorithm", default=("greedy",)),
         cost_models=_names(data, "cost_models", where, MODEL_NAMES, "cost model", default=("bohrium",)),
         repeats=_whole(data.get("repeats", 1), ("repeats",), where, 1),
+        prepared=prepared,
         partition_options=_partition_options(data, where),
         timing=_timing(data, where),
         store=None if store is None else str(store if os.path.isabs(store) else base / store),

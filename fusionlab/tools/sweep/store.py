@@ -2,7 +2,7 @@
 
 Layout::
 
-    STORE/rows/<program>__<preset>__<algorithm>__<cost model>__<machine>__r<repeat>__<hash>.parquet
+    STORE/rows/<program>__<preset>__<algorithm>__<cost model>__<prepared>__<machine>__r<repeat>__<hash>.parquet
 
 Every file holds one row with every column of :data:`SCHEMA` (the key columns included),
 so ``read_parquet('STORE/rows/*.parquet')`` in DuckDB, ``pyarrow.dataset.dataset(...)``
@@ -16,11 +16,11 @@ Examples
 --------
 >>> import tempfile
 >>> store = Store(tempfile.mkdtemp())
->>> key = ("fig3", "tiny", "greedy", "bohrium", "host1", 0)
+>>> key = ("fig3", "tiny", "greedy", "bohrium", True, "host1", 0)
 >>> store.has(key)
 False
 >>> _ = store.write({"program": "fig3", "preset": "tiny", "algorithm": "greedy",
-...                  "cost_model": "bohrium", "machine": "host1", "repeat": 0, "cost": 304.0})
+...                  "cost_model": "bohrium", "prepared": True, "machine": "host1", "repeat": 0, "cost": 304.0})
 >>> store.has(key), len(store)
 (True, 1)
 >>> store.query("SELECT program, machine, cost FROM rows")
@@ -39,13 +39,13 @@ from typing import Any, Iterator, Sequence
 __all__ = ["Store", "SCHEMA_FIELDS", "KEY", "schema"]
 
 #: The columns that identify a row.
-KEY: tuple[str, ...] = ("program", "preset", "algorithm", "cost_model", "machine", "repeat")
+KEY: tuple[str, ...] = ("program", "preset", "algorithm", "cost_model", "prepared", "machine", "repeat")
 
 #: Every column, in order, with its Arrow type name (fixed, so that files written by
 #: different workers and versions read as one table even where a value is missing).
 SCHEMA_FIELDS: tuple[tuple[str, str], ...] = (
     ("program", "string"), ("preset", "string"), ("algorithm", "string"), ("cost_model", "string"),
-    ("machine", "string"), ("repeat", "int64"),
+    ("prepared", "bool"), ("machine", "string"), ("repeat", "int64"),
     ("program_kind", "string"), ("seed", "int64"), ("sweep", "string"), ("task_id", "string"),
     ("batches", "int64"), ("distinct_batches", "int64"), ("instructions", "int64"),
     ("cost", "float64"), ("cost_elements", "int64"), ("blocks", "int64"), ("kernels", "int64"),

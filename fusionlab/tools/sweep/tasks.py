@@ -32,11 +32,14 @@ import statistics
 import time
 import traceback
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from fusionlab.tools.sweep.spec import ProgramSpec, Task, TimingSpec
 
-__all__ = ["machine_info", "load_target", "partition_task", "timing_task", "make_row", "machine_resource",
+if TYPE_CHECKING:
+    from fusionlab.pipeline import PipelineConfig
+
+__all__ = ["machine_info", "load_target", "task_config", "partition_task", "task_given", "timing_task", "make_row", "machine_resource",
            "partition_row", "timed_row"]
 
 
@@ -160,20 +163,40 @@ def _error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}\n{tail}"
 
 
-def partition_task(task: Task, options: dict[str, float]) -> dict[str, Any]:
-    """Partition every batch of the task's program; costs and blocks summed over batches.
+def task_config(task: Task, options: Mapping[str, Any], min_size: int = 4096) -> PipelineConfig:
+    """The pipeline's configuration of a task: ``fusionlab run``'s for its algorithm and
+    cost model (every pass), with the sweep's options for the algorithm, so that a sweep row
+    partitions and times what ``run`` executes; without the preparing passes for a task
+    of the batches as captured (:attr:`~fusionlab.tools.sweep.spec.Task.prepared`).
 
-    Returns the figures of the row and ``partitions`` (each batch's blocks, for a timing
-    task); ``error`` is the exception's text when it failed.
+    >>> from fusionlab.tools.sweep.spec import ProgramSpec, Task
+    >>> c = task_config(Task(ProgramSpec("workload", "fig3"), "tiny", "optimal", "bohrium", 0), {"time_limit": 5.0})
+    >>> c.algorithm, c.partition_options
+    ('optimal', {'max_nodes': 20000, 'time_limit': 5.0})
     """
-    from fusionlab.partition import MergeCache, partition
+    from fusionlab.pipeline import PipelineConfig
+
+    config = PipelineConfig(task.algorithm, task.cost_model, min_size, options=tuple(sorted(options.items())))
+    return config if task.prepared else config.as_captured()
+
+
+def partition_task(task: Task, options: dict[str, float]) -> dict[str, Any]:
+    """Partition every batch of the task's program, through the pipeline ``run`` executes
+    (:func:`task_config`: the batches prepared, partitioned, rematerialised); costs and
+    blocks summed over batches.
+
+    Returns the figures of the row and ``partitions`` (each prepared batch's blocks after
+    rematerialisation: what a timing task plans again on the same prepared batches);
+    ``error`` is the exception's text when it failed.
+    """
+    from fusionlab.pipeline import build
 
     started = time.perf_counter()
     out: dict[str, Any] = {"partition_hostname": socket.gethostname(), "error": None}
     try:
-        batches = _batches(load_target(task.program, task.preset))
-        cache = MergeCache()
-        results = [partition(b, task.algorithm, task.cost_model, cache=cache, **options) for b in batches]
+        built = build(load_target(task.program, task.preset), task_config(task, options))
+        batches = built.batches
+        results = [r for r in built.planned.results if r is not None]
     except Exception as exc:
         out.update(partition_seconds=time.perf_counter() - started, error=_error(exc))
         return out
@@ -189,9 +212,21 @@ def partition_task(task: Task, options: dict[str, float]) -> dict[str, Any]:
         legal=all(r.legal for r in results),
         proven_optimal=all(r.proven_optimal for r in results),
         partition_seconds=time.perf_counter() - started,
-        partitions=[[list(b) for b in r.blocks] for r in results],
+        partitions=[[list(b) for b in blocks] for blocks in built.planned.blocks],
     )
     return out
+
+
+def task_given(task: Task, part: dict[str, Any], timing: TimingSpec) -> tuple[PipelineConfig, dict[int, Any]]:
+    """What a timing task runs: the partition ``part`` found (:func:`partition_task`), to
+    be planned again on the same prepared batches (:attr:`~fusionlab.pipeline.Numbering.PREPARED`)
+    with the timing's smallest parallel block; ``(config, partitions)`` for
+    :func:`fusionlab.pipeline.run` or :func:`fusionlab.pipeline.build`, whose plans are those
+    ``fusionlab run`` executes."""
+    from fusionlab.pipeline import Numbering
+
+    config = task_config(task, {}, timing.min_size).for_given_partitions(Numbering.PREPARED)
+    return config, dict(enumerate(part["partitions"]))
 
 
 def timing_task(task: Task, part: dict[str, Any], timing: TimingSpec) -> dict[str, Any]:
@@ -216,8 +251,9 @@ def timing_task(task: Task, part: dict[str, Any], timing: TimingSpec) -> dict[st
         # compare() with no algorithm times only its first record, NumPy eager, the way the
         # benchmarks and the explorer time it
         numpy = compare(target, (), (), repeat=timing.runs)[0]
-        fused = run(target, partitions=dict(enumerate(part["partitions"])), check=True,
-                    min_size=timing.min_size, driver=timing.driver, repeat=timing.runs)
+        config, partitions = task_given(task, part, timing)
+        fused = run(target, config=config, partitions=partitions, check=True, driver=timing.driver,
+                    repeat=timing.runs)
     except Exception as exc:
         out["error"] = _error(exc)
         return out
@@ -262,6 +298,7 @@ def make_row(task: Task, sweep: str, part: dict[str, Any], timed: dict[str, Any]
         "seed": task.program.seed,
         "sweep": sweep,
         "task_id": task.id,
+        "prepared": task.prepared,
         "worker": _worker_address(),
         **machine,
         **{k: v for k, v in part.items() if k != "partitions"},

@@ -1,5 +1,5 @@
 # Linear regression by batch gradient descent, arrays reused every epoch and nothing read
-# back in the loop: one long batch, cut between epochs (docs/semantics.md, "Long batches")
+# back in the loop: one long batch, cut between epochs (docs/capture.md, "Long batches")
 import numpy as np
 
 rng = np.random.default_rng(7)
