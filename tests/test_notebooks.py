@@ -129,7 +129,7 @@ def test_runs_and_shows_the_report(name: str, monkeypatch: pytest.MonkeyPatch) -
 
 def test_01_fig3_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
     nb = _run("01-wsp-paper-example", monkeypatch)
-    fig3_cell = _cell(nb, "%%fuse --name fig3\n")
+    fig3_cell = _cell(nb, "%%fuse --name fig3 --as-captured\n")
     report = _reports(fig3_cell)[0]
     assert report["selected"] == {"algorithm": "greedy", "cost_model": "bohrium"}
     greedy = next(p for p in report["partitions"]

@@ -184,11 +184,13 @@ def test_the_session_lists_the_pipelines_records_and_keeps_them_for_compile_and_
     res = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"], budget_seconds=30)
     res.set_batch(0)
     messages = [n["message"] for n in res.report()["notices"] if n["kind"] == "rewrite"]
+    # the batch shown is the prepared one: the notices say what was rewritten in it
     assert messages == [
-        "a run rewrites this batch before partitioning it: s freed after instruction 5 (its next use is its DEL in "
+        "rewritten before partitioning, as a run does: s freed after instruction 5 (its next use is its DEL in "
         "batch 2): not stored unless read",
-        "a run rewrites this batch before partitioning it: z freed after instruction 8 (its next use is its DEL in "
+        "rewritten before partitioning, as a run does: z freed after instruction 8 (its next use is its DEL in "
         "batch 2): not stored unless read"]
     # the prepared batches Compile & time will run are the ones listed: kept in its caches
     kept = res._pipeline.prepared.get(cap, PipelineConfig().passes)   # noqa: SLF001 -- the session's caches
     assert kept is not None and [r.base for r in kept.rewrites] == ["s", "z"]
+    assert res.program.signature() == kept.programs[0].signature()   # the batch shown is the one timed
