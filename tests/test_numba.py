@@ -174,7 +174,9 @@ def test_compare_has_numpy_first_and_a_row_per_choice():
     # structure only (tests never judge speed): a minimum is never above its median
     assert all(0 < r.min_seconds and max(r.min_seconds, r.median_seconds) == r.median_seconds for r in records)
     table = format_records(records)
-    assert table.splitlines()[0].startswith("cost model") and len(table.splitlines()) == 7
+    same = [r for r in records if r.same_kernels_as]   # rows with an earlier row's kernels: a line each below
+    assert table.splitlines()[0].startswith("cost model") and len(table.splitlines()) == 7 + len(same)
+    assert all(f"* {r.cost_model} / {r.algorithm}: the same kernels as {r.same_kernels_as}" in table for r in same)
     # the explorer's fields: quartiles, spread, raw samples, threads, busy, warnings
     import numba
 
