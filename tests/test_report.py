@@ -191,13 +191,13 @@ def test_large_program_report_validates_and_stays_small() -> None:
 def test_costs_and_units_are_said_one_way() -> None:
     assert format_cost(144000016) == "144,000,016" and format_cost(1.44e8) == "144,000,000"
     assert format_cost(-2.0) == "-2" and format_cost(0.3333333) == "0.3333"
-    assert unit_label("max_contract") == "contracted arrays (negated)"
+    assert unit_label("max_contract") == "arrays not contracted (lower is better)"
     from fusionlab.costs import get_cost_model
 
     assert unit_label(get_cost_model("max_contract")) == unit_label("max_contract")
     r = get_report(fig3(), algorithms=["singleton", "greedy"], cost_models=["max_contract"])
-    assert {p["unit"] for p in r["partitions"]} == {"contracted arrays (negated)"}
-    assert "contracted arrays (negated)" in cost_table_html(r)
+    assert {p["unit"] for p in r["partitions"]} == {"arrays not contracted (lower is better)"}
+    assert "arrays not contracted (lower is better)" in cost_table_html(r)
     big = get_report(fig3(), algorithms=["singleton"], cost_models=["bohrium"])
     assert "752" in cost_table_html(big) and "7.52e" not in cost_table_html(big)
 
@@ -289,3 +289,22 @@ def test_trace_is_capped_in_bytes_too() -> None:
     assert some["nodes"] == whole["nodes"][:len(some["nodes"])]
     none = trace_data(r, 10_000, max_bytes=edges)  # the edges alone take more than half: neither kept
     assert none["edges"] == [] and none["nodes"] == [] and none["truncated"] and none["explored"] == whole["explored"]
+
+
+def test_each_models_label_says_what_its_cost_counts() -> None:
+    # the label is checked against the value on partitions with a known answer (Fig. 3b:
+    # instructions from 0; A, B, D, E and T are the arrays it creates)
+    from fusionlab.costs import get_cost_model
+
+    singletons = [[i] for i in range(17)]
+    t_contracted = [[8, 9, 10, 14]] + [[i] for i in range(17) if i not in (8, 9, 10, 14)]   # T made and freed in one block
+    contract = get_cost_model("max_contract")
+    assert unit_label(contract).startswith("arrays not contracted")
+    assert contract.cost(fig3(), singletons) == 5      # none of the five arrays contracted
+    assert contract.cost(fig3(), t_contracted) == 4    # T contracted: one fewer not contracted
+    locality = get_cost_model("max_locality")
+    assert unit_label(locality).startswith("accesses repeated in another block")
+    assert locality.cost(fig3(), [range(17)]) == 0 < locality.cost(fig3(), singletons)   # one block: none repeated elsewhere
+    assert all(unit_label(m).endswith("(lower is better)") for m in ("max_contract", "max_locality", "robinson"))
+    assert unit_label("bohrium") == "bytes" and unit_label(get_cost_model("bohrium", unit="elements")) == "elements"
+    assert get_cost_model("bohrium").cost(fig3(), singletons) == 752 and unit_label("time") == "seconds"

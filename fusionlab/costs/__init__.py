@@ -34,6 +34,8 @@ from fusionlab.analysis.wsp import WSPGraph
 
 __all__ = [
     "Partition",
+    "cost_label",
+    "LOWER_IS_BETTER",
     "BlockInfo",
     "block_info",
     "CostModel",
@@ -532,6 +534,8 @@ class MaxContract(AdditiveCostModel):
 
     name = "max_contract"
     unit = "arrays"
+    #: what the cost counts, as every view says it (lower is better, as for every model)
+    counts = "arrays not contracted"
     pairwise = True
     sparse_savings = True
 
@@ -590,6 +594,8 @@ class MaxLocality(AdditiveCostModel):
 
     name = "max_locality"
     unit = "accesses"
+    #: what the cost counts, as every view says it
+    counts = "accesses repeated in another block"
     pairwise = True
     sparse_savings = True
 
@@ -681,6 +687,8 @@ class Robinson(AdditiveCostModel):
 
     name = "robinson"
     unit = "score"
+    #: what the cost counts, as every view says it
+    counts = "Robinson score"
     pairwise = True
     merge_bonus = 1
     sparse_savings = True
@@ -899,3 +907,31 @@ def check_monotonic(
         if got:
             return got
     return None
+
+
+#: every model's cost is minimised: said beside a count whose direction a reader could misread
+LOWER_IS_BETTER = "lower is better"
+
+
+def cost_label(model: Any) -> str:
+    """The unit every view (the explorer, the report, the CLI) prints after a cost of
+    ``model`` (a name or a model object): what the model counts (its ``counts``, else its
+    ``unit``), and that lower is better where the count alone does not say so (Max Contract
+    counts the arrays *not* contracted, Def. 19).
+
+    >>> cost_label("max_contract"), cost_label("bohrium"), cost_label("max_locality")
+    ('arrays not contracted (lower is better)', 'bytes', 'accesses repeated in another block (lower is better)')
+    """
+    if isinstance(model, str):
+        key = model.lower().replace("-", "_")
+        if key == "time":   # the time model (its calibration is not loaded for a label)
+            return "seconds"
+        model = COST_MODELS[key]() if key in COST_MODELS else None
+    name = getattr(model, "name", "")
+    unit = getattr(model, "unit", "") or ""
+    if name == "bohrium":   # bytes or elements moved: a plain amount
+        return unit or "bytes"
+    counts = getattr(model, "counts", "")
+    if counts:
+        return f"{counts} ({LOWER_IS_BETTER})"
+    return unit or "cost"

@@ -39,7 +39,7 @@ from typing import Any, Mapping, Sequence
 
 from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
 from fusionlab.ir.bytecode import OpFamily, Program
-from fusionlab.costs import Evaluator, access_info, block_info, get_cost_model
+from fusionlab.costs import Evaluator, access_info, block_info, cost_label, get_cost_model
 from fusionlab.passes.reroll import REROLL_SECONDS
 from fusionlab.passes.rewrites import RewritePass
 from fusionlab.explore.hof.view import get_program_contractions
@@ -83,22 +83,13 @@ PALETTE: dict[str, Any] = {
     "edges": {"dependency": "#475569", "forbidden": "#dc2626", "weight": "#16a34a", "contracted": "#7c3aed"},
 }
 
-# what each built-in model's cost counts, said the same way in every view
-_UNIT_LABELS = {"bohrium": "bytes", "max_contract": "contracted arrays (negated)",
-                "max_locality": "locality (negated)", "robinson": "Robinson cost"}
-
-
 def unit_label(model: Any) -> str:
-    """The unit every view prints after a cost of ``model`` (a name or a model object).
+    """The unit every view prints after a cost of ``model``: :func:`fusionlab.costs.cost_label`.
 
     >>> unit_label("max_contract"), unit_label("bohrium")
-    ('contracted arrays (negated)', 'bytes')
+    ('arrays not contracted (lower is better)', 'bytes')
     """
-    name = model if isinstance(model, str) else getattr(model, "name", "")
-    unit = "" if isinstance(model, str) else getattr(model, "unit", "") or ""
-    if name == "bohrium" and unit == "elements":
-        return "elements"
-    return _UNIT_LABELS.get(name) or unit or "cost"
+    return cost_label(model)
 
 
 def format_cost(value: float | None) -> str:

@@ -174,6 +174,10 @@ class PartitionResult:
         cost = f"{_num(self.cost)}"
         if self.cost_elements is not None:
             cost += f" bytes ({_num(self.cost_elements)} elements)"
+        elif self.cost_model != "bohrium":   # what the count counts, and its direction
+            from fusionlab.costs import cost_label
+
+            cost += f" {cost_label(self.cost_model)}"
         status = "legal" if self.legal else "ILLEGAL"
         lines.append(
             f"{self.algorithm} / {self.cost_model}: {self.kernels} blocks, cost {cost}, {status}"
