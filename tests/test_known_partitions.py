@@ -89,3 +89,19 @@ def test_what_a_search_found_cheaper_is_kept() -> None:
     with pytest.raises(ValueError, match="another program or cost model"):
         at_least_known(cut, partition(fig3(), "greedy", "robinson"))
     assert SEARCHES == {"optimal", "ilp", "exact", "exhaustive"}
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_no_report_shows_a_search_above_greedy(model: str) -> None:
+    # the explorer's report: its exact searches cut to nothing (optimal without its greedy seed,
+    # as the paper's Fig. 10 shows the search, stopped at its first node) still show at least greedy's
+    from fusionlab.explore.report import get_report
+
+    limits = {"optimal": {"time_limit": 10.0, "max_nodes": 1, "seed_greedy": False}, "ilp": {"time_limit": 0.0},
+              "exact": {"max_nodes": 1, "use_ilp": False}}
+    for program in (fig3(), random_program(30, seed=4)):
+        report = get_report(program, algorithms=["greedy", "optimal", "ilp", "exact"], cost_models=[model],
+                            options=limits)
+        costs = {p["algorithm"]: p["cost"] for p in report["partitions"] if p["cost"] is not None}
+        assert "optimal" in costs and all(costs[a] <= costs["greedy"] for a in ("optimal", "ilp", "exact")
+                                          if a in costs), costs

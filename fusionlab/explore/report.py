@@ -129,8 +129,8 @@ def _options(algorithm: str, options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_partition(program: Program, algorithm: str, model: Any, *, cache: MergeCache | None,
-                  options: Mapping[str, Any], budget: Budget = UNLIMITED, graph: WSPGraph | None = None
-                  ) -> tuple[PartitionResult | None, str]:
+                  options: Mapping[str, Any], budget: Budget = UNLIMITED, graph: WSPGraph | None = None,
+                  known: PartitionResult | None = None) -> tuple[PartitionResult | None, str]:
     """Run one algorithm under one model within ``budget``; returns ``(result, status)``.
 
     ``status`` is ``"done"``, or ``"budget"`` when the budget (or the search's own node or
@@ -138,7 +138,9 @@ def run_partition(program: Program, algorithm: str, model: Any, *, cache: MergeC
     is then its best so far. With no result at all (the budget ran out before the algorithm
     had one) the result is ``None``. ``graph`` (the program's WSP graph, when the caller
     has it) saves each algorithm building it again; ``cache`` answers repeated batches and
-    keeps only finished results.
+    keeps only finished results. ``known``: the best partition the report has under this
+    model (greedy's): a search cut before it matched that returns it
+    (:func:`fusionlab.partition.at_least_known`), so no report shows a search worse than greedy.
 
     >>> from fusionlab.ir.examples import fig3
     >>> r, status = run_partition(fig3(), "greedy", "bohrium", cache=None, options={})
@@ -155,7 +157,8 @@ def run_partition(program: Program, algorithm: str, model: Any, *, cache: MergeC
     try:
         budget.check(f"{algorithm} under {getattr(model, 'name', model)}")
         # the graph is given (not the program): this function keeps the cache itself
-        result = partition(graph if graph is not None else program, algorithm, model, budget=budget, **opts)
+        result = partition(graph if graph is not None else program, algorithm, model, budget=budget, known=known,
+                           **opts)
     except BudgetExceeded:
         return None, "budget"
     status = _status(algorithm, result)
@@ -680,7 +683,7 @@ def get_report(
     for alg, m in work_order(algorithms, list(by_name), selected):
         result, status = run_partition(program, alg, by_name[m], cache=cache, options=options,
                                        budget=budget.child(_options(alg, options).get("time_limit")),
-                                       graph=parts.graph)
+                                       graph=parts.graph, known=parts.results.get(("greedy", m)))
         parts.add(alg, by_name[m], result, status, budget)
     extras = [partition_entry(r, parts.graph, model=by_name.get(r.cost_model), accesses=parts.accesses)
               for r in extra]

@@ -443,8 +443,9 @@ class FuseResult:
             # time between the two readings of the clock (0.26 s on a loaded CI machine)
             limit = limit.child(max(until - time.perf_counter(), 0.0))
         try:
+            # a search gets greedy's partition under the model when shown: cut, it returns at least that
             result, status = run_partition(self.program, alg, model, cache=self.cache, options=self.options,
-                                           budget=limit, graph=parts.graph)
+                                           budget=limit, graph=parts.graph, known=parts.results.get(("greedy", name)))
         except (NonMonotonicCostModel, UnsupportedCostModel) as exc:
             parts.add(alg, model, None, "error", note=str(exc))
             return True
