@@ -74,7 +74,8 @@ def test_no_compile_budget_times_every_row_and_reports_progress_per_kernel(tmp_p
                       cache=KernelCache(directory=tmp_path), progress=lambda *a: calls.append(a),
                       compile_seconds=math.inf)
     assert [r.not_timed for r in records] == ["", "", ""]
-    assert all(r.median_seconds > 0 and r.speedup > 0 for r in records)
+    # every row timed: figures, not the NaN of a row not timed (their size is the machine's)
+    assert all(len(r.samples) >= 1 and math.isfinite(r.median_seconds) and math.isfinite(r.speedup) for r in records)
     kernel_lines = [c for c in calls if "kernels ready" in c[0]]
     # a line per kernel compiled (singleton's, then greedy's), with the row count unchanged
     assert [c[0].split(": ")[1].split(" (")[0] for c in kernel_lines if c[0].startswith("singleton")] == \

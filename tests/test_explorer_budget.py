@@ -79,13 +79,22 @@ def test_the_run_budget_counts_runs_from_one_runs_time() -> None:
     assert times == [12.0] and note.startswith("1 of 3 timed runs")
 
 
-def test_a_long_cell_takes_fewer_runs_says_so_and_is_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+def _compared(monkeypatch: pytest.MonkeyPatch, fused_seconds: float, numpy_seconds: float, run_seconds: float,
+              algorithms: list[str], models: list[str]) -> tuple[list[Any], list[int], list[int], Clock]:
+    """``compare`` of SOURCE on a clock that moves only when a run says so: every fused run
+    takes ``fused_seconds``, NumPy's ``numpy_seconds``, the runs ``run_seconds`` in all
+    (three asked for each row); the records, the fused and the NumPy call logs, the clock."""
     clock = Clock()
-    fused = _slow_driver(monkeypatch, clock, 4.0)
-    baseline, plain = _baseline(clock, 10.0)
+    fused = _slow_driver(monkeypatch, clock, fused_seconds)
+    baseline, plain = _baseline(clock, numpy_seconds)
+    records = compare(capture(SOURCE), algorithms, models, repeat=3, min_size=0, baseline=baseline,
+                      run_seconds=Budget(run_seconds, clock=clock))
+    return records, fused, plain, clock
+
+
+def test_a_long_cell_takes_fewer_runs_says_so_and_is_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     # two rows with other kernels (rows with the same kernels are timed once: the next test)
-    records = compare(capture(SOURCE), ["greedy", "singleton"], ["bohrium"], repeat=3, min_size=0,
-                      baseline=baseline, run_seconds=Budget(40.0, clock=clock))
+    records, fused, plain, clock = _compared(monkeypatch, 4.0, 10.0, 40.0, ["greedy", "singleton"], ["bohrium"])
     numpy, first, second = records
     # NumPy: a 10 s warm-up counts as one run; its share (30 s over 3 rows) allows one more
     assert len(plain) == 2 and len(numpy.samples) == 2 and numpy.median_seconds == 10.0
@@ -105,22 +114,14 @@ def test_a_long_cell_takes_fewer_runs_says_so_and_is_not_checked(monkeypatch: py
 
 
 def test_a_row_with_an_earlier_rows_kernels_takes_no_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = Clock()
-    fused = _slow_driver(monkeypatch, clock, 4.0)
-    baseline, _ = _baseline(clock, 1.0)
-    records = compare(capture(SOURCE), ["greedy"], ["bohrium", "robinson"], repeat=3, min_size=0,
-                      baseline=baseline, run_seconds=Budget(100.0, clock=clock))
+    records, fused, _, _ = _compared(monkeypatch, 4.0, 1.0, 100.0, ["greedy"], ["bohrium", "robinson"])
     first, second = records[1:]
     assert len(fused) == 1 + 3                    # one warm-up and three runs, for both rows
     assert second.samples == first.samples == [4.0, 4.0, 4.0] and second.same_kernels_as == "greedy / bohrium"
 
 
 def test_rows_no_run_fits_are_not_timed_and_not_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = Clock()
-    fused = _slow_driver(monkeypatch, clock, 1.0)
-    baseline, _ = _baseline(clock, 15.0)
-    records = compare(capture(SOURCE), ["greedy"], ["bohrium", "robinson"], repeat=3, min_size=0,
-                      baseline=baseline, run_seconds=Budget(16.0, clock=clock))
+    records, fused, _, _ = _compared(monkeypatch, 1.0, 15.0, 16.0, ["greedy"], ["bohrium", "robinson"])
     assert records[0].samples == [15.0]           # the warm-up alone: nothing more fits
     assert records[0].warnings[-1].startswith("1 of 3 timed runs (the warm-up counted as one)")
     for r in records[1:]:

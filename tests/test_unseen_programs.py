@@ -48,18 +48,6 @@ SLOW = {
 }
 PROGRAMS = sorted(p.name for p in UNSEEN.glob("*.py") if p.name not in SLOW)
 
-#: Programs that still differ from plain NumPy, captured or in a %%fuse cell: what is wrong.
-KNOWN_OPEN: dict[str, str] = {}
-
-
-def _known(names: list[str]) -> list:
-    return [pytest.param(p, marks=pytest.mark.xfail(reason=KNOWN_OPEN[p], strict=True)) if p in KNOWN_OPEN else p
-            for p in names]
-
-#: Programs whose kernels legitimately differ from NumPy by more than the check's tolerance:
-#: NumPy 2 multiplies complex numbers with fused multiply-adds in its SIMD loops (1 ULP from
-#: ``complex * complex`` in Python or Numba in a third of the values), and 20 iterations of
-#: the chaotic map z -> z**2 + c amplify that ULP to ~1e-13 (more than 16 ULP + terms).
 
 
 def _reset() -> None:
@@ -87,7 +75,7 @@ def test_the_corpus_is_there():
     assert len(PROGRAMS) >= 25
 
 
-@pytest.mark.parametrize("name", _known(PROGRAMS))
+@pytest.mark.parametrize("name", PROGRAMS)
 def test_captured_and_replayed_equals_plain_numpy(name):
     source = (UNSEEN / name).read_text()
     plain = plain_namespace(source, name)
@@ -105,13 +93,7 @@ def test_captured_and_replayed_equals_plain_numpy(name):
         assert _same_kind(ns[n], plain[n]), (n, type(ns[n]), type(plain[n]))
 
 
-#: Kernel runs the check reports although they are rounding: the reason says which value
-#: and why the check's tolerance (terms x eps x the largest magnitude) does not cover it.
-KERNEL_FALSE_ALARMS: dict[str, str] = {}
-
-
-@pytest.mark.parametrize("name", [pytest.param(p, marks=pytest.mark.xfail(reason=KERNEL_FALSE_ALARMS[p], strict=True))
-                                  if p in KERNEL_FALSE_ALARMS else p for p in PROGRAMS])
+@pytest.mark.parametrize("name", PROGRAMS)
 def test_kernels_equal_plain_numpy(name):
     source = (UNSEEN / name).read_text()
     with redirect_stdout(io.StringIO()):
@@ -168,7 +150,7 @@ for _k, _v in list(globals().items()):
 """
 
 
-@pytest.mark.parametrize("name", _known(PROGRAMS))
+@pytest.mark.parametrize("name", PROGRAMS)
 def test_fuse_cell_leaves_plain_numpys_session(name):
     source = (UNSEEN / name).read_text()
     _reset()

@@ -28,8 +28,6 @@ from test_capture_session import leaks
 SESSIONS = pathlib.Path(__file__).parent / "data" / "unseen" / "sessions"
 NAMES = sorted(p.name for p in SESSIONS.glob("*.py"))
 FUSE = "%%fuse --no-explorer --algorithms greedy --compare bohrium --budget 1\n"
-#: sessions that still differ from plain NumPy, and why
-KNOWN_OPEN: dict[str, str] = {}
 start_ipython()
 ip = TerminalInteractiveShell.instance()
 if "fusionlab" not in ip.extension_manager.loaded:
@@ -158,9 +156,7 @@ def test_the_sessions_are_there():
     assert all(any(f for f, _ in cells((SESSIONS / n).read_text())) for n in NAMES)   # each fuses a cell
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_OPEN[n], strict=True))
-                                  if n in KNOWN_OPEN else
-                                  n for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_a_session_with_fused_cells_is_a_plain_session(name):
     want = play(name, fused=False)
     got = play(name, fused=True)
