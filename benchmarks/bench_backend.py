@@ -57,7 +57,8 @@ from fusionlab.backend.numba.driver import Driver
 from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE, KernelCache, Plan, run_plan
 from fusionlab.runtime.reference import Storage
 from fusionlab.backend.numba.threads import DEFAULT_CHUNKS_PER_THREAD, configure
-from fusionlab.pipeline.runner import compare, run, run_config
+from fusionlab.pipeline.comparison import compare
+from fusionlab.pipeline.runner import run, run_config
 from fusionlab.pipeline import Built, build
 from fusionlab.workloads import get_workload as _registered_workload
 

@@ -396,7 +396,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from fusionlab.pipeline.runner import compare, format_records
+    from fusionlab.pipeline.comparison import compare, format_records
 
     cap = _capture(args.program, args.preset)
     records = compare(cap, args.algorithms.split(","), args.costs.split(","), repeat=args.repeat,

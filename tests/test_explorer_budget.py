@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-import fusionlab.pipeline.runner as runner
+import fusionlab.pipeline.comparison as runner
 import fusionlab.pipeline.planning as planning
 from fusionlab.support.budget import Budget, Interrupt
 from fusionlab.capture import capture
@@ -79,7 +79,7 @@ def test_the_run_budget_counts_runs_from_one_runs_time() -> None:
     assert times == [12.0] and note.startswith("1 of 3 timed runs")
 
 
-def _compared(monkeypatch: pytest.MonkeyPatch, fused_seconds: float, numpy_seconds: float, run_seconds: float,
+def _compared(monkeypatch: pytest.MonkeyPatch, fused_seconds: float, numpy_seconds: float, run_seconds: float | None,
               algorithms: list[str], models: list[str]) -> tuple[list[Any], list[int], list[int], Clock]:
     """``compare`` of SOURCE on a clock that moves only when a run says so: every fused run
     takes ``fused_seconds``, NumPy's ``numpy_seconds``, the runs ``run_seconds`` in all
@@ -87,37 +87,57 @@ def _compared(monkeypatch: pytest.MonkeyPatch, fused_seconds: float, numpy_secon
     clock = Clock()
     fused = _slow_driver(monkeypatch, clock, fused_seconds)
     baseline, plain = _baseline(clock, numpy_seconds)
+    # NumPy on the recorded operations takes no time on this clock: not a sign of work
+    # outside the recording here (test_not_comparable.py tests that)
+    monkeypatch.setattr(runner, "OUTSIDE_RATIO", math.inf)
     records = compare(capture(SOURCE), algorithms, models, repeat=3, min_size=0, baseline=baseline,
                       run_seconds=Budget(run_seconds, clock=clock))
     return records, fused, plain, clock
 
 
-def test_a_long_cell_takes_fewer_runs_says_so_and_is_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_cell_takes_fewer_rounds_says_so_and_is_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     # two rows with other kernels (rows with the same kernels are timed once: the next test)
     records, fused, plain, clock = _compared(monkeypatch, 4.0, 10.0, 40.0, ["greedy", "singleton"], ["bohrium"])
     numpy, first, second = records
-    # NumPy: a 10 s warm-up counts as one run; its share (30 s over 3 rows) allows one more
-    assert len(plain) == 2 and len(numpy.samples) == 2 and numpy.median_seconds == 10.0
+    # NumPy's 10 s warm-up leaves 30 s: one round of 18 s fits (10 + 4 + 4, and NumPy on the
+    # recorded operations, which takes no time on this clock), not two, nor a warm-up round
+    assert records.protocol["rounds"] == 1 and records.protocol["warmup_rounds"] == 0
+    assert "1 of 3 rounds" in records.protocol["fewer"] and "takes about 18 s" in records.protocol["fewer"]
+    # NumPy: its 10 s warm-up counts as one run beside its round
+    assert len(plain) == 2 and numpy.samples == [10.0, 10.0] and numpy.median_seconds == 10.0
     assert any("2 of 3 timed runs (the warm-up counted as one)" in w for w in numpy.warnings)
-    # the first fused row: a 4 s warm-up, then its 8 s share (16 s over 2 rows): two runs
-    assert first.samples == [4.0, 4.0] and not first.not_timed
-    assert any(w.startswith("2 of 3 timed runs") for w in first.warnings)
-    # the check (about CHECK_RUNS NumPy runs) never fits: said, never skipped silently
-    assert first.not_checked.startswith("not checked:") and first.max_abs_error is None
-    assert first.not_checked in first.warnings
-    # the second: a warm-up (the compile budget's, not the runs'), and three runs in the 12 s left
-    assert second.samples == [4.0, 4.0, 4.0] and second.not_checked
+    for row in (first, second):   # each fused row: its warm-up (the compile budget's), then the round
+        assert row.samples == [4.0] and not row.not_timed
+        assert any(w.startswith("1 of 3 timed runs") for w in row.warnings)
+        # the check (about CHECK_RUNS NumPy runs) never fits: said, never skipped silently
+        assert row.not_checked.startswith("not checked:") and row.max_abs_error is None
+        assert row.not_checked in row.warnings
+        # one round: no interval, so no row is called different from another, nor from NumPy
+        assert math.isnan(row.speedup_low) and row.speedup == 2.5
+    assert set(first.not_different) == {"numpy", "singleton / bohrium"}
     # predicted from NumPy's run (the check is a plain run and a replay), not the fused row's
     assert f"about {CHECK_RUNS * 10.0:.2g} s" in first.not_checked and second.not_checked == first.not_checked
-    assert len(fused) == 1 + 2 + 1 + 3
-    assert clock.now - 2 * 4.0 == 40.0            # the runs took the budget exactly, the warm-ups aside
+    assert len(fused) == 2 * (1 + 1)
+    assert clock.now == 10.0 + 2 * 4.0 + 18.0      # NumPy's warm-up, the rows' warm-ups, one round
 
 
 def test_a_row_with_an_earlier_rows_kernels_takes_no_run(monkeypatch: pytest.MonkeyPatch) -> None:
     records, fused, _, _ = _compared(monkeypatch, 4.0, 1.0, 100.0, ["greedy"], ["bohrium", "robinson"])
     first, second = records[1:]
-    assert len(fused) == 1 + 3                    # one warm-up and three runs, for both rows
+    assert len(fused) == 1 + 1 + 3                # its warm-up, the warm-up round, three rounds: for both rows
     assert second.samples == first.samples == [4.0, 4.0, 4.0] and second.same_kernels_as == "greedy / bohrium"
+    assert records.protocol["orders"][1][0] == "greedy / bohrium"   # the second round starts with the row
+
+
+def test_rounds_rotate_their_order_and_pair_their_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    records, _, _, _ = _compared(monkeypatch, 2.0, 6.0, None, ["greedy", "singleton"], ["bohrium"])
+    orders = records.protocol["orders"]
+    assert len(orders) == 3 and [o[0] for o in orders] == ["numpy", "greedy / bohrium", "singleton / bohrium"]
+    assert all(sorted(o) == sorted(orders[0]) for o in orders)       # every variant once a round
+    for row in records[1:]:   # the same times every round: the interval is the point, and 1x is outside it
+        assert (row.speedup, row.speedup_low, row.speedup_high) == (3.0, 3.0, 3.0)
+        assert "numpy" not in row.not_different
+    assert records[1].not_different == ["singleton / bohrium"]       # equal speed-ups overlap
 
 
 def test_rows_no_run_fits_are_not_timed_and_not_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -167,12 +187,17 @@ def test_the_check_finds_a_wrong_value_once_made(monkeypatch: pytest.MonkeyPatch
     assert any(w.startswith("differs from plain NumPy") for w in records[1].warnings)
 
 
-def test_an_interrupt_between_runs_keeps_the_rows_timed(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("call, rounds", [(7, 1), (1, 0)])
+def test_an_interrupt_between_runs_keeps_the_rounds_done(monkeypatch: pytest.MonkeyPatch, call: int,
+                                                         rounds: int) -> None:
+    # fused calls: two warm-ups (greedy, singleton), the warm-up round (3, 4), round 1 (5, 6),
+    # round 2 starts with greedy (7): Kernel -> Interrupt after it drops round 2; after the
+    # first warm-up it stops everything before the first round
     clock = Clock()
     intr = Interrupt()
 
-    def press(call: int) -> None:
-        if call == 5:  # the second row's first timed run: Kernel -> Interrupt arrives
+    def press(n: int) -> None:
+        if n == call:
             intr.pending = True
 
     fused = _slow_driver(monkeypatch, clock, 1.0, press)
@@ -180,10 +205,13 @@ def test_an_interrupt_between_runs_keeps_the_rows_timed(monkeypatch: pytest.Monk
     records = compare(capture(SOURCE), ["greedy", "singleton"], ["bohrium", "robinson"], repeat=3, min_size=0,
                       baseline=baseline, interrupt=intr, keep_on_interrupt=True,
                       run_seconds=Budget(None, clock=clock, interrupt=intr))
-    assert len(fused) == 5                        # no run started after the interrupt
-    assert records[1].samples == [1.0, 1.0, 1.0] and not records[1].not_timed
-    assert records[2].not_timed.startswith("not timed: interrupted")
-    assert all(r.not_timed.startswith("not timed: interrupted") for r in records[3:]) and len(records) == 5
+    assert len(records) == 5 and records.protocol["interrupted"] and records.protocol["rounds"] == rounds
+    if rounds:
+        assert len(fused) == call                 # no run started after the interrupt
+        assert all(r.samples == [1.0] and not r.not_timed for r in records[1:]) and not records[0].not_timed
+        assert all("1 of 3 timed runs: interrupted (Kernel -> Interrupt)" in r.warnings for r in records[1:])
+    else:
+        assert all(r.not_timed.startswith("not timed: interrupted") for r in records[1:])
 
 
 def test_plans_are_kept_between_clicks(monkeypatch: pytest.MonkeyPatch) -> None:

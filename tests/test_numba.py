@@ -16,7 +16,8 @@ from fusionlab.capture import capture
 from fusionlab.backend.numba.codegen import get_kernel
 from fusionlab.backend.numba.plan import KernelCache, NumpyRuns, Plan, plan, run_plan
 from fusionlab.runtime.reference import Externals, Storage, run_reference
-from fusionlab.pipeline.runner import compare, format_records, run
+from fusionlab.pipeline.comparison import compare, format_records
+from fusionlab.pipeline.runner import run
 from fusionlab.costs.timemodel import default_figures
 from fusionlab.workloads import WORKLOADS
 
@@ -175,8 +176,10 @@ def test_compare_has_numpy_first_and_a_row_per_choice():
     assert all(0 < r.min_seconds and max(r.min_seconds, r.median_seconds) == r.median_seconds for r in records)
     table = format_records(records)
     same = [r for r in records if r.same_kernels_as]   # rows with an earlier row's kernels: a line each below
-    assert table.splitlines()[0].startswith("cost model") and len(table.splitlines()) == 7 + len(same)
-    assert all(f"* {r.cost_model} / {r.algorithm}: the same kernels as {r.same_kernels_as}" in table for r in same)
+    lines = table.splitlines()
+    assert lines[0].startswith("cost model") and len(lines[2:2 + len(records)]) == len(records)
+    assert all(f"* {r.label}: the same kernels as {r.same_kernels_as}" in table for r in same)
+    assert lines[-1 - len(same)].startswith("2 interleaved rounds (order rotated each round)")
     # the explorer's fields: quartiles, spread, raw samples, threads, busy, warnings
     import numba
 

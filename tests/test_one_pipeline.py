@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from fusionlab import cli
 from fusionlab.capture import capture
 from fusionlab.explore.jupyter.session import FuseResult
-from fusionlab.pipeline import Pass, build, runner
+from fusionlab.pipeline import Pass, build, comparison, runner
 from fusionlab.tools.sweep.spec import ProgramSpec, Task, TimingSpec
 from fusionlab.tools.sweep.tasks import partition_task, task_config, task_given
 from fusionlab.workloads import WORKLOADS, corpus, get_workload
@@ -59,7 +59,7 @@ def run_plans(target: Any, algorithm: str, model: str, options: dict[str, Any]) 
 
 def compare_plans(target: Any, algorithm: str, model: str, options: dict[str, Any], monkeypatch: Any) -> Any:
     """What ``compare`` times in the row of ``algorithm`` under ``model``."""
-    return _spied_rows(monkeypatch, lambda: runner.compare(
+    return _spied_rows(monkeypatch, lambda: comparison.compare(
         target, [algorithm], [model], repeat=1, min_size=MIN_SIZE, cache=CHECKED, options={algorithm: options},
         baseline=lambda: None))
 
@@ -101,10 +101,10 @@ def _spied_rows(monkeypatch: Any, call: Any) -> Any:
     def record(self: Any, *args: Any, **kwargs: Any) -> Any:
         batches, _, _ = self._batches()
         seen.append(self._plans(batches)[1])
-        return runner._not_timed(self.name, self.algorithm, "not timed: spied on (tests/test_one_pipeline.py)")
+        return comparison._not_timed(self.name, self.algorithm, "not timed: spied on (tests/test_one_pipeline.py)")
 
     with monkeypatch.context() as m:
-        m.setattr(runner._Row, "record", record)
+        m.setattr(comparison._Row, "prepare", record)
         call()
     assert len(seen) == 1
     return seen[0]

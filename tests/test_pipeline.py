@@ -10,7 +10,7 @@ import pytest
 from fusionlab import parse
 from fusionlab.support.budget import Budget
 from fusionlab.capture import capture
-from fusionlab.pipeline import runner
+from fusionlab.pipeline import comparison, runner
 from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE
 from fusionlab.pipeline import DEFAULT_PASSES, Pass, PipelineCaches, PipelineConfig, build
 from fusionlab.workloads import WORKLOADS, corpus, get_workload
@@ -39,7 +39,7 @@ def test_compare_rows_plan_what_run_executes(name: str, algorithm: str, model: s
     cap = _captured(name)
     config = runner.run_config(algorithm, model, DEFAULT_MIN_SIZE, reroll=True)
     want = _fingerprint(build(cap, config).plans)          # what run() executes (it calls build)
-    row = runner._Row(cap, config, CHECKED, Budget(None), "python")   # a row of compare / Compile & time
+    row = comparison._Row(cap, config, CHECKED, Budget(None), "python")   # a row of compare / Compile & time
     batches, _, _ = row._batches()
     _, got = row._plans(batches)
     assert _fingerprint(got) == want
@@ -60,7 +60,7 @@ def test_rows_rematerialise_like_run(name: str) -> None:
     cap = _captured(name)
     config = runner.run_config("greedy", "bohrium", 0, reroll=True)
     assert Pass.REMATERIALISE in config.passes
-    row = runner._Row(cap, config, CHECKED, Budget(None), "python")
+    row = comparison._Row(cap, config, CHECKED, Budget(None), "python")
     _, got = row._plans(row._batches()[0])
     assert _fingerprint(got) == _fingerprint(build(cap, config).plans)
     assert _fingerprint(got) != _fingerprint(build(cap, config.without(Pass.REMATERIALISE)).plans)

@@ -16,7 +16,7 @@ import pytest
 from fusionlab.support.budget import Budget
 from fusionlab.capture import capture
 from fusionlab.pipeline import compare, run
-from fusionlab.pipeline import runner
+from fusionlab.pipeline import comparison, runner
 from fusionlab.pipeline.runner import run_config
 from fusionlab.pipeline import prepare
 from fusionlab.passes.rewrites import WRITE_KINDS, RewriteKind, RewritePass
@@ -99,7 +99,7 @@ def test_run_cut_between_the_two_loops_keeps_the_first_rerolled(cap: Any) -> Non
 
 
 def test_compare_rows_reroll_within_their_share_and_warn(cap: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "REROLL_SECONDS", 0.0)   # the share the rows give rerolling
+    monkeypatch.setattr(comparison, "REROLL_SECONDS", 0.0)   # the share the rows give rerolling
     [numpy, row] = compare(cap, ["greedy"], ["bohrium"], repeat=1, min_size=0, cache=CACHE,
                            baseline=lambda: _plain())
     assert not row.not_timed and not row.not_checked

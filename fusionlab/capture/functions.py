@@ -585,12 +585,15 @@ def _lift_result(rec: Recorder, real: Any) -> Any:
     return lift(rec, real) if isinstance(real, np.ndarray) else real
 
 
-def _random_array(rec: Recorder, what: str, real: Any) -> Any:
-    """Record a random array as RANDOM with its values kept for re-execution."""
+def _random_array(rec: Recorder, what: str, real: Any, redraw: Callable[[], Any] | None = None) -> Any:
+    """Record a random array as RANDOM with its values kept for re-execution (and the call
+    that draws it again on a generator of its own, ``redraw``, when there is one)."""
     if not traceable(real) or real.ndim == 0:
         return real
     key = rec.next_key()
     rec.externals.arrays[key] = real.copy()
+    if redraw is not None:
+        rec.externals.redraws[key] = redraw
     out = Traced.fresh(rec, real)
     rec.emit(Instruction(Opcode.RANDOM, (out._v,), (), {"key": key, "name": what}))
     return out
@@ -609,7 +612,30 @@ def _random_call(rec: Recorder, what: str, fn: Callable[..., Any], args: tuple[A
         reload_all(rec, [written])
         rec.notice(NoticeKind.OPAQUE, what)
         return written
-    return _random_array(rec, what, result)
+    return _random_array(rec, what, result, _redraw(fn, unwrap(args), unwrap(kwargs)))
+
+
+def _redraw(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[[], Any] | None:
+    """The same draw again on a generator of its own (a ``RandomState`` or a ``Generator``
+    with the same bit generator): the same work as the cell's call, never its numbers nor
+    its streams. Array arguments are copied as they were. ``None`` when ``fn`` is not a
+    method of NumPy's random-state objects."""
+    owner = getattr(fn, "__self__", None)
+    name = getattr(fn, "__name__", "")
+    if isinstance(owner, np.random.Generator):
+        fresh: Any = np.random.Generator(type(owner.bit_generator)(0))
+    elif isinstance(owner, np.random.RandomState):
+        fresh = np.random.RandomState(0)
+    else:
+        return None
+    method = getattr(fresh, name, None)
+    if method is None:
+        return None
+    kept_args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    kept = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+    if "out" in kept:   # a draw into the cell's array is not repeated into it
+        return None
+    return lambda: method(*kept_args, **kept)
 
 
 def _written_into(result: Any, traced: list[Traced]) -> Traced | None:

@@ -131,7 +131,7 @@ def run(*args: Any, **kwargs: Any) -> Any:
 
 
 def compare(*args: Any, **kwargs: Any) -> Any:
-    """See :func:`fusionlab.pipeline.runner.compare` (imported when called: the runner loads Numba)."""
-    from fusionlab.pipeline.runner import compare as _compare
+    """See :func:`fusionlab.pipeline.comparison.compare` (imported when called: it loads Numba)."""
+    from fusionlab.pipeline.comparison import compare as _compare
 
     return _compare(*args, **kwargs)

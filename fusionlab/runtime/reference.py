@@ -55,6 +55,11 @@ class Externals:
     functions: dict[int, Callable[..., Any]] = field(default_factory=dict)
     #: seconds each OPAQUE call took when capture ran it (the time model's price for it)
     seconds: dict[int, float] = field(default_factory=dict)
+    #: for a RANDOM draw, the same call again (the same distribution, sizes and arguments)
+    #: on a generator of its own: what drawing it costs, which a timing may add to the fused
+    #: side so that both sides draw (:mod:`fusionlab.pipeline.rounds`); the user's streams
+    #: are never touched
+    redraws: dict[int, Callable[[], Any]] = field(default_factory=dict)
 
 
 class Pool:

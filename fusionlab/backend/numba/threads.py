@@ -23,7 +23,7 @@ Calling :func:`configure` also launches Numba's thread pool, which a compiled dr
 from Numba's disk cache does not do by itself (see :mod:`fusionlab.backend.numba.plan`).
 
 :func:`cpu_snapshot` and :func:`others_busy` measure how many cores other processes used
-while something was timed (the ``busy`` flag of :func:`fusionlab.pipeline.runner.compare`).
+while something was timed (the ``busy`` flag of :func:`fusionlab.pipeline.comparison.compare`).
 
 Examples
 --------

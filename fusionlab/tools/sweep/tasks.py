@@ -240,7 +240,8 @@ def timing_task(task: Task, part: dict[str, Any], timing: TimingSpec) -> dict[st
     (2, 0.0, True, True)
     """
     # from the module: the package's lazy ``run`` is shadowed by the submodule once loaded
-    from fusionlab.pipeline.runner import compare, run
+    from fusionlab.pipeline.comparison import compare
+    from fusionlab.pipeline.runner import run
 
     out: dict[str, Any] = {"timed": True}
     if part.get("error"):
