@@ -776,15 +776,23 @@ def format_records(records: Sequence[Record]) -> str:
             interval = f"{r.speedup_low:.2f}-{r.speedup_high:.2f}x" if not math.isnan(r.speedup_low) else ""
         median = "—" if math.isnan(r.median_seconds) else f"{r.median_seconds:.4f}"
         low = "—" if math.isnan(r.min_seconds) else f"{r.min_seconds:.4f}"
-        marks = (" *" if r.same_kernels_as else "") + (" ≈" if r.not_different else "")
+        mine = r.same_kernels_as or r.label
+        apart = [o for o in r.not_different if o not in (mine,) and not any(
+            x.label == o and (x.same_kernels_as or x.label) == mine for x in records)]
+        marks = (" *" if r.same_kernels_as else "") + (" ≈" if apart else "")
         lines.append(f"{r.cost_model:<14}{r.algorithm:<12}{r.blocks:>7}{r.kernels:>8}{cost:>14}"
                      f"{r.compile_seconds:>10.3f}{median:>10}{low:>10}{speed:>9}{interval:>16}{err:>10}{marks}")
         if r.same_kernels_as:
             notes.append(f"* {r.label}: the same kernels as {r.same_kernels_as}, timed once (its times are that row's)")
-    near = [r for r in records if r.not_different]
-    if near:
+    owner = {r.label: r.same_kernels_as or r.label for r in records}   # rows sharing one timing
+    pairs = []
+    for r in records:
+        for other in r.not_different:
+            if owner.get(other, other) != owner[r.label] and (other, r.label) not in pairs:
+                pairs.append((r.label, other))
+    if pairs:
         notes.append("≈ not different (their speed-up intervals overlap): "
-                     + "; ".join(f"{r.label} ~ {', '.join(r.not_different)}" for r in near))
+                     + "; ".join(f"{a} and {'NumPy' if b == 'numpy' else b}" for a, b in pairs))
     comparable = next((r.not_comparable for r in records if r.not_comparable), "")
     if comparable:
         notes.append(f"n/c {comparable}")

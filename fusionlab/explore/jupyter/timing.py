@@ -89,7 +89,7 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
     finally:
         intr.acknowledge()
     timings = normalise_timings([r.to_dict() for r in records], repeat, _others(before, _cpu_snapshot()),
-                                _threads())
+                                _threads(), protocol=getattr(records, "protocol", None))
     return records, timings
 
 
@@ -163,8 +163,11 @@ def _record(d: Mapping[str, Any], repeat: int, threads: int | None, busy: bool) 
     r["samples"] = int(samples) if samples is not None else repeat
     r["not_timed"] = r.get("not_timed") or ""
     r["not_checked"] = r.get("not_checked") or ""  # timed, but its values not compared with plain NumPy
-    if r["not_timed"]:  # no run was timed: no samples, and the reason is its one warning
+    if r["not_timed"]:  # no run was timed: no samples, and no figure where none was measured
         r["samples"] = 0
+        for key in ("blocks", "kernels", "compile_seconds"):
+            if not r.get(key):
+                r[key] = None
     r.setdefault("q1_seconds", None)
     r.setdefault("q3_seconds", None)
     med, low = r["median_seconds"], r["min_seconds"]
@@ -191,13 +194,16 @@ def _record(d: Mapping[str, Any], repeat: int, threads: int | None, busy: bool) 
 
 
 def normalise_timings(records: Sequence[Mapping[str, Any]], repeat: int, others: float | None,
-                      threads: int | None, busy_cores: float = 0.25) -> dict[str, Any]:
+                      threads: int | None, busy_cores: float = 0.25,
+                      protocol: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The ``timings`` section from the executor's records: each record gets minimum,
     median, quartiles and spread (null when the executor measured no quartiles), samples,
     threads, ``busy`` and warnings, computed from the fields present.
 
     ``others`` is the number of cores other processes kept busy on average while timing;
     above ``busy_cores`` the table is marked busy (a record's own ``busy`` also counts).
+    ``protocol``: how the comparison timed its rows (:attr:`fusionlab.pipeline.comparison.Comparison.protocol`:
+    rounds, warm-up rounds, where the draws were timed, the interval), kept as it is.
 
     >>> t = normalise_timings([{"cost_model": "bohrium", "algorithm": "greedy", "median_seconds": 0.01,
     ...                         "min_seconds": 0.005, "speedup": 1.0}], 3, 0.1, 2)
@@ -215,6 +221,7 @@ def normalise_timings(records: Sequence[Mapping[str, Any]], repeat: int, others:
             r["busy"] = True
     return {"repeat": repeat, "records": out, "threads": threads, "busy": busy or any(r["busy"] for r in out),
             "others_cores": None if others is None else round(others, 3), "warnings": warnings,
+            "protocol": _clean(dict(protocol)) if protocol else None,
             "not_timed": sum(1 for r in out if r["not_timed"]),
             "not_checked": sum(1 for r in out if r["not_checked"])}
 

@@ -173,31 +173,57 @@ def format_seconds(seconds: float | None) -> str:
 
 def timing_table_html(timings: Mapping[str, Any], batches: int = 1) -> str:
     """Each timed variant's minimum, median, the ``time`` cost model's prediction and spread
-    (with units), speed-up, blocks and Numba kernels over the whole cell, the thread count
-    and the warnings."""
+    (with units), speed-up with its interval (≈: not different from another row; n/c: not
+    comparable), blocks and Numba kernels over the whole cell, the thread count, how the
+    rounds ran and the warnings. A row not timed shows "—" where it has no figure."""
     rows = []
     for r in timings["records"]:
+        numpy = r["cost_model"] == "numpy"
+        untimed = bool(r.get("not_timed"))
         spread = "—" if r.get("spread") is None else f"{r['spread'] * 100:.0f}%"
-        speed = "—" if r.get("speedup") is None else f"{r['speedup']:.2f}×"
+        if r.get("not_comparable"):
+            speed = "not comparable"
+        elif r.get("speedup") is None or untimed:
+            speed = "—"
+        else:
+            speed = f"{r['speedup']:.2f}×"
+            if r.get("speedup_low") is not None and r.get("speedup_high") is not None and not numpy:
+                speed += f" ({r['speedup_low']:.2f}–{r['speedup_high']:.2f})"
+            if r.get("not_different"):
+                speed += " ≈"
         err = "" if r.get("max_abs_error") is None else format(r["max_abs_error"], ".1e")
-        blocks = "" if r["cost_model"] == "numpy" else str(r.get("blocks", ""))
-        kernels = "" if r["cost_model"] == "numpy" else str(r.get("kernels", ""))
-        label = "NumPy eager" if r["cost_model"] == "numpy" else f"{r['algorithm']} / {r['cost_model']}"
-        cells = [label, format_seconds(r["min_seconds"]), format_seconds(r["median_seconds"]),
+        blocks = "" if numpy else ("—" if r.get("blocks") is None else str(r["blocks"]))
+        kernels = "" if numpy else ("—" if r.get("kernels") is None else str(r["kernels"]))
+        label = "NumPy eager" if numpy else f"{r['algorithm']} / {r['cost_model']}"
+        if r.get("same_kernels_as"):
+            label += f" (same kernels as {r['same_kernels_as']})"
+        cells = [label, format_seconds(r.get("min_seconds")), format_seconds(r.get("median_seconds")),
                  format_seconds(r.get("predicted_seconds")), spread, speed, blocks, kernels, err]
         rows.append("<tr>" + "".join(f"<td style='text-align:{'left' if i == 0 else 'right'};padding:0 6px'>"
                                      f"{escape(c)}</td>" for i, c in enumerate(cells)) + "</tr>")
     head = "".join(f"<th>{escape(h)}</th>" for h in (
-        "variant", "min", "median", "time model predicted", "spread (IQR / median)", "speed-up (median)", f"blocks (all {batches} batches)",
-        "Numba kernels (all batches)", "max abs error"))
+        "variant", "min", "median", "time model predicted", "spread (IQR / median)",
+        "speed-up (median, 95% interval)", f"blocks (all {batches} batches)", "Numba kernels (all batches)",
+        "max abs error"))
     threads = timings.get("threads")
-    meta = f"{timings.get('repeat', '?')} timed runs per variant after a warm-up (compilation excluded)"
+    protocol = timings.get("protocol") or {}
+    if protocol:
+        meta = (f"{protocol.get('rounds', '?')} interleaved rounds (order rotated each round) after "
+                f"{protocol.get('warmup_rounds', 0)} warm-up round(s), each variant warmed up first (compilation "
+                f"excluded); {protocol.get('draws_note', '')}; interval: {protocol.get('interval', '')}; "
+                "≈: not different from another row or from NumPy (the intervals overlap)")
+    else:
+        meta = f"{timings.get('repeat', '?')} timed runs per variant after a warm-up (compilation excluded)"
     if threads:
         meta += f"; {threads} thread(s)"
     warnings = list(timings.get("warnings", []))
     for r in timings["records"]:
         warnings += [f"{r['algorithm']} / {r['cost_model']}: {w}" for w in r.get("warnings", [])]
-    warn = "".join(f'<div style="color:#b45309">⚠ {escape(w)}</div>' for w in warnings)
+        warnings += [f"{r['algorithm']} / {r['cost_model']} is slower than NumPy: {w.get('detail', '')}"
+                     for w in r.get("why_slower") or []]
+    if protocol.get("not_comparable"):
+        warnings.insert(0, protocol["not_comparable"])
+    warn = "".join(f'<div style="color:#b45309">⚠ {escape(str(w))}</div>' for w in warnings)
     return (f'<table class="fl-timings"><tr>{head}</tr>{"".join(rows)}</table>'
             f'<div style="font-size:90%">{escape(meta)}</div>{warn}')
 
