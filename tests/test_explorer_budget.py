@@ -232,6 +232,30 @@ def test_plans_are_kept_between_clicks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(planned) == first                   # the second click plans nothing again
 
 
+@pytest.mark.parametrize("algorithm", ["greedy", "optimal"])
+def test_compile_and_time_runs_the_partitions_shown_and_searches_none(monkeypatch: pytest.MonkeyPatch,
+                                                                      algorithm: str) -> None:
+    # the particles cell of issue 34: 32.7 s searching again, one row "compile budget spent
+    # partitioning", although the explorer had shown that partition
+    from fusionlab.partition import MergeCache
+
+    # the merge cache keeps no search the budget cut: here it keeps none at all, so only the
+    # partitions the explorer showed can spare the rows a search
+    monkeypatch.setattr(MergeCache, "put", lambda self, key, result: None)
+    cap = capture(SOURCE)
+    r = FuseResult(cap.batches, capture=cap, algorithms=["greedy", "optimal"], cost_models=["bohrium", "robinson"],
+                   compile_seconds=None, run_seconds=None).select(algorithm, "bohrium")
+    shown = {e["cost_model"]: e["blocks"] for e in r.report()["partitions"] if e["algorithm"] == algorithm}
+
+    def searched(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("Compile & time searched for a partition the explorer had shown")
+
+    monkeypatch.setattr(planning, "partition", searched)
+    records = r.time(repeat=1)
+    assert [rec.not_timed for rec in records] == ["", "", ""]
+    assert {e["cost_model"]: e["blocks"] for e in r.report()["partitions"] if e["algorithm"] == algorithm} == shown
+
+
 def test_a_second_click_goes_on_where_planning_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     # planning is cut by the compile budget in the middle of a cell's batches (a counted step,
     # not a clock): the second click plans only the batches the first did not reach

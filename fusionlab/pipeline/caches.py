@@ -70,7 +70,8 @@ class PipelineCaches:
     batches of a loop share one); ``graphs``: each batch's WSP graph (building it can take
     seconds); ``greedy_cuts``: a greedy search a budget cut, to go on from at the next call;
     ``plans``: a batch's kernel plan by its blocks and min size; ``orders``: the blocks' order
-    of alike batches; ``prepared``: a target's batches after the preparing passes.
+    of alike batches; ``prepared``: a target's batches after the preparing passes;
+    ``shown``: partitions a front end showed, which its timings run as they are.
     """
 
     merge: MergeCache = field(default_factory=MergeCache)
@@ -79,6 +80,9 @@ class PipelineCaches:
     plans: ByBatch["Plan"] = field(default_factory=ByBatch)
     orders: dict[tuple[str, Blocks], list[int]] = field(default_factory=dict)
     prepared: ByBatch["Prepared"] = field(default_factory=ByBatch)
+    #: partitions a front end has shown, by batch and (algorithm, cost model name): what its
+    #: timing must run, searched no further (the explorer's, cut by its budget or not)
+    shown: ByBatch[PartitionResult] = field(default_factory=ByBatch)
 
     def graph(self, batch: Program) -> WSPGraph | None:
         """The WSP graph kept for ``batch``."""

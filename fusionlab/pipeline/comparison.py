@@ -667,6 +667,8 @@ class _Row:
         res = RunResult(_values(self.target, synced), plans_, first,
                         driver=fused.runs + (f": {reason}" if reason else ""), ran=fused.kind, fallback=fused.fallback)
         notes = [str(w.message) for w in caught] + [c.describe() for c in self.cut]
+        if any(getattr(r, "budget_cut", False) for r in results):
+            notes.append("the partition as it was shown: a search the budget cut (its best so far), not searched again")
         redraw = self.redraw
 
         def timed() -> Any:

@@ -52,7 +52,11 @@ def partition_batch(batch: Program, config: PipelineConfig, caches: PipelineCach
     loaded machine). A greedy search the budget cut goes on from its merges so far at the
     next call (greedy from that state takes the merges it would have taken next). A search
     (:data:`~fusionlab.partition.SEARCHES`) gets greedy's partition as the one known: cut, it
-    returns at least that (:func:`~fusionlab.partition.at_least_known`)."""
+    returns at least that (:func:`~fusionlab.partition.at_least_known`). A partition the
+    front end showed (``caches.shown``) is returned as it is."""
+    shown = caches.shown.get(batch, (config.algorithm, str(getattr(config.cost_model, "name", config.cost_model))))
+    if shown is not None:   # the partition the user saw is the one timed: never searched again
+        return shown
     options = config.partition_options
     model = get_cost_model(config.cost_model)
     key_of = getattr(model, "cache_key", None)

@@ -756,6 +756,9 @@ class FuseResult:
             if parts.graph is not None:
                 if self._pipeline.graphs.get(self.batches[k]) is None:
                     self._pipeline.graphs.put(self.batches[k], parts.graph)
+            for (alg, name), result in parts.results.items():  # the partitions shown: timed, never searched again
+                if result is not None and alg == algorithm:
+                    self._pipeline.shown.put(self.batches[k], result, (alg, name))
         records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
                                              kernel_cache=self._kernels(), reroll=self.reroll, run_seconds=runs,
                                              caches=self._pipeline, options=self.options, config=self.config)
