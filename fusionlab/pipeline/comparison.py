@@ -165,6 +165,7 @@ def compare(
     caches: PipelineCaches | None = None,
     options: Mapping[str, Mapping[str, Any]] | None = None,
     config: PipelineConfig | None = None,
+    partitions: Mapping[int, Sequence[Sequence[int]]] | None = None,
 ) -> Comparison:
     """Time the fused partitions of every algorithm × cost model against NumPy eager, by
     the protocol of this module's text; returns the records, NumPy eager's first.
@@ -191,7 +192,8 @@ def compare(
     ``caches``: the pipeline's caches (the explorer keeps them between clicks), filled in.
     ``options``: per algorithm, the options its search takes. ``config``: the rows'
     configuration but their algorithm, cost model and options, in place of ``min_size``
-    and ``reroll``.
+    and ``reroll``. ``partitions``: batch index to blocks chosen elsewhere (a sweep's stored
+    partition, with a ``config`` for given partitions), planned as given in every row.
 
     ``run_seconds`` bounds the timed runs and the check (``None``: no limit; a
     :class:`~fusionlab.support.budget.Budget` brings its own clock): a round starts only when it
@@ -240,7 +242,7 @@ def compare(
             row_config = replace(template, algorithm=algorithm, cost_model=model,
                                  options=tuple(sorted((options or {}).get(algorithm, {}).items())))
             row = _Row(target, row_config, cache, Budget(left, interrupt=interrupt), driver, compile_seconds, spent,
-                       runs=runs, caches=caches, shared=shared, redraw=numpy_side.redraw)
+                       runs=runs, caches=caches, shared=shared, redraw=numpy_side.redraw, partitions=partitions)
             try:
                 prepared.append(row.prepare(figures, progress, label, 1 + k, total))
             except KeyboardInterrupt:
@@ -590,6 +592,8 @@ class _Row:
     shared: dict[Any, _Ready] = field(default_factory=dict)
     #: the draws each fused run repeats so that both sides draw (``None``: no draws to repeat)
     redraw: Callable[[], None] | None = None
+    #: batch index to blocks chosen elsewhere, planned as given (``None``: the row's search)
+    partitions: Mapping[int, Sequence[Sequence[int]]] | None = None
 
     @property
     def algorithm(self) -> str:
@@ -701,7 +705,7 @@ class _Row:
         """Each batch's partition and kernel plan, within the budget (a partition it cuts
         is its best so far; the kernels then do not fit either): the pipeline's planning
         passes (:func:`fusionlab.pipeline.plans`), as ``run`` runs them."""
-        planned = plans(batches, self.config, self.caches, self.budget)
+        planned = plans(batches, self.config, self.caches, self.budget, partitions=self.partitions)
         return [r for r in planned.results if r is not None], list(planned.plans)
 
     def _predicted(self, batches: Sequence[Program], plans_: Sequence[Plan], figures: Any,

@@ -28,7 +28,7 @@ import json
 import os
 import platform
 import socket
-import statistics
+import math
 import time
 import traceback
 from datetime import datetime, timezone
@@ -239,9 +239,7 @@ def timing_task(task: Task, part: dict[str, Any], timing: TimingSpec) -> dict[st
     >>> t["timing_runs"], t["max_abs_error"], t["fused_seconds"] > 0, t["numpy_seconds"] > 0
     (2, 0.0, True, True)
     """
-    # from the module: the package's lazy ``run`` is shadowed by the submodule once loaded
     from fusionlab.pipeline.comparison import compare
-    from fusionlab.pipeline.runner import run
 
     out: dict[str, Any] = {"timed": True}
     if part.get("error"):
@@ -249,29 +247,35 @@ def timing_task(task: Task, part: dict[str, Any], timing: TimingSpec) -> dict[st
     out["timing_started"] = time.time()
     try:
         target = load_target(task.program, task.preset)
-        # compare() with no algorithm times only its first record, NumPy eager, the way the
-        # benchmarks and the explorer time it
-        numpy = compare(target, (), (), repeat=timing.runs)[0]
         config, partitions = task_given(task, part, timing)
-        fused = run(target, config=config, partitions=partitions, check=True, driver=timing.driver,
-                    repeat=timing.runs)
+        # the comparison's protocol (pipeline/comparison.py): NumPy and the fused partition
+        # in interleaved rounds after their own warm-ups, the same work on both sides
+        records = compare(target, [config.algorithm], [config.cost_model], repeat=timing.runs, config=config,
+                          partitions=partitions, driver=timing.driver)
     except Exception as exc:
         out["error"] = _error(exc)
         return out
     out["timing_finished"] = time.time()
-    median = statistics.median(fused.times)
+    numpy, fused = records[0], records[1]
+    if fused.not_timed:
+        out["error"] = fused.not_timed
+        return out
     out.update(
         numpy_seconds=numpy.median_seconds,
         numpy_min_seconds=numpy.min_seconds,
-        fused_seconds=median,
-        fused_min_seconds=min(fused.times),
-        compile_seconds=max(fused.seconds - median, 0.0),
-        speedup=numpy.median_seconds / median if median > 0 else None,
+        fused_seconds=fused.median_seconds,
+        fused_min_seconds=fused.min_seconds,
+        compile_seconds=fused.compile_seconds,
+        speedup=None if math.isnan(fused.speedup) else fused.speedup,
+        speedup_low=None if math.isnan(fused.speedup_low) else fused.speedup_low,
+        speedup_high=None if math.isnan(fused.speedup_high) else fused.speedup_high,
+        not_comparable=fused.not_comparable,
+        draws=records.protocol["draws"],
         compiled_kernels=fused.kernels,
         fallbacks=len(fused.fallbacks),
         max_abs_error=fused.max_abs_error,
-        driver=fused.driver,
-        timing_runs=timing.runs,
+        driver=f"{timing.driver} driver",
+        timing_runs=len(fused.samples),
     )
     return out
 
