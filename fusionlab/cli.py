@@ -20,10 +20,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import statistics
 import sys
 import warnings
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 
 from fusionlab.ir.bytecode import Program, ProgramError
@@ -402,7 +403,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     records = compare(cap, args.algorithms.split(","), args.costs.split(","), repeat=args.repeat,
                       min_size=args.min_size, driver=args.driver, reroll=not args.no_reroll)
     if args.format == "json":
-        print(json.dumps([r.to_dict() for r in records], indent=2))
+        # NaN (a row not timed, or not comparable) is not JSON: null
+        def clean(v: Any) -> Any:
+            return None if isinstance(v, float) and not math.isfinite(v) else v
+
+        rows = [{k: clean(v) for k, v in r.to_dict().items()} for r in records]
+        protocol = {k: clean(v) for k, v in records.protocol.items()}
+        print(json.dumps({"protocol": protocol, "records": rows}, indent=2))
     else:
         print(format_records(records))
     return 0
