@@ -10,7 +10,9 @@ model, greedy's at least, and a cut one returns at least that
 from __future__ import annotations
 
 import io
+import warnings
 from contextlib import redirect_stdout
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -105,3 +107,42 @@ def test_no_report_shows_a_search_above_greedy(model: str) -> None:
         costs = {p["algorithm"]: p["cost"] for p in report["partitions"] if p["cost"] is not None}
         assert "optimal" in costs and all(costs[a] <= costs["greedy"] for a in ("optimal", "ilp", "exact")
                                           if a in costs), costs
+
+
+def _batches_of(name: str) -> list[Any]:
+    from fusionlab.workloads import CORPUS, WORKLOADS, get_workload
+
+    script = (get_workload(name) if name in WORKLOADS else CORPUS[name]).script("tiny")
+    with redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        batches = prepare(capture(script, {"__name__": "__main__"}), PipelineConfig()).programs
+    distinct = {b.signature(): b for b in batches if 0 < len(b) <= 400}
+    return list(distinct.values())[:3]
+
+
+def _targets() -> list[str]:
+    from fusionlab.workloads import CORPUS, WORKLOADS
+
+    return sorted(WORKLOADS) + sorted(CORPUS)
+
+
+@pytest.mark.parametrize("budget", [0.0, None])
+@pytest.mark.parametrize("name", _targets())
+def test_no_report_of_a_workload_or_corpus_program_shows_a_search_above_greedy(name: str,
+                                                                               budget: float | None) -> None:
+    # the done-when of issue 34: every workload and corpus program (its distinct batches at the
+    # tiny size), every cost model, the searches cut to their first node or to nothing at all
+    from fusionlab.explore.report import get_report
+
+    limits = {"optimal": {"time_limit": 0.05, "max_nodes": 1, "seed_greedy": False}, "ilp": {"time_limit": 0.0},
+              "exact": {"max_nodes": 1, "use_ilp": False}}
+    for program in _batches_of(name):
+        report = get_report(program, algorithms=["greedy", "optimal", "ilp", "exact"], cost_models=MODELS,
+                            options=limits, **({} if budget is None else {"budget": _frozen(budget)}))
+        for model in MODELS:
+            costs = {p["algorithm"]: p["cost"] for p in report["partitions"]
+                     if p["cost_model"] == model and p["cost"] is not None}
+            if "greedy" not in costs:   # greedy itself out of budget: nothing to be above
+                continue
+            above = {a: c for a, c in costs.items() if a != "greedy" and c > costs["greedy"] * (1 + 1e-12) + 1e-12}
+            assert not above, (name, model, costs)
