@@ -318,6 +318,48 @@ def _einsum(rec: Recorder, *operands: Any, **kw: Any) -> Any:
     return contraction(rec, "einsum", operands[1], operands[2], operands[0])
 
 
+def _roll(rec: Recorder, a: Any, shift: Any, axis: Any = None) -> Any:
+    """``np.roll`` as two copies into a new array (one when the shift is a whole turn): a
+    periodic stencil's rolls are then views the graph sees, not OPAQUE calls that cut its
+    block. Several axes roll one after the other, as NumPy's result is; ``axis=None`` rolls
+    the flattened array (reshaped back)."""
+    if not isinstance(a, Traced) or a._scalar or a.ndim == 0:
+        return None
+    if axis is None:
+        if not isinstance(shift, (int, np.integer)):
+            return None
+        return _roll(rec, a.reshape(-1), shift, 0).reshape(a.shape)
+    shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes) or not all(isinstance(s, (int, np.integer)) for s in shifts) \
+            or not all(isinstance(x, (int, np.integer)) and -a.ndim <= x < a.ndim for x in axes):
+        return None
+    # NumPy adds the shifts of a repeated axis: roll once per axis by the sum
+    total: dict[int, int] = {}
+    for s, x in zip(shifts, axes):
+        total[int(x) % a.ndim] = total.get(int(x) % a.ndim, 0) + int(s)
+    out = a
+    for x, s in total.items():
+        out = _roll_axis(rec, out, s, x)
+    return out if out is not a else a.copy()
+
+
+def _roll_axis(rec: Recorder, a: Any, shift: int, axis: int) -> Any:
+    n = a.shape[axis]
+    s = shift % n if n else 0
+    if s == 0:
+        return a
+    out = _filled(rec, np.empty(a.shape, dtype=a.dtype), None)
+    head = (slice(None),) * axis
+    out[head + (slice(s, None),)] = a[head + (slice(None, n - s),)]
+    out[head + (slice(None, s),)] = a[head + (slice(n - s, None),)]
+    return out
+
+
 _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
     np.dot: _product("dot"),
     np.inner: _product("inner"),
@@ -344,6 +386,7 @@ _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
     np.take: _take,
     np.bincount: _bincount,
     np.copy: _copy,
+    np.roll: _roll,
     np.zeros_like: _like(0),
     np.ones_like: _like(1),
     np.empty_like: _like(None),
