@@ -459,6 +459,7 @@ class Traced:
     # -- methods -----------------------------------------------------------------------
     # ndarray's methods take their parameters by position too (``x.var(1, None, None, 1)``
     # is ``ddof=1``, pythran's Cronbach alpha): the order of each is NumPy's
+    clip = _positional(np.clip, ("a_min", "a_max", "out"))
     sum = _positional(np.sum, ("axis", "dtype", "out", "keepdims", "initial", "where"))
     prod = _positional(np.prod, ("axis", "dtype", "out", "keepdims", "initial", "where"))
     max = _positional(np.max, ("axis", "out", "keepdims", "initial", "where"))
@@ -1303,6 +1304,15 @@ def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
         got = _reduction(rec, opcode, ufunc, method, inputs[0], kwargs.get("axis", 0), kwargs.get("dtype"))
         if got is not None:
             return got
+    if method == "outer" and len(inputs) == 2 and not kwargs and ufunc.nin == 2 \
+            and opcode_of_ufunc(ufunc.__name__, "__call__") is not None:
+        # ufunc.outer(a, b) is ufunc(a with b.ndim new trailing axes, b): one broadcast map
+        a, b = inputs
+        try:
+            shape = np.shape(unwrap(a)) + (1,) * np.ndim(unwrap(b))
+            return ufunc(a.reshape(shape) if isinstance(a, Traced) else np.reshape(np.asarray(a), shape), b)
+        except Exception:   # the opaque call below raises NumPy's own error
+            pass
     name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     return opaque(rec, name, lambda *a, **k: getattr(ufunc, method)(*a, **k), inputs, kwargs)
 

@@ -360,6 +360,127 @@ def _roll_axis(rec: Recorder, a: Any, shift: int, axis: int) -> Any:
     return out
 
 
+def _clip(rec: Recorder, a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kw: Any) -> Any:
+    """``np.clip`` as NumPy defines it: ``minimum(maximum(a, a_min), a_max)`` (NaN stays NaN;
+    a minimum above the maximum gives the maximum). ``out=`` and other keywords: NumPy."""
+    lo, hi = kw.pop("min", a_min), kw.pop("max", a_max)
+    if out is not None or kw or not isinstance(a, Traced) or (lo is None and hi is None):
+        return None
+    got = a if lo is None else np.maximum(a, lo)
+    got = got if hi is None else np.minimum(got, hi)
+    return got
+
+
+def _nan_to_num(rec: Recorder, x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
+                neginf: Any = None) -> Any:
+    """``np.nan_to_num`` of a real float array as three selections (NaN, +inf, -inf, each
+    replaced as NumPy replaces it); integers and bools come back as a copy. In place
+    (``copy=False``) and complex arrays: NumPy."""
+    if not isinstance(x, Traced) or not copy or x.dtype.kind == "c":
+        return None
+    if x.dtype.kind != "f":
+        return x.copy()
+    big = np.finfo(x.dtype).max
+    got = np.where(x != x, nan, x)
+    got = np.where(got == np.inf, big if posinf is None else posinf, got)
+    got = np.where(got == -np.inf, -big if neginf is None else neginf, got)
+    return got.astype(x.dtype) if got.dtype != x.dtype else got
+
+
+def _shaped(a: Any, shape: tuple[int, ...]) -> Any:
+    """``a`` reshaped (a traced array's view, or NumPy's array of a plain value)."""
+    return a.reshape(shape) if isinstance(a, Traced) else np.reshape(np.asarray(a), shape)
+
+
+def _concatenate(rec: Recorder, arrays: Any, axis: Any = 0, out: Any = None, **kw: Any) -> Any:
+    """``np.concatenate`` as copies of each piece into one new base (the graph sees each
+    piece's view). ``out=``, ``dtype=``, ``casting=``: NumPy."""
+    if out is not None or kw or not isinstance(arrays, (list, tuple)) or not arrays:
+        return None
+    if not any(isinstance(a, Traced) for a in arrays):
+        return None
+    if axis is None:
+        arrays = [_shaped(a, (-1,)) for a in arrays]
+        axis = 0
+    real = np.concatenate([unwrap(a) for a in arrays], axis=axis)
+    if not traceable(real):
+        return None
+    axis = int(axis) % real.ndim
+    result = _filled(rec, np.empty(real.shape, dtype=real.dtype), None)
+    at = 0
+    head = (slice(None),) * axis
+    for a in arrays:
+        n = np.shape(unwrap(a))[axis]
+        if n:
+            result[head + (slice(at, at + n),)] = a
+        at += n
+    return result
+
+
+def _joined(rec: Recorder, arrays: Any, axis: int, shape_of: Callable[[tuple[int, ...]], tuple[int, ...]]) -> Any:
+    if not isinstance(arrays, (list, tuple)) or not arrays:
+        return None
+    return _concatenate(rec, [_shaped(a, shape_of(np.shape(unwrap(a)))) for a in arrays], axis)
+
+
+def _stack(rec: Recorder, arrays: Any, axis: int = 0, out: Any = None, **kw: Any) -> Any:
+    """``np.stack``: each piece with a new axis of length 1, concatenated along it."""
+    if out is not None or kw or not isinstance(arrays, (list, tuple)) or not arrays:
+        return None
+    ndim = np.ndim(unwrap(arrays[0])) + 1
+    if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
+        return None
+    at = int(axis) % ndim
+    return _joined(rec, arrays, at, lambda s: s[:at] + (1,) + s[at:])
+
+
+def _vstack(rec: Recorder, tup: Any, **kw: Any) -> Any:
+    """``np.vstack``: 1-D pieces as rows, then concatenated along axis 0."""
+    return None if kw else _joined(rec, tup, 0, lambda s: s if len(s) >= 2 else (1,) + s if s else (1, 1))
+
+
+def _hstack(rec: Recorder, tup: Any, **kw: Any) -> Any:
+    """``np.hstack``: along axis 0 for 1-D pieces, axis 1 otherwise."""
+    if kw or not isinstance(tup, (list, tuple)) or not tup:
+        return None
+    one_d = all(np.ndim(unwrap(a)) <= 1 for a in tup)
+    return _joined(rec, tup, 0 if one_d else 1, lambda s: s if s else (1,))
+
+
+def _dstack(rec: Recorder, tup: Any) -> Any:
+    """``np.dstack``: pieces made 3-D (``(n,)`` as ``(1, n, 1)``, ``(m, n)`` as ``(m, n, 1)``)."""
+    return _joined(rec, tup, 2, lambda s: (1, 1, 1) if not s else (1,) + s + (1,) if len(s) == 1
+                   else s + (1,) if len(s) == 2 else s)
+
+
+def _column_stack(rec: Recorder, tup: Any) -> Any:
+    """``np.column_stack``: 1-D pieces as columns, then concatenated along axis 1."""
+    return _joined(rec, tup, 1, lambda s: s + (1,) if len(s) == 1 else s)
+
+
+#: more copies than this in one ``np.tile`` run as NumPy's one call
+_TILE_COPIES = 64
+
+
+def _tile(rec: Recorder, A: Any, reps: Any) -> Any:
+    """``np.tile`` as one copy of ``A`` per tile into a new base (at most
+    :data:`_TILE_COPIES` of them)."""
+    if not isinstance(A, Traced) or A._scalar:
+        return None
+    reps = tuple(int(r) for r in (reps if isinstance(reps, (tuple, list)) else (reps,)))
+    d = max(len(reps), A.ndim)
+    reps = (1,) * (d - len(reps)) + reps
+    if any(r < 0 for r in reps) or int(np.prod(reps)) > _TILE_COPIES:
+        return None
+    src = _shaped(A, (1,) * (d - A.ndim) + A.shape)
+    real = np.tile(A._real, reps)
+    result = _filled(rec, np.empty(real.shape, dtype=real.dtype), None)
+    if real.size:
+        for where in np.ndindex(*reps):
+            result[tuple(slice(k * n, (k + 1) * n) for k, n in zip(where, src.shape))] = src
+    return result
+
+
 _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
     np.dot: _product("dot"),
     np.inner: _product("inner"),
@@ -387,6 +508,15 @@ _TABLE: dict[Callable[..., Any], Callable[..., Any]] = {
     np.bincount: _bincount,
     np.copy: _copy,
     np.roll: _roll,
+    np.clip: _clip,
+    np.nan_to_num: _nan_to_num,
+    np.concatenate: _concatenate,
+    np.stack: _stack,
+    np.vstack: _vstack,
+    np.hstack: _hstack,
+    np.dstack: _dstack,
+    np.column_stack: _column_stack,
+    np.tile: _tile,
     np.zeros_like: _like(0),
     np.ones_like: _like(1),
     np.empty_like: _like(None),
