@@ -6,6 +6,8 @@
     fusionlab cost PROGRAM --partition '[[1,2],[3]]' [--cost C] [--format text|json]
     fusionlab capture FILE.py|WORKLOAD [--format text|json]
     fusionlab verify FILE.py|WORKLOAD [--algorithm A] [--cost C] [--format text|json]
+    fusionlab compare FILE.py|WORKLOAD [--algorithms A1,A2] [--costs C1,C2] [--profile]
+    fusionlab profile FILE.py|WORKLOAD [--algorithm A] [--cost C] [--repeat N] [--format text|json]
     fusionlab workloads
     fusionlab demo
 
@@ -397,11 +399,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
+    from fusionlab.backend.numba.plan import KernelCache
+    from fusionlab.pipeline import PipelineCaches
     from fusionlab.pipeline.comparison import compare, format_records
 
     cap = _capture(args.program, args.preset)
+    # one set of caches and kernels for the comparison and its profiles: the same plans, compiled once
+    caches, kernels = PipelineCaches(), KernelCache()
     records = compare(cap, args.algorithms.split(","), args.costs.split(","), repeat=args.repeat,
-                      min_size=args.min_size, driver=args.driver, reroll=not args.no_reroll)
+                      min_size=args.min_size, driver=args.driver, reroll=not args.no_reroll, caches=caches,
+                      cache=kernels)
+    profiles = _compare_profiles(cap, records, args, caches, kernels) if args.profile else []
     if args.format == "json":
         # NaN (a row not timed, or not comparable) is not JSON: null
         def clean(v: Any) -> Any:
@@ -409,10 +417,83 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
         rows = [{k: clean(v) for k, v in r.to_dict().items()} for r in records]
         protocol = {k: clean(v) for k, v in records.protocol.items()}
-        print(json.dumps({"protocol": protocol, "records": rows}, indent=2))
+        out: dict[str, Any] = {"protocol": protocol, "records": rows}
+        if args.profile:
+            out["profiles"] = [{"label": label, **p.to_dict()} for label, p in profiles]
+        print(json.dumps(out, indent=2))
     else:
         print(format_records(records))
+        from fusionlab.pipeline.profiling import format_profile
+
+        for label, p in profiles:
+            print(f"\n{label}:")
+            print(format_profile(p))
     return 0
+
+
+def _compare_profiles(cap: "Capture", records: Sequence[Any], args: argparse.Namespace, caches: Any,
+                      kernels: Any) -> list[tuple[str, Any]]:
+    """``compare --profile``: the profile of each distinct partition the comparison timed
+    (rows with the same kernels share one), with the configuration its row used (``run``'s,
+    from the same flags) on the comparison's caches and kernels; each row slower than NumPy
+    gets the profile's ``why_slower``."""
+    from fusionlab.pipeline.profiling import profile
+    from fusionlab.pipeline.runner import run_config
+
+    numpy = records[0].median_seconds if records and math.isfinite(records[0].median_seconds) else None
+    out: list[tuple[str, Any]] = []
+    done: dict[str, Any] = {}
+    for r in records[1:]:
+        if r.not_timed:
+            continue
+        if r.same_kernels_as and r.same_kernels_as in done:
+            got = done[r.same_kernels_as]
+        else:
+            config = run_config(r.algorithm, r.cost_model, args.min_size, not args.no_reroll)
+            # a row whose speed-up is not comparable did other work than NumPy's: no "why slower"
+            got = profile(cap, config, caches=caches, cache=kernels, repeat=args.repeat, driver=args.driver,
+                          numpy_seconds=None if r.not_comparable else numpy)
+            done[r.label] = got
+            out.append((r.label, got))
+        if not r.not_comparable and numpy is not None and math.isfinite(r.median_seconds) and r.median_seconds > numpy:
+            r.why_slower = [w.to_dict() for w in got.with_numpy(numpy).why_slower()]
+    return out
+
+
+def _cmd_profile(args: argparse.Namespace) -> int:
+    """``fusionlab profile FILE``: each block of the partition ``run`` executes timed beside the
+    ``time`` model's prediction, the roofline in words, and why the run is slower than plain
+    NumPy (the program run plainly ``--repeat`` times after a warm-up)."""
+    from fusionlab.pipeline.profiling import format_profile, profile
+
+    cap = _capture(args.program, args.preset, _budget(args))
+    numpy = None if cap.stopped is not None else _plain_seconds(cap.source, args.repeat)
+    got = profile(cap, _pipeline_config(args), repeat=args.repeat, driver=args.driver, numpy_seconds=numpy)
+    if args.format == "json":
+        print(json.dumps(got.to_dict(), indent=2))
+    else:
+        print(f"{args.program}: {len(cap.batches)} batches under {args.algorithm}/{args.cost}")
+        print(format_profile(got))
+    return 0
+
+
+def _plain_seconds(source: str, repeat: int) -> float | None:
+    """The median seconds of ``repeat`` plain runs of ``source`` after a warm-up (its output
+    discarded), or ``None`` when it fails."""
+    import io
+    import time
+
+    def once() -> float:
+        t = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(source, "<numpy>", "exec"), {"__name__": "__main__"})
+        return time.perf_counter() - t
+
+    try:
+        once()
+        return statistics.median(once() for _ in range(max(repeat, 1)))
+    except Exception:  # the user's program: any exception (its capture ran it already)
+        return None
 
 
 def _cmd_workloads(args: argparse.Namespace) -> int:
@@ -650,6 +731,20 @@ def build_parser() -> argparse.ArgumentParser:
     c2.add_argument("--driver", choices=list(DRIVER_MODES), default="python", help=driver_help)
     c2.add_argument("--format", "-f", choices=["text", "json"], default="text")
     c2.add_argument("--no-reroll", action="store_true", help=reroll_help)
+    c2.add_argument("--profile", action="store_true",
+                    help="after the table, each distinct partition's profile: every block timed beside the time "
+                         "model's prediction, the roofline in words, and why a row slower than NumPy is")
+    pr = python_command("profile", "time each block of the partition run executes beside the time model's "
+                        "prediction (a roofline in words)", _cmd_profile)
+    capture_budget(pr)
+    partition_choice(pr)
+    pr.add_argument("--repeat", type=int, default=5, help="timed runs after a warm-up")
+    pr.add_argument("--min-size", type=int, default=DEFAULT_MIN_SIZE, help=min_size_help)
+    pr.add_argument("--driver", choices=list(DRIVER_MODES), default="python", help=driver_help)
+    pr.add_argument("--format", "-f", choices=["text", "json"], default="text")
+    pr.add_argument("--no-reroll", action="store_true", help=reroll_help)
+    pr.add_argument("--time-limit", type=float, default=None, help="seconds for optimal, ilp and exact")
+    pr.add_argument("--max-nodes", type=int, default=None, help="search-tree nodes for optimal and exact")
     sw = sub.add_parser("sweep", help="run a sweep spec (TOML or YAML) on Dask; rows go to a Parquet store")
     sw.add_argument("spec", help="the sweep's spec file (docs/sweeps.md)")
     sw.add_argument("--store", help="the store's folder (default: the spec's 'store', else <name>-store beside it)")

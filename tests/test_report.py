@@ -170,6 +170,39 @@ def test_schema_rejects_a_broken_report(fig3_report: dict) -> None:
     assert get_schema()["properties"]["version"] == {"const": 2}
 
 
+def test_schema_holds_a_profile_and_rejects_a_broken_one(fig3_report: dict) -> None:
+    from fusionlab.explore.report import assemble_report, ReportParts
+    from fusionlab.pipeline.profiling import BlockRuns, Ceilings, KernelTiming, Profile
+
+    assert fig3_report["profile"] is None   # none until one is made
+    blocks = (KernelTiming(1, 1, (1, 2), BlockRuns.KERNEL, True, 2e-3, 1e-3, 8000, 8000, 2000, "memory", "ADD"),
+              KernelTiming(1, 2, (3,), BlockRuns.OPAQUE, False, 1e-3, None, 0, 0, 0, None, "np.sort"))
+    profile = Profile(blocks, 4e-3, 1e-3, Ceilings(3e10, 1e11, 5e10, "test"), 3, numpy_seconds=1e-3,
+                      algorithm="greedy", cost_model="bohrium").to_dict()
+    with_profile = dict(fig3_report, profile=profile)
+    validate_report(with_profile)
+    assert [w["reason"] for w in profile["why_slower"]] == ["small_arrays", "opaque_calls", "driver_overhead"]
+    parts = ReportParts.of(fig3())
+    assembled = assemble_report(parts, algorithms=["greedy"], cost_models=["bohrium"], selected=("greedy", "bohrium"),
+                                profile=profile)
+    assert assembled["profile"] == profile
+    for path, value in ((("kernels", 0, "runs"), "gpu"), (("kernels", 0, "block"), 0),
+                        (("kernels", 0, "bound"), "io"), (("why_slower", 0, "reason"), "slow"),
+                        (("ceilings", "memory_bytes_per_second"), 0), (("kernels", 0, "extra"), 1),
+                        (("model_error", "median_abs_log_ratio"), -1.0)):
+        bad = json.loads(json.dumps(with_profile))
+        where = bad["profile"]
+        for key in path[:-1]:
+            where = where[key]
+        where[path[-1]] = value
+        with pytest.raises(jsonschema.ValidationError):
+            validate_report(bad)
+    bad = json.loads(json.dumps(with_profile))
+    del bad["profile"]["ceilings"]
+    with pytest.raises(jsonschema.ValidationError):
+        validate_report(bad)
+
+
 @settings(max_examples=15, deadline=None)
 @given(programs(max_size=8))
 def test_random_programs_make_valid_reports(program) -> None:

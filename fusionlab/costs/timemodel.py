@@ -676,9 +676,13 @@ class TimeModel(AdditiveCostModel):
                 launch = max(launch, self._numpy)
         return BlockTime(members, par, launch, s.allocation, memory, compute, rb, wb)
 
-    def block_times(self, program: Program, blocks: Iterable[Iterable[int]]) -> list[BlockTime]:
-        """Each block's predicted time and its parts."""
-        ctx = self.prepare(WSPGraph(program))
+    def block_times(self, program: Program, blocks: Iterable[Iterable[int]],
+                    graph: WSPGraph | None = None) -> list[BlockTime]:
+        """Each block's predicted time and its parts; ``graph``: the program's WSP graph
+        when the caller keeps one (building it again takes as long as on the first call)."""
+        if graph is not None and graph.program is not program:
+            raise ValueError("the graph given is not the program's")
+        ctx = self.prepare(graph if graph is not None else WSPGraph(program))
         out = []
         for b in blocks:
             members = sorted(b)

@@ -4,7 +4,8 @@ A report holds, for one batch of a capture (or one program): the bytecode, the W
 data (dependency and fuse-preventing edges with their kinds and reasons), a partition per
 algorithm x cost model with its cost, status and weight edges, the search trace of the
 optimal algorithm (capped), the generated kernels of the selected partition, timings once
-measured, the one palette every view colours with, and the status of the work (complete,
+measured, a profile of the selected partition's blocks once made (time and roofline), the
+one palette every view colours with, and the status of the work (complete,
 phase, pending partitions, interrupted). It carries no drawing: each view (the JupyterLab
 extension, the kernel's static fallback, :mod:`fusionlab.explore.dot`) builds its own from the data.
 ``docs/explorer-protocol.md`` is the contract; :func:`validate_report` checks a report against
@@ -569,8 +570,11 @@ def assemble_report(
     trace: dict[str, Any] | None = None,
     code: Sequence[Mapping[str, Any]] = (),
     timings: Mapping[str, Any] | None = None,
+    profile: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The report from its parts: partitions not in ``parts.entries`` are pending."""
+    """The report from its parts: partitions not in ``parts.entries`` are pending.
+    ``profile``: the selected partition's per-block profile
+    (:meth:`fusionlab.pipeline.profiling.Profile.to_dict`), null until one is made."""
     names = [getattr(m, "name", m) for m in cost_models]
     by_name = dict(zip(names, cost_models))
     entries = [parts.entries.get((a, m)) or pending_entry(a, by_name[m]) for m in names for a in algorithms]
@@ -609,6 +613,8 @@ def assemble_report(
         "trace": trace,
         "code": list(code),
         "timings": dict(timings) if timings else None,
+        # additive (older reports have none): each block's time beside the time model's, a roofline
+        "profile": dict(profile) if profile else None,
         # additive: present only when the program has contractions (older views ignore it)
         **({"contractions": contractions} if contractions else {}),
     }

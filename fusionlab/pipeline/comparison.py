@@ -278,11 +278,48 @@ def compare(
     for model, algorithm in rows[len(prepared):]:
         records.append(_not_timed(getattr(model, "name", model), algorithm,
                                   "not timed: interrupted (Kernel -> Interrupt) before this row"))
-    records.protocol = _settle(records, numpy, [p for p in prepared if isinstance(p, _Ready)], recorded, done,
-                               numpy_side, repeat)
+    ready = [p for p in prepared if isinstance(p, _Ready)]
+    records.protocol = _settle(records, numpy, ready, recorded, done, numpy_side, repeat)
+    if not done.interrupted:
+        _explain_slower(records, ready, runs, cache)
     if progress is not None:
         progress("done", total, total)
     return records
+
+
+def _explain_slower(records: Comparison, ready: Sequence[_Ready], runs: RunBudget, cache: KernelCache) -> None:
+    """A row slower than NumPy says where its time went: its plans profiled block by block
+    (:func:`fusionlab.pipeline.profiling.profile_plans`, two rounds, within the run budget),
+    and :func:`~fusionlab.pipeline.profiling.why_slower`'s reasons in ``why_slower``. Rows
+    with the same kernels share the answer."""
+    from fusionlab.pipeline.profiling import profile_plans, why_slower
+
+    numpy = records[0].median_seconds
+    by_label = {r.label: r for r in records[1:]}
+    answers: dict[str, list[dict[str, Any]]] = {}
+    for row in ready:
+        rec = by_label.get(row.label)
+        if rec is None or rec.not_timed or rec.not_comparable or not rec.speedup < 1.0:
+            continue
+        owner = row.first.label
+        if owner not in answers:
+            cost = 4.0 * rec.median_seconds   # a warm-up and two block-by-block rounds, and a driver run
+            if not runs.fits(cost):
+                rec.warnings.append(f"why it is slower than NumPy not profiled: about {cost:.2g} s does not fit in "
+                                    f"{runs.described()}")
+                continue
+            t = runs.clock()
+            try:
+                profile = profile_plans(row.plans, row.fused.externals, row.fused.inputs, cache,
+                                        batches=[p.program for p in row.plans], repeat=2, numpy_seconds=numpy,
+                                        algorithm=row.algorithm, cost_model=row.name)
+                answers[owner] = [w.to_dict() for w in why_slower(profile, numpy)]
+            except Exception as exc:  # a profile is an explanation, never a reason to lose the row
+                rec.warnings.append(f"why it is slower than NumPy not profiled: {type(exc).__name__}: {exc}")
+                continue
+            finally:
+                runs.spend(runs.clock() - t)
+        rec.why_slower = answers[owner]
 
 
 # -- NumPy's side -----------------------------------------------------------------------

@@ -584,6 +584,10 @@ def run_plan(
     timings: dict[str, float] | None = None,
     chunks: int = 0,
     kernels: bool = True,
+    *,
+    block_timings: dict[int, float] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+    serial_kernels: bool = False,
 ) -> dict[str, np.ndarray]:
     """Execute a plan on ``storage``; returns the synced arrays.
 
@@ -593,7 +597,16 @@ def run_plan(
     dynamic schedule's chunk before each parallel kernel whose loop differs from the last,
     as the run's driver does. ``kernels=False`` runs every block with NumPy (after a size
     recorded at capture did not hold: :mod:`fusionlab.backend.numba.guards`); a kernel's
-    :class:`~fusionlab.backend.numba.guards.RecordedSizeMismatch` reaches the caller."""
+    :class:`~fusionlab.backend.numba.guards.RecordedSizeMismatch` reaches the caller.
+
+    ``timings`` adds each kernel call's seconds under its kernel's key (the kernel alone).
+    ``block_timings`` adds every block's seconds — a kernel's or the instructions NumPy
+    runs, with the block's bookkeeping (lent draws, SYNCs, DELs) — under the block's position
+    in ``p.blocks``, read on ``clock`` (one reading per block, and one at the end: a block's
+    time runs from its start to the next block's); a profile reads it
+    (:mod:`fusionlab.pipeline.profiling`). ``serial_kernels`` calls a block's serial kernel
+    where block by block NumPy would run it alone (``BlockPlan.compiled``), as the run's
+    driver does. Without them nothing is timed and nothing changes."""
     # The Python between two kernels is time the compiled loops do not spend (Monte Carlo:
     # one gap per batch, 21 µs at medium, twice that after a kernel has streamed 160 MB
     # through the cache): what can be worked out once is, in ``plan``.
@@ -602,7 +615,13 @@ def run_plan(
     view = storage.view
     draws = externals.arrays
     chunked_for = 0
-    for bp in p.blocks:
+    timed = block_timings is not None
+    started = clock() if timed else 0.0
+    for position, bp in enumerate(p.blocks):
+        if timed and position:   # the block before this one ends here
+            now = clock()
+            block_timings[position - 1] = block_timings.get(position - 1, 0.0) + now - started  # type: ignore[index]
+            started = now
         if bp.releases:   # most blocks between kernels
             for name in bp.releases:
                 storage.release(name)
@@ -613,7 +632,7 @@ def run_plan(
         if storage.borrowed and not bp.writes.isdisjoint(storage.borrowed):
             for name in bp.writes & storage.borrowed:
                 storage.own(name)
-        spec = bp.kernel if kernels else None
+        spec = (bp.compiled if serial_kernels else bp.kernel) if kernels else None
         if spec is not None and spec.key not in cache.failed:
             try:
                 fn = cache.kernels.get(spec.key) or cache.get(spec)
@@ -660,4 +679,7 @@ def run_plan(
                         raise
                     # on values a kernel computed: maybe rounded across a threshold NumPy's were not
                     raise NumPyCallFailed(i) from exc
+    if timed and p.blocks:
+        last = len(p.blocks) - 1
+        block_timings[last] = block_timings.get(last, 0.0) + clock() - started  # type: ignore[index]
     return synced

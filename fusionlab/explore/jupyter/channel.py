@@ -2,7 +2,7 @@
 
 The JupyterLab extension opens a comm with ``{"id": report id}`` and sends actions
 (``docs/explorer-protocol.md``): ``select``, ``batch``, ``merge``, ``split``, ``reset``,
-``time``, ``trace``. :meth:`ExplorerChannel.handle` does the work on the explorer's
+``time``, ``profile``, ``trace``. :meth:`ExplorerChannel.handle` does the work on the explorer's
 :class:`~fusionlab.explore.jupyter.session.FuseResult`, updates its display in place (the extension
 re-renders from the new report) and returns the reply, which echoes ``request``. It needs
 no front end: tests call it with message dictionaries.
@@ -114,7 +114,7 @@ class ExplorerChannel:
 
     def _actions(self) -> dict[str, Callable[[ExplorerView, Mapping[str, Any]], tuple[bool, str, dict[str, Any]]]]:
         return {"select": _select, "batch": _batch, "merge": _merge, "split": _split, "reset": _reset,
-                "time": _time, "trace": _trace}
+                "time": _time, "profile": _profile, "trace": _trace}
 
 
 def _reply(request: Any, ok: bool, message: str, **extra: Any) -> dict[str, Any]:
@@ -164,6 +164,17 @@ def _time(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[
     left = [r.not_timed for r in records if r.not_timed]
     why = f"; {len(left)} not timed ({left[0]})" if left else ""
     return True, f"timed with {repeat} runs per variant{why}", {"timings": view.result.timings}
+
+
+def _profile(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any]]:
+    repeat = int(data.get("repeat") or 5)
+    if repeat < 1:
+        raise ValueError("repeat must be at least 1")
+    got = view.result.profile(repeat=repeat)
+    err = got.model_error.median_abs_log_ratio
+    said = "" if err is None else f"; the time model's median |log(predicted / measured)| {err:.2f}"
+    return True, (f"profiled {len(got.kernels)} blocks of {got.algorithm} / {got.cost_model} with {repeat} runs"
+                  f"{said}"), {"profile": view.result.report()["profile"]}
 
 
 def _trace(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any]]:

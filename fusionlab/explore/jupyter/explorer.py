@@ -20,6 +20,7 @@ from fusionlab.explore.viz.listing import (
     code_html, cost_table_html, find_partition, listing_html, notices_html, partition_summary,
     status_line, timing_table_html,
 )
+from fusionlab.explore.viz.roofline import profile_html
 from fusionlab.explore.viz.tree import tree_summary, tree_svg
 from fusionlab.explore.jupyter.contraction import ContractionView, contractions_tab
 from fusionlab.explore.jupyter.display import ExplorerView
@@ -106,6 +107,11 @@ class Explorer:
         self.manual_message = W.HTML()
         # timing
         self.time_button = W.Button(description="Compile & time", button_style="primary", icon="play", layout=fit)
+        # each block of the selected partition timed beside the time model's prediction, a roofline
+        self.profile_button = W.Button(description="Profile", icon="tachometer", layout=fit,
+                                       tooltip="time each block of the selected partition beside the time model's "
+                                               "prediction, and draw the roofline")
+        self.profile_view = W.HTML()
         self.progress = W.IntProgress(min=0, max=1, value=0, description="", layout=W.Layout(width="40%"))
         self.progress_label = W.HTML()
         self.timing = W.HTML()
@@ -119,6 +125,7 @@ class Explorer:
         self.split_button.on_click(lambda _: self._manual(lambda: self.result.split(self.split_block.value)))
         self.reset_button.on_click(lambda _: self._reset())
         self.time_button.on_click(lambda _: self.run_timing())
+        self.profile_button.on_click(lambda _: self.run_profile())
 
         tabs = W.Tab(children=[
             self.listing, self.costs,
@@ -126,7 +133,8 @@ class Explorer:
             self.code,
             W.VBox([W.HBox([self.merge_a, self.merge_b, self.merge_button]),
                     W.HBox([self.split_block, self.split_button, self.reset_button]), self.manual_message]),
-            W.VBox([W.HBox([self.time_button, self.progress, self.progress_label]), self.timing]),
+            W.VBox([W.HBox([self.time_button, self.profile_button, self.progress, self.progress_label]), self.timing,
+                    self.profile_view]),
         ])
         for k, title in enumerate(["Bytecode", "Costs", "Search tree", "Code", "Manual", "Timing"]):
             tabs.set_title(k, title)
@@ -233,6 +241,23 @@ class Explorer:
             self.time_button.disabled = False
         self._refresh()
 
+    def run_profile(self) -> None:
+        """Profile the selected partition (:meth:`FuseResult.profile`): each block timed
+        ``repeat`` times beside the ``time`` model's prediction, and the roofline. It runs in
+        the kernel's main thread, as Compile & time does; a failure is shown, never raised."""
+        self.profile_button.disabled = True
+        self.progress_label.value = escape("profiling the selected partition ...")
+        try:
+            self.result.profile(repeat=max(self.repeat, 1))
+            self.progress_label.value = "profiled"
+        except Exception as exc:  # profiling must never lose the explorer: say what failed
+            self.profile_view.value = f'<pre style="color:#b91c1c">{escape(f"{type(exc).__name__}: {exc}")}</pre>'
+            self.progress_label.value = ""
+            return
+        finally:
+            self.profile_button.disabled = False
+        self._refresh()
+
     # -- drawing (reads only the report) -----------------------------------------------------
     def _refresh(self, tree_to_end: bool = False) -> None:
         report = self.result.report()
@@ -260,6 +285,8 @@ class Explorer:
         timings = report["timings"]
         if timings:
             self.timing.value = timing_table_html(timings, len(report["batches"])) + timing_chart_svg(timings)
+        if report.get("profile"):
+            self.profile_view.value = profile_html(report["profile"])
         self._update_display()
 
     def _sync_contractions(self, report: dict[str, Any]) -> None:

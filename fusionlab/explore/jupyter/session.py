@@ -217,6 +217,9 @@ class FuseResult:
         self.report_id = report_id or f"fusionlab-{uuid.uuid4().hex}"
         self.manual: PartitionResult | None = None
         self.timings: dict[str, Any] | None = None
+        #: the last :meth:`profile` (a :class:`~fusionlab.pipeline.profiling.Profile`), and its report section
+        self.profiled: Any = None
+        self._profile: dict[str, Any] | None = None
         self._baseline_namespace = baseline_namespace
         self.compile_seconds = compile_seconds
         self._kernel_cache: Any = None  # the kernels "Compile & time" loaded, kept between clicks
@@ -561,7 +564,7 @@ class FuseResult:
                 report_id=self.report_id, name=self.name, source=getattr(self.capture, "source", "") or "",
                 batches=self._batch_summaries(), batch=self.batch, notices=notices, extra=extra,
                 status=st, trace=trace_data(self.parts.results.get(("optimal", self.selected[1])), self.trace_limit),
-                code=code, timings=self.timings,
+                code=code, timings=self.timings, profile=self._profile,
             )
             rs = self._report["status"]
             rs["complete"] = rs["complete"] and not rs["interrupted"]
@@ -752,6 +755,17 @@ class FuseResult:
         baseline = None if stopped else plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
         seconds = self.compile_seconds if compile_seconds is None else compile_seconds
         runs = self.run_seconds if run_seconds is None else run_seconds
+        self._share_shown(algorithm)
+        records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
+                                             kernel_cache=self._kernels(), reroll=self.reroll, run_seconds=runs,
+                                             caches=self._pipeline, options=self.options, config=self.config)
+        self._changed()
+        return records
+
+    def _share_shown(self, algorithm: str) -> None:
+        """Put the explorer's WSP graphs and the partitions it showed under ``algorithm`` in
+        the pipeline's caches: what Compile & time and a profile run is what was shown, never
+        searched (or built) again."""
         for k, parts in self._parts.items():  # the explorer's WSP graphs: not built again
             if parts.graph is not None:
                 if self._pipeline.graphs.get(self.batches[k]) is None:
@@ -759,11 +773,91 @@ class FuseResult:
             for (alg, name), result in parts.results.items():  # the partitions shown: timed, never searched again
                 if result is not None and alg == algorithm:
                     self._pipeline.shown.put(self.batches[k], result, (alg, name))
-        records, self.timings = time_program(target, algorithm, models, baseline, repeat, progress, seconds,
-                                             kernel_cache=self._kernels(), reroll=self.reroll, run_seconds=runs,
-                                             caches=self._pipeline, options=self.options, config=self.config)
+
+    def profile(self, repeat: int = 5, numpy_seconds: float | None = None) -> Any:
+        """Profile the selected partition of the cell (all its batches; greedy's in manual
+        mode, as :meth:`time`): each block timed ``repeat`` times after a warm-up, beside the
+        ``time`` model's prediction for it, and this machine's roofs for a roofline
+        (:func:`fusionlab.pipeline.profiling.profile`). It plans what Compile & time runs
+        (the same configuration, caches and kernel cache: the partitions shown, not searched
+        again), its timed rounds within the run budget (``run_seconds``: fewer rounds when
+        they would not fit, at least one). ``numpy_seconds``: NumPy eager's time for the cell,
+        to say why the fused run is slower; by default the NumPy row of the last Compile &
+        time, else the cell run plainly ``repeat`` times after a warm-up. Stores the profile in the report's ``profile`` (the
+        rows of the timings with these kernels get its ``why_slower``) and returns the
+        :class:`~fusionlab.pipeline.profiling.Profile`."""
+        from dataclasses import replace
+
+        from fusionlab.pipeline.profiling import profile
+
+        if repeat < 1:
+            raise ValueError("repeat must be at least 1")
+        target = self._timed_target()[0]
+        algorithm = self.selected[0] if self.selected[0] != "manual" else "greedy"
+        model = self.model
+        self._share_shown(algorithm)
+        config = replace(self.config, algorithm=algorithm, cost_model=model,
+                         options=tuple(sorted(dict(self.options.get(algorithm, {}) or {}).items())))
+        if numpy_seconds is None:
+            numpy_seconds = self._numpy_seconds(repeat)
+        # the views number the batches they explore: the run's batch k is explored batch explored[k]
+        explored = {run: k + 1 for k, run in enumerate(self.run_batch)}
+        count = len(self.prepared.programs) if self.capture is not None else 1
+        numbers = [explored.get(k, k + 1) for k in range(count)]
+        got = profile(target, config, caches=self._pipeline, cache=self._kernels(), repeat=repeat,
+                      numpy_seconds=numpy_seconds, batch_numbers=numbers, seconds=self.run_seconds)
+        self.profiled = got
+        self._profile = got.to_dict()
+        self._mark_slower(got)
         self._changed()
-        return records
+        return got
+
+    def _numpy_seconds(self, repeat: int) -> float | None:
+        """NumPy eager's seconds for the cell: the last Compile & time's NumPy row, else the
+        cell run plainly (on a copy of the namespace it started from) ``repeat`` times after a
+        warm-up, as many as fit in half the run budget (``run_seconds``; the warm-up's time when
+        none does); ``None`` without a source (bytecode explored) or a capture stopped at its
+        budget (NumPy would do more than the recording)."""
+        import statistics
+
+        for r in (self.timings or {}).get("records", []):
+            if r.get("cost_model") == "numpy" and r.get("median_seconds"):
+                return float(r["median_seconds"])
+        from fusionlab.explore.jupyter.timing import plain_baseline
+
+        if getattr(self.capture, "stopped", None) is not None:
+            return None
+        baseline = plain_baseline(getattr(self.capture, "source", "") or "", self._baseline_namespace)
+        if baseline is None:
+            return None
+        t = time.perf_counter()
+        baseline()
+        warm = time.perf_counter() - t
+        budget = math.inf if self.run_seconds is None else self.run_seconds / 2
+        times: list[float] = []
+        while len(times) < repeat and warm + sum(times) + (times[-1] if times else warm) <= budget:
+            t = time.perf_counter()
+            baseline()
+            times.append(time.perf_counter() - t)
+        return statistics.median(times) if times else warm
+
+    def _mark_slower(self, got: Any) -> None:
+        """The timing rows of the profiled partition (and the rows with its kernels) say
+        where their time went, when slower than NumPy (``why_slower``)."""
+        if not self.timings:
+            return
+        label = f"{got.algorithm} / {got.cost_model}"
+        rows = self.timings.get("records", [])
+        mine = [r for r in rows if f"{r.get('algorithm')} / {r.get('cost_model')}" == label]
+        owner = mine[0].get("same_kernels_as") or label if mine else label
+        for r in rows:
+            this = f"{r.get('algorithm')} / {r.get('cost_model')}"
+            if r.get("cost_model") == "numpy" or (this != owner and r.get("same_kernels_as") != owner):
+                continue
+            numpy = next((x.get("median_seconds") for x in rows if x.get("cost_model") == "numpy"), None)
+            slow = r.get("median_seconds") is not None and numpy is not None and r["median_seconds"] > numpy
+            if slow and not r.get("not_comparable"):
+                r["why_slower"] = [w.to_dict() for w in got.with_numpy(numpy).why_slower()]
 
     def _kernels(self) -> Any:
         if self._kernel_cache is None:

@@ -4,9 +4,10 @@ JupyterLab extension (Notebook 7, VS Code, nbviewer, an HTML export).
 It is built from the report's data only: a header with the selected partition and the
 progress line, the capture's notices, the listing coloured by block (scrolling in its pane),
 the graph (an SVG laid out by the caller from :func:`fusionlab.explore.dot.get_dot`, or a summary in
-words when the graph is too large to lay out in time), the cost table, the timings, and the
-generated code folded away. Every string from the data is escaped; the SVG comes from
-Graphviz, which escapes its labels.
+words when the graph is too large to lay out in time), the cost table, the timings, the
+profile (a table of the blocks and a roofline, :mod:`fusionlab.explore.viz.roofline`), and the
+generated code folded away. Every string from the data is escaped; the graph's SVG comes from
+Graphviz, which escapes its labels, and the roofline's is written from numbers and escaped text.
 
 >>> from fusionlab.ir.examples import fig3
 >>> from fusionlab.explore.report import get_report
@@ -22,6 +23,7 @@ from typing import Any, Mapping
 
 from fusionlab.explore.report import find_entry
 from fusionlab.explore.viz.contraction import contraction_title, nest_html, term_html
+from fusionlab.explore.viz.roofline import profile_html
 from fusionlab.explore.viz.listing import (
     code_html, cost_table_html, listing_html, notices_html, partition_summary, status_line,
     timing_table_html,
@@ -77,6 +79,8 @@ def fallback_html(report: Mapping[str, Any], graph_svg: str | None = None, graph
     parts.append(f"<h4>Cost of each partition</h4>{cost_table_html(report)}")
     if report["timings"]:
         parts.append(f"<h4>Run time</h4>{timing_table_html(report['timings'], len(report['batches']))}")
+    if report.get("profile"):
+        parts.append(f"<h4>Profile: each block, measured and predicted</h4>{profile_html(report['profile'])}")
     parts += [_contraction_html(c) for c in report.get("contractions") or []]
     if report["code"]:
         parts.append(f"<details><summary>Generated code ({len(report['code'])} blocks)</summary>"
