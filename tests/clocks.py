@@ -1,14 +1,8 @@
-"""An injected clock for budget tests: time that advances only when read."""
+"""An injected clock for budget tests: time that advances only when read (the package's
+:class:`fusionlab.support.timing.Ticks`, one "second" per reading)."""
 
 from __future__ import annotations
 
+from fusionlab.support.timing import Ticks
 
-class Ticks:
-    """An injected clock: one "second" per reading."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
+__all__ = ["Ticks"]

@@ -87,7 +87,7 @@ def test_no_compile_budget_times_every_row_and_reports_progress_per_kernel(tmp_p
 def test_a_spent_budget_marks_rows_not_timed_and_keeps_numpy(tmp_path) -> None:
     records = compare(capture(SOURCE), ["singleton", "greedy"], ["bohrium", "robinson"], repeat=1, min_size=0,
                       cache=KernelCache(directory=tmp_path), compile_seconds=0.0)
-    assert records[0].cost_model == "numpy" and not records[0].not_timed and records[0].median_seconds > 0
+    assert records[0].cost_model == "numpy" and not records[0].not_timed and math.isfinite(records[0].median_seconds)
     assert [r.not_timed.startswith("not timed: compile budget of 0 s spent") for r in records[1:]] == [True] * 4
     assert all(math.isnan(r.median_seconds) and math.isnan(r.speedup) for r in records[1:])
     # once spent, a row does not even build its WSP graph (seconds on a big batch)
@@ -115,7 +115,7 @@ def test_the_budget_stopping_mid_row_says_after_how_many_kernels(tmp_path, monke
     assert single.kernels == 4 and single.blocks >= 4 and math.isnan(single.median_seconds)
     # the next row has one kernel of its own: compiled as the first of its row (the stop
     # counts per row), it is timed
-    assert greedy.not_timed == "" and greedy.median_seconds > 0 and count["n"] >= 1
+    assert greedy.not_timed == "" and math.isfinite(greedy.median_seconds) and count["n"] >= 1
 
 
 def test_an_interrupt_between_kernels_keeps_the_rows_done(tmp_path) -> None:

@@ -35,7 +35,8 @@ Examples
 --------
 >>> from fusionlab.ir.examples import fig3
 >>> from fusionlab.pipeline.config import PipelineConfig
->>> p = profile(fig3(), PipelineConfig("greedy", "bohrium", min_size=0), repeat=2, clock=_Ticks())
+>>> from fusionlab.support.timing import Ticks
+>>> p = profile(fig3(), PipelineConfig("greedy", "bohrium", min_size=0), repeat=2, clock=Ticks())
 >>> [(k.block, k.runs.value, k.measured_seconds) for k in p.kernels]   # one tick a block
 [(1, 'kernel', 1.0), (2, 'kernel', 1.0), (3, 'kernel', 1.0), (4, 'kernel', 1.0)]
 >>> p.run_seconds, p.between_seconds   # a whole run: one tick, less than its blocks
@@ -576,7 +577,8 @@ def profile_plans(
     >>> from fusionlab.backend.numba.plan import plan
     >>> program = fig3()
     >>> p = plan(program, [[i] for i in range(17)], min_size=0)
-    >>> prof = profile_plans([p], Externals(), {}, KernelCache(), batches=[program], repeat=1, clock=_Ticks())
+    >>> from fusionlab.support.timing import Ticks
+    >>> prof = profile_plans([p], Externals(), {}, KernelCache(), batches=[program], repeat=1, clock=Ticks())
     >>> len(prof.kernels), {k.runs.value for k in prof.kernels}, prof.repeat
     (11, {'kernel'}, 1)
     """
@@ -750,29 +752,25 @@ def why_slower(profile: Profile, numpy_seconds: float | None) -> list[Why]:
     run = profile.run_seconds
     said = f"of the fused run's {_seconds(run)} (NumPy eager: {_seconds(numpy_seconds)})"
     out: list[Why] = []
+    def took(reason: SlowReason, ks: Sequence[KernelTiming], what: str, then: str) -> None:
+        """``what`` (a count of blocks, with their numbers) took their seconds of the run: ``then``."""
+        if ks:
+            s = sum(k.measured_seconds for k in ks)
+            out.append(Why(reason, s, f"{what} (blocks {_blocks(ks)}) took {_seconds(s)} {said}{then}"))
+
     opaque = [k for k in profile.kernels if k.runs is BlockRuns.OPAQUE]
-    if opaque:
-        s = sum(k.measured_seconds for k in opaque)
-        names = ", ".join(dict.fromkeys(k.label for k in opaque))
-        out.append(Why(SlowReason.OPAQUE_CALLS, s, (
-            f"{len(opaque)} opaque call{'s' if len(opaque) != 1 else ''} NumPy runs ({names}; blocks "
-            f"{_blocks(opaque)}) took {_seconds(s)} {said}: fusion does not change them; write them with array "
-            "operations fusionlab records, or move them out of the loop")))
+    names = ", ".join(dict.fromkeys(k.label for k in opaque))
+    took(SlowReason.OPAQUE_CALLS, opaque, f"{_count(len(opaque), 'opaque call')} NumPy runs ({names})",
+         ": fusion does not change them; write them with array operations fusionlab records, or move them out of "
+         "the loop")
     numpy = [k for k in profile.kernels if k.runs is BlockRuns.NUMPY]
-    if numpy:
-        s = sum(k.measured_seconds for k in numpy)
-        out.append(Why(SlowReason.NUMPY_BLOCKS, s, (
-            f"{len(numpy)} block{'s' if len(numpy) != 1 else ''} run by NumPy instruction by instruction, not by a "
-            f"kernel (blocks {_blocks(numpy)}), took {_seconds(s)} {said}; the code view says why each runs with "
-            "NumPy")))
+    took(SlowReason.NUMPY_BLOCKS, numpy, f"{_count(len(numpy), 'block')} run by NumPy instruction by instruction, "
+         "not by a kernel", "; the code view says why each runs with NumPy")
     kernels = [k for k in profile.kernels if k.runs is BlockRuns.KERNEL]
     small = [k for k in kernels if k.parallel and k.elements < SMALL_PARALLEL_ELEMENTS]
-    if small:
-        s = sum(k.measured_seconds for k in small)
-        out.append(Why(SlowReason.SMALL_ARRAYS, s, (
-            f"{len(small)} parallel kernel{'s' if len(small) != 1 else ''} on fewer than "
-            f"{SMALL_PARALLEL_ELEMENTS:,} elements (blocks {_blocks(small)}) took {_seconds(s)} {said}: waking the "
-            "threads costs more than their work; a larger min_size (`--min-size`) runs them serially")))
+    took(SlowReason.SMALL_ARRAYS, small, f"{_count(len(small), 'parallel kernel')} on fewer than "
+         f"{SMALL_PARALLEL_ELEMENTS:,} elements", ": waking the threads costs more than their work; a larger "
+         "min_size (`--min-size`) runs them serially")
     counted = {id(k) for k in small}
     launches = [k for k in kernels if id(k) not in counted and k.launch_seconds is not None
                 and k.measured_seconds <= LAUNCH_FACTOR * k.launch_seconds]
@@ -789,6 +787,11 @@ def why_slower(profile: Profile, numpy_seconds: float | None) -> list[Why]:
             f"kernels and the allocation of arrays ({profile.driver or 'the run'})")))
     out.sort(key=lambda w: -w.seconds)
     return out
+
+
+def _count(n: int, thing: str) -> str:
+    """"1 block", "3 blocks"."""
+    return f"{n} {thing}{'s' if n != 1 else ''}"
 
 
 class MissKind(enum.Enum):
@@ -973,12 +976,3 @@ def _finite(x: float | None) -> float | None:
     return x if math.isfinite(x) else None
 
 
-class _Ticks:
-    """A clock for the examples: one second per reading."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now

@@ -26,6 +26,8 @@ import math
 from html import escape
 from typing import Any, Mapping, Sequence
 
+from fusionlab.explore.viz.listing import format_seconds
+
 __all__ = ["roofline_svg", "profile_table_html", "profile_html", "RUNS_COLOUR", "roofline_points"]
 
 #: a block's colour by what runs it
@@ -41,14 +43,8 @@ def _num(x: Any) -> float | None:
 
 
 def _seconds(s: Any) -> str:
-    x = _num(s)
-    if x is None:
-        return "—"
-    if x >= 1:
-        return f"{x:.3g} s"
-    if x >= 1e-3:
-        return f"{x * 1e3:.3g} ms"
-    return f"{x * 1e6:.3g} µs"
+    """Seconds as every view writes them (:func:`~fusionlab.explore.viz.listing.format_seconds`)."""
+    return format_seconds(_num(s))
 
 
 def _rate(x: float | None, unit: str) -> str:
