@@ -308,20 +308,3 @@ def test_functions_defined_in_one_cell_are_captured_in_another_and_plain_elsewhe
     fuse("--no-explorer", "h = g(np.linspace(0, 1, 5))\n")
     assert any(ins.opcode.name == "EXP" for ins in ip.user_ns["_fuse"].program)
     np.testing.assert_array_equal(ip.user_ns["h"], np.exp(-np.linspace(0, 1, 5)) + np.linspace(0, 1, 5) ** 2)
-
-
-def test_a_fuse_cell_that_raises_names_its_own_cell() -> None:
-    # issue 35: the traceback said "Cell In[3]" for cell [2]; it must say what a plain cell says
-    import re
-
-    def cell_in(cell: str) -> tuple[int, list[str]]:
-        with capture_output() as out:
-            result = ip.run_cell(cell, store_history=True)
-        text = re.sub(r"\x1b\[[0-9;]*m", "", out.stdout + out.stderr)
-        return result.execution_count, re.findall(r"Cell In\s*\[(\d+)\], line (\d+)", text)
-
-    body = "import numpy as np\nx = np.arange(3.0)\ny = x[5]\n"
-    plain_count, plain = cell_in(body)
-    fuse_count, fused = cell_in("%%fuse\n" + body)
-    assert plain == [(str(plain_count), "3")]
-    assert fused == [(str(fuse_count), "3")]

@@ -368,15 +368,8 @@ class FuseMagics(Magics):
         lines and shows it as ``Cell In[n]``): the cell's warnings and code objects name it,
         as plain ones do. fusionlab's own name when the shell has no such compiler."""
         compiled = getattr(self.shell, "compile", None)
-        count = getattr(self.shell, "execution_count", 0)
-        # a cell that runs with its history stored has already moved the count on (IPython
-        # counts the next cell from the moment this one starts), and its input is stored as
-        # number count - 1: that is the number its prompt and a plain cell's traceback show
-        history = getattr(getattr(self.shell, "history_manager", None), "input_hist_raw", None)
-        if isinstance(count, int) and isinstance(history, list) and len(history) == count and count > 1:
-            count -= 1
         try:
-            return compiled.cache(cell, count, raw_code=raw)
+            return compiled.cache(cell, self.shell.execution_count, raw_code=raw)
         except (AttributeError, TypeError):
             linecache.cache[CELL_FILENAME] = (len(cell), None, cell.splitlines(True), CELL_FILENAME)
             return CELL_FILENAME
