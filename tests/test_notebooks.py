@@ -56,6 +56,42 @@ def test_committed_clean(name: str) -> None:
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
 
 
+def _imports(source: str) -> list[tuple[str, str | None]]:
+    """The (module, name) pairs a piece of Python imports from fusionlab (IPython's magics
+    and shell escapes, lines that are not Python, are left out)."""
+    import ast
+    python = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(ast.parse(python)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("fusionlab"):
+            found += [(node.module or "", alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(alias.name, None) for alias in node.names if alias.name.startswith("fusionlab")]
+    return found
+
+
+def test_every_fusionlab_import_in_the_notebooks_and_benchmarks_resolves() -> None:
+    """What a notebook or a benchmark script imports from fusionlab exists (a name moved
+    between modules fails here, in the quick tier, before a notebook runs for minutes)."""
+    import importlib
+    sources = [(f"{name}.ipynb cell {k}", c.source)
+               for name in NAMES
+               for k, c in enumerate(nbformat.read(_path(name), as_version=4).cells) if c.cell_type == "code"]
+    sources += [(p.name, p.read_text()) for p in sorted((NOTEBOOKS.parent / "benchmarks").glob("*.py"))]
+
+    def resolves(module: str, name: str | None) -> bool:
+        try:
+            found = importlib.import_module(module)
+            return name is None or hasattr(found, name) or importlib.import_module(f"{module}.{name}") is not None
+        except ImportError:
+            return False
+
+    missing = [f"{where}: {module}.{name}" if name else f"{where}: {module}"
+               for where, source in sources for module, name in _imports(source) if not resolves(module, name)]
+    assert sum(1 for _ in sources) > len(NAMES)
+    assert not missing, "imports that no longer resolve: " + "; ".join(missing)
+
+
 _executed: dict[str, Any] = {}
 
 

@@ -406,6 +406,9 @@ def _concatenate(rec: Recorder, arrays: Any, axis: Any = 0, out: Any = None, **k
     if not traceable(real):
         return None
     axis = int(axis) % real.ndim
+    if not rec.room(len(arrays) + 1):   # one copy per piece would pass the capture's budget
+        rec.stop()
+        return real
     result = _filled(rec, np.empty(real.shape, dtype=real.dtype), None)
     at = 0
     head = (slice(None),) * axis
@@ -474,6 +477,9 @@ def _tile(rec: Recorder, A: Any, reps: Any) -> Any:
         return None
     src = _shaped(A, (1,) * (d - A.ndim) + A.shape)
     real = np.tile(A._real, reps)
+    if not rec.room(int(np.prod(reps)) + 1):   # one copy per tile would pass the capture's budget
+        rec.stop()
+        return real
     result = _filled(rec, np.empty(real.shape, dtype=real.dtype), None)
     if real.size:
         for where in np.ndindex(*reps):

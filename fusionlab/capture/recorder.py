@@ -436,6 +436,21 @@ class Recorder:
             # the switch waits for the end of this operation (see :meth:`plain`)
             self._last_operation, self.halting, self._spent = _operation_frame(), True, True
 
+    def room(self, n: int) -> bool:
+        """Whether ``n`` more instructions keep the recording within its budget of
+        instructions. An operation that records many at once (``np.stack`` of a long list,
+        ``np.tile``) asks first: when they do not fit, it calls :meth:`stop` and runs as
+        NumPy's one call, so capture never passes its budget by a whole operation.
+
+        Examples
+        --------
+        >>> rec = Recorder()
+        >>> rec.start(CaptureBudget(instructions=10))
+        >>> rec.room(10), rec.room(11)
+        (True, False)
+        """
+        return self.stopped is False and self.recorded + n <= self.budget.instructions
+
     def plain(self) -> bool:
         """Whether the operation starting now runs as plain NumPy: capture has stopped, or
         its budget is spent and this is not the operation that spent it (capture stops
