@@ -12,15 +12,19 @@ import { clear, fmt, fmtSeconds, h } from './dom';
 import { IGraphData } from './dotgen';
 import { GraphView, IGraphState } from './graphview';
 import { ChannelState, IReply, KernelChannel } from './kernel';
+import { profileSection } from './profile';
+import { timingsSection } from './timings';
 import { safeClass, TreeView } from './tree';
 import {
-  asArray, ICode, IDependency, IForbidden, IInstruction, IPartition, IReport, ITimingRecord, ITrace,
+  asArray, ICode, IDependency, IForbidden, IInstruction, IPartition, IReport, ITrace,
   ITraceEdge, IWeight, str
 } from './types';
 
 /** Number of block colour classes in the style sheet (fl-c0 ... fl-c11). */
 export const MAX_COLOURS = 12;
 const DEFAULT_COLOURS = 8;
+/** Runs per variant for Compile & time (`fusionlab compare --repeat`'s default). */
+const DEFAULT_REPEAT = 5;
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/g;
 /** Listing rows drawn before "show all". */
 const LISTING_ROWS = 2000;
@@ -332,7 +336,13 @@ export class Explorer {
     const timings = report.timings;
     if (timings && Array.isArray(timings.records) && timings.records.length) {
       root.appendChild(h('details', 'fl-section', { open: true },
-        h('summary', '', {}, `Timings (${fmt(timings.repeat)} runs of each variant)`), this.buildTimings()));
+        h('summary', '', {}, `Timings (${fmt(timings.repeat)} runs of each variant)`), timingsSection(timings)));
+    }
+    const profile = report.profile;
+    if (profile && typeof profile === 'object' && Array.isArray(profile.kernels)) {
+      root.appendChild(h('details', 'fl-section', { open: true, 'data-fl-section': 'profile' },
+        h('summary', '', {}, `Profile of ${str(profile.algorithm)} / ${str(profile.cost_model)}: each block ` +
+          'measured beside the time model, and a roofline'), profileSection(profile)));
     }
     this.update(true);
   }
@@ -375,7 +385,8 @@ export class Explorer {
     const mergeA = num('merge-a', 'first block to merge');
     const mergeB = num('merge-b', 'second block to merge');
     const splitBlock = num('split-block', 'block to split into its instructions');
-    const repeat = h('input', 'fl-num', { type: 'number', min: 1, max: 1000, value: 7, 'data-fl-control': 'repeat',
+    // the same default as `fusionlab compare --repeat` and the channel's `time` action
+    const repeat = h('input', 'fl-num', { type: 'number', min: 1, max: 1000, value: DEFAULT_REPEAT, 'data-fl-control': 'repeat',
       'aria-label': 'runs per variant', title: 'runs per variant', 'data-fl-kernel': true });
     const parts: (Node | string)[] = [];
     // the kernel's menu (fusionlab.explore.report.batch_menu): past 50 batches, each kind once
@@ -396,7 +407,9 @@ export class Explorer {
           () => void this.send('split', { block: Number(splitBlock.value) }))),
       button('reset', 'forget the manual partition', 'reset', () => void this.send('reset', {})),
       h('span', 'fl-group', {}, button('Compile & time', 'compile the partitions and time them against NumPy',
-        'time', () => void this.send('time', { repeat: Math.max(1, Number(repeat.value) || 1) })), ' × ', repeat));
+        'time', () => void this.send('time', { repeat: Math.max(1, Number(repeat.value) || 1) })), ' × ', repeat),
+      button('Profile', 'time each block of the selected partition beside the time model\'s prediction, with a roofline',
+        'profile', () => void this.send('profile', { repeat: Math.max(1, Number(repeat.value) || 1) })));
     const tr = this.report?.trace;
     if (tr && tr.truncated) {
       parts.push(button('fetch the whole trace', 'the report keeps the first nodes of the search only', 'trace',
@@ -763,54 +776,6 @@ export class Explorer {
       'Click a cell to show that partition · bold: the lowest legal cost · ✓ proven optimal · ' +
       '† not proven (cut by the budget: best so far, bound in the tooltip) · ✗ illegal · … being computed · ' +
       'out of budget: the budget ran out before this one had a partition'));
-  }
-
-  private buildTimings(): HTMLDivElement {
-    const t = this.report!.timings!;
-    const records = asArray<ITimingRecord>(t.records);
-    const cols: [string, string][] = [
-      ['algorithm', ''], ['cost model', ''], ['blocks', ''], ['kernels', ''], ['compile', 'wall time'],
-      ['min', 'wall time per run'], ['median', 'wall time per run'], ['predicted', 'time cost model'],
-      ['spread', '(q3 − q1) / median'],
-      ['runs', 'samples'], ['threads', ''], ['speed-up', '× plain NumPy'], ['max error', 'absolute']];
-    const table = h('table', 'fl-timings', { 'data-fl-section': 'timings' },
-      h('thead', '', {}, h('tr', '', {}, ...cols.map(([c, unit]) =>
-        h('th', '', {}, c, unit ? h('div', 'fl-unit', {}, unit) : null)))));
-    const body = h('tbody');
-    const warnings: string[] = [];
-    let busy = false;
-    for (const r of records) {
-      const spread = typeof r.spread === 'number' && isFinite(r.spread) ? `±${fmt(Math.round(r.spread * 1000) / 10)}%` : '';
-      const wide = typeof r.spread === 'number' && r.spread > 0.2;
-      busy = busy || !!r.busy;
-      for (const w of asArray<string>(r.warnings)) {
-        warnings.push(`${str(r.algorithm)} × ${str(r.cost_model)}: ${str(w)}`);
-      }
-      body.appendChild(h('tr', r.busy ? 'fl-busy' : '', { 'data-fl-busy': String(!!r.busy) },
-        h('td', '', {}, str(r.algorithm)), h('td', '', {}, str(r.cost_model)),
-        h('td', '', {}, fmt(r.blocks)), h('td', '', {}, fmt(r.kernels)),
-        h('td', '', {}, fmtSeconds(r.compile_seconds)),
-        h('td', 'fl-min', {}, fmtSeconds(r.min_seconds)), h('td', 'fl-median', {}, fmtSeconds(r.median_seconds)),
-        h('td', 'fl-predicted', {}, typeof r.predicted_seconds === 'number' ? fmtSeconds(r.predicted_seconds) : '—'),
-        h('td', wide ? 'fl-spread fl-warning' : 'fl-spread', {}, spread),
-        h('td', '', {}, fmt(r.samples)), h('td', 'fl-threads', {}, fmt(r.threads)),
-        h('td', '', {}, typeof r.speedup === 'number' ? `${fmt(r.speedup)}×` : '—'),
-        h('td', '', {}, r.max_abs_error === null || r.max_abs_error === undefined ? '' : Number(r.max_abs_error).toExponential(1))));
-    }
-    table.appendChild(body);
-    const out = h('div', 'fl-timings-wrap', {});
-    if (busy) {
-      out.appendChild(h('div', 'fl-warning fl-busy-warning', {},
-        'Other processes used the cores while timing (rows marked): the figures may be unreliable; time again on a quiet machine.'));
-    }
-    out.appendChild(table);
-    if (warnings.length) {
-      out.appendChild(h('ul', 'fl-timing-warnings', {}, ...warnings.map(w => h('li', 'fl-warning', {}, w))));
-    }
-    out.appendChild(h('div', 'fl-hint', {},
-      'min and median of the runs of each variant; spread: interquartile range over the median (above 20 % in red); ' +
-      'speed-up: plain NumPy\'s median over this median.'));
-    return out;
   }
 
   // ---------------------------------------------------------------- hover and block

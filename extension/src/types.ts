@@ -139,6 +139,72 @@ export interface ITimingRecord {
   warnings?: string[];
   /** what the time cost model predicted for this run (seconds); absent for NumPy's row */
   predicted_seconds?: number | null;
+  /** why the row was not timed ("" when it was) */
+  not_timed?: string;
+  /** the earlier row whose plan has the same kernels ("" when none): timed once */
+  same_kernels_as?: string;
+  /** the speed-up's 95% interval over the paired rounds */
+  speedup_low?: number | null;
+  speedup_high?: number | null;
+  /** the rows (or "numpy") whose intervals overlap this one's */
+  not_different?: string[];
+  /** why the two sides did not do the same work ("" when they did) */
+  not_comparable?: string;
+  /** where a row slower than NumPy spent its time */
+  why_slower?: { reason?: string; seconds?: number; detail?: string }[];
+}
+
+/** How the comparison timed its rows (`timings.protocol`, `Comparison.protocol`). */
+export interface ITimingProtocol {
+  rounds?: number;
+  warmup_rounds?: number;
+  draws_note?: string;
+  interval?: string;
+  not_comparable?: string;
+  fewer?: string;
+}
+
+/** The report's `timings` section. */
+export interface ITimings {
+  repeat: number;
+  records: ITimingRecord[];
+  threads?: number | null;
+  busy?: boolean;
+  warnings?: string[];
+  protocol?: ITimingProtocol | null;
+}
+
+
+/** One block of a profile (docs/explorer-protocol.md, `profile.kernels`). */
+export interface IProfileKernel {
+  batch: number;
+  block: number;
+  instructions: number[];
+  runs: string;
+  parallel: boolean;
+  measured_seconds: number;
+  predicted_seconds: number | null;
+  bytes: number;
+  flops: number;
+  bound: string | null;
+  label: string;
+}
+
+/** The report's `profile` section: the selected partition's blocks timed beside the time model. */
+export interface IProfile {
+  algorithm: string;
+  cost_model: string;
+  repeat: number;
+  run_seconds: number;
+  numpy_seconds: number | null;
+  between_seconds: number;
+  kernels: IProfileKernel[];
+  ceilings: { memory_bytes_per_second: number; cache_bytes_per_second: number; flops_per_second: number; label: string };
+  why_slower: { reason: string; seconds: number; detail: string }[];
+  model_error: {
+    median_abs_log_ratio: number | null;
+    worst: { batch: number; block: number; predicted_seconds: number; measured_seconds: number; reason: string }[];
+  };
 }
 
 /** One entry of the batch menu: a batch and how many other batches are like it. */
@@ -176,7 +242,9 @@ export interface IReport {
   selected: { algorithm: string; cost_model: string };
   trace: ITrace | null;
   code: ICode[];
-  timings: { repeat: number; records: ITimingRecord[] } | null;
+  timings: ITimings | null;
+  /** additive: the selected partition's per-block profile (profile.ts) */
+  profile?: IProfile | null;
   /** additive: one entry per CONTRACT instruction (contraction.ts) */
   contractions?: unknown;
 }

@@ -157,7 +157,7 @@ def _reset(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict
 
 
 def _time(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any]]:
-    repeat = int(data.get("repeat") or 3)
+    repeat = int(data.get("repeat") or 5)   # `fusionlab compare --repeat`'s default, as the button's
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
     records = view.result.time(repeat=repeat)

@@ -177,8 +177,13 @@ def timing_table_html(timings: Mapping[str, Any], batches: int = 1) -> str:
     comparable), blocks and Numba kernels over the whole cell, the thread count, how the
     rounds ran and the warnings. A row not timed shows "—" where it has no figure."""
     rows = []
+    # rows with the same kernels share one timing: their overlap is no finding (as format_records)
+    owner = {f"{r['algorithm']} / {r['cost_model']}": r.get("same_kernels_as") or f"{r['algorithm']} / {r['cost_model']}"
+             for r in timings["records"] if r["cost_model"] != "numpy"}
     for r in timings["records"]:
         numpy = r["cost_model"] == "numpy"
+        mine = r.get("same_kernels_as") or f"{r['algorithm']} / {r['cost_model']}"
+        apart = [o for o in r.get("not_different") or [] if owner.get(o) != mine]
         untimed = bool(r.get("not_timed"))
         spread = "—" if r.get("spread") is None else f"{r['spread'] * 100:.0f}%"
         if r.get("not_comparable"):
@@ -189,7 +194,7 @@ def timing_table_html(timings: Mapping[str, Any], batches: int = 1) -> str:
             speed = f"{r['speedup']:.2f}×"
             if r.get("speedup_low") is not None and r.get("speedup_high") is not None and not numpy:
                 speed += f" ({r['speedup_low']:.2f}–{r['speedup_high']:.2f})"
-            if r.get("not_different"):
+            if apart:
                 speed += " ≈"
         err = "" if r.get("max_abs_error") is None else format(r["max_abs_error"], ".1e")
         blocks = "" if numpy else ("—" if r.get("blocks") is None else str(r["blocks"]))
