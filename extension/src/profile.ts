@@ -203,7 +203,7 @@ function profileTable(p: IProfile): HTMLTableElement {
       h('td', 'fl-left', {}, str(k.bound) || '—'),
       h('td', 'fl-left', {}, str(k.label))));
   }
-  return h('table', 'fl-profile', { 'data-fl-section': 'profile' },
+  return h('table', 'fl-profile', {},
     h('thead', '', {}, h('tr', '', {}, ...cols.map(c => h('th', '', {}, c)))), body);
 }
 

@@ -348,6 +348,16 @@ def test_kernel_controls_merge_reset_and_time(page, lab, lab_root):
     for r, row in zip(updated["timings"]["records"], table.locator("tbody tr").all()):
         if r.get("median_seconds") is not None:
             assert row.locator(".fl-median").inner_text().endswith(("s", "ms", "µs"))
+    # Profile: the selected partition's blocks beside the time model, and the roofline
+    live_explorer(page, 1).locator("[data-fl-action='profile']").click()
+    profiled = kernel_reply(page, 1, "profile")
+    assert profiled["ok"], profiled
+    section = live_explorer(page, 1).locator("[data-fl-section='profile']")
+    section.wait_for(timeout=TIMEOUT)
+    updated = next(o["data"][MIME_TYPE] for o in outputs(page, 1) if MIME_TYPE in o.get("data", {}))
+    assert section.locator("table.fl-profile tbody tr").count() == len(updated["profile"]["kernels"]) > 0
+    assert section.locator("svg.fl-roofline").count() == 1
+    assert live_explorer(page, 1).locator("table.fl-timings").count() == 1   # the timings stay
     assert not page.page_errors
 
 
