@@ -196,6 +196,9 @@ def test_manual_mode_merge_and_split_with_reasons() -> None:
     good = r.merge(1, 5)  # COPY A, then ADD A, A, D[:-1]: A stays in the kernel
     assert good.legal and good.cost_after < good.cost_before
     assert r.selected[0] == "manual" and len(r.current.blocks) == 16
+    # the summary is the verdict and the cost; str() names the action once
+    assert good.summary == f"legal; cost {good.cost_before:,.0f} -> {good.cost_after:,.0f}"
+    assert str(good) == "merge: " + good.summary
     entry = next(p for p in r.report()["partitions"] if p["algorithm"] == "manual")
     assert entry["cost"] == good.cost_after
     split = r.split(next(k for k, b in enumerate(r.current.blocks, 1) if len(b) == 2))

@@ -78,6 +78,11 @@ export function fmt(x: unknown): string {
   return x.toPrecision(4).replace(/\.?0+$/, '');
 }
 
+/** A cost as the fallback and the CLI write it: integers with thousands separators (33,486,144). */
+export function fmtCost(x: unknown): string {
+  return typeof x === 'number' && Number.isInteger(x) ? x.toLocaleString('en-US') : fmt(x);
+}
+
 /** Seconds with a readable unit. */
 export function fmtSeconds(x: unknown): string {
   if (typeof x !== 'number' || !isFinite(x)) {

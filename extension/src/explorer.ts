@@ -8,7 +8,7 @@
 
 import { batchMenu } from './batches';
 import { contractionsSection } from './contraction';
-import { clear, fmt, fmtSeconds, h } from './dom';
+import { clear, fmt, fmtCost, fmtSeconds, h } from './dom';
 import { IGraphData } from './dotgen';
 import { GraphView, IGraphState } from './graphview';
 import { ChannelState, IReply, KernelChannel } from './kernel';
@@ -460,7 +460,12 @@ export class Explorer {
     } else if (state === 'unavailable') {
       pendingSelects.delete(id);
     }
+    const changed = this.kernelBar.getAttribute('data-fl-channel') !== state;
     this.kernelBar.setAttribute('data-fl-channel', state);
+    if (changed && this.status) {
+      // the status says whether the selection is the kernel's: it follows the channel
+      this.renderStatus(this.partition());
+    }
     clear(this.kernelState);
     const v1 = Number(this.report?.version ?? 1) < 2 || !this.report?.id;
     let text: string;
@@ -617,7 +622,7 @@ export class Explorer {
     const selected = this.selectedPartition() === p;
     const blocks = asArray(p.blocks).length;
     this.status.append(
-      h('span', 'fl-cost', { 'data-fl-cost': p.cost }, `cost ${fmt(p.cost)} ${str(p.unit)}`),
+      h('span', 'fl-cost', { 'data-fl-cost': p.cost }, `cost ${fmtCost(p.cost)} ${str(p.unit)}`),
       h('span', '', {}, `${blocks} block${blocks === 1 ? '' : 's'}, ${fmt(p.kernels)} kernel${p.kernels === 1 ? '' : 's'}`),
       h('span', p.legal ? 'fl-legal' : 'fl-illegal', { 'data-fl-legal': String(!!p.legal) },
         p.legal ? 'legal' : 'illegal'),
@@ -635,7 +640,10 @@ export class Explorer {
       this.status.append(h('span', 'fl-meta', {}, 'from the merge cache'));
     }
     if (selected) {
-      this.status.append(h('span', 'fl-meta', {}, 'selected in the kernel'));
+      // without a kernel there is no selection in the kernel: it is what the cell chose when it ran
+      const state = this.channelState();
+      this.status.append(h('span', 'fl-meta', {},
+        state === 'none' || state === 'unavailable' ? 'selected when the cell ran' : 'selected in the kernel'));
     }
     const weights = asArray(p.weights).length;
     if (typeof p.weights_total === 'number' && p.weights_total > weights) {
@@ -751,14 +759,14 @@ export class Explorer {
         const bound = typeof p.bound === 'number' ? `, bound ${fmt(p.bound)}` : '';
         const title = state === 'pending'
           ? `${a} × ${m}: being computed`
-          : `${a} × ${m}: ${fmt(p.cost)} ${str(p.unit)}, ${asArray(p.blocks).length} blocks` +
+          : `${a} × ${m}: ${fmtCost(p.cost)} ${str(p.unit)}, ${asArray(p.blocks).length} blocks` +
             `${p.legal ? '' : ', illegal'}${p.proven_optimal ? ', proven optimal' : ''}` +
             `${unproven ? `, not proven${bound}` : ''}`;
         const cell = h('td', cls.join(' '), {
           'data-algorithm': a, 'data-cost-model': m, 'data-fl-status': state, tabindex: 0, title
         }, ...(state === 'pending' ? ['…']
           : !asArray(p.blocks).length ? [state === 'error' ? 'error' : state === 'budget' ? 'out of budget' : str(state)]
-            : [fmt(p.cost), p.legal ? '' : ' ✗', p.proven_optimal ? ' ✓' : '', unproven ? ' †' : '',
+            : [fmtCost(p.cost), p.legal ? '' : ' ✗', p.proven_optimal ? ' ✓' : '', unproven ? ' †' : '',
               state === 'error' ? ' error' : '']));
         cell.addEventListener('click', () => this.select(a, m, true));
         cell.addEventListener('keydown', ev => {

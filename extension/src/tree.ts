@@ -79,7 +79,7 @@ export class TreeView {
       .join(', ');
     this.node.append(
       h('div', 'fl-trace-head', {},
-        `Branch and bound under ${str(trace.cost_model)}: ${fmt(trace.explored)} nodes explored`,
+        `Branch and bound under ${str(trace.cost_model)}: ${fmt(trace.explored)} ${trace.explored === 1 ? 'node' : 'nodes'} explored`,
         trace.truncated ? `, the first ${fmt(trace.recorded)} recorded` : '',
         trace.stopped ? ` (stopped: ${str(trace.stopped)})` : '',
         seeds ? `; seeded with ${seeds}` : ''),

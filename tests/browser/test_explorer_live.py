@@ -202,6 +202,9 @@ def test_heat_cell_live_select_in_step_and_reload(page, lab, lab_root, output_di
     assert root.get_attribute("data-fl-algorithm") == other["algorithm"]
     assert root.locator(".fl-kernel-bar").get_attribute("data-fl-channel") == "none"
     assert "need the kernel" in root.locator(".fl-kernel-bar").inner_text()
+    # with no kernel, the selection is what the cell chose, not one held in a kernel
+    status = root.locator(".fl-status").inner_text()
+    assert "selected when the cell ran" in status and "selected in the kernel" not in status
     no_widget_errors(page)
     page.screenshot(path=str(output_dir / "heat-reopened.png"))
     assert not page.page_errors
@@ -309,6 +312,7 @@ def test_kernel_controls_merge_reset_and_time(page, lab, lab_root):
     root.locator("[data-fl-action='merge']").click()
     merged = kernel_reply(page, 1, "merge")
     assert merged["ok"], merged
+    assert "merge: merge" not in live_explorer(page, 1).locator(".fl-kernel-reply").inner_text()   # said once
     wait_selected(page, 1, "manual")
     root = live_explorer(page, 1)
     assert root.locator(".fl-listing tr.fl-ins[data-instruction='1']").get_attribute("data-block") == \

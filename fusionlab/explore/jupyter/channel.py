@@ -142,13 +142,13 @@ def _batch(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict
 
 def _merge(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any]]:
     outcome = view.result.merge(int(data["a"]), int(data["b"]))
-    return outcome.legal, str(outcome), {"outcome": outcome.to_dict()}
+    return outcome.legal, outcome.summary, {"outcome": outcome.to_dict()}
 
 
 def _split(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any]]:
     ins = data.get("instructions")
     outcome = view.result.split(int(data["block"]), [int(i) for i in ins] if ins else None)
-    return outcome.legal, str(outcome), {"outcome": outcome.to_dict()}
+    return outcome.legal, outcome.summary, {"outcome": outcome.to_dict()}
 
 
 def _reset(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any]]:

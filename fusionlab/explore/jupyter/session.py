@@ -88,9 +88,14 @@ class ManualOutcome:
     cost_after: float
     blocks: tuple[tuple[int, ...], ...]
 
-    def __str__(self) -> str:
+    @property
+    def summary(self) -> str:
+        """The verdict and the cost's change, without the action (a reply names its action)."""
         verdict = "legal" if self.legal else f"illegal ({self.reason.lower()}: {self.detail})"
-        return f"{self.action}: {verdict}; cost {format_cost(self.cost_before)} -> {format_cost(self.cost_after)}"
+        return f"{verdict}; cost {format_cost(self.cost_before)} -> {format_cost(self.cost_after)}"
+
+    def __str__(self) -> str:
+        return f"{self.action}: {self.summary}"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dictionary (blocks with 1-based instruction numbers)."""
