@@ -15,7 +15,9 @@ that rows with the same kernels report one timing and that rows whose intervals 
 are never called different (marked ≈ in the CLI's table).
 
 Run: ``.venv/bin/python benchmarks/bench_compare_stability.py [--runs 10]``; writes its
-section of benchmarks/README.md.
+section of benchmarks/README.md and the raw runs to benchmarks/results/compare_stability.json.
+The machine must be quiet: on 2 cores, ``parallel=True`` kernels share both with anything
+else that runs (an editor's type check during the run gave deviations up to 40 %).
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ def main() -> int:
             results[cell].append(one_run(cell, args.repeat))
             loads.append(load())
         print(f"run {k + 1} of {args.runs} done ({time.time() - started:.0f} s)", flush=True)
+    # the raw runs, so a deviation can be traced to its run and its rounds
+    (HERE / "results" / "compare_stability.json").write_text(json.dumps({"loads": loads, "runs": results}, indent=1))
     lines = [
         f"`fusionlab compare CELL --algorithms greedy,singleton --costs {COSTS} --repeat {args.repeat}`, "
         f"{args.runs} runs of each cell, each a new process; {time.strftime('%Y-%m-%d')}, "

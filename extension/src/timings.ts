@@ -71,6 +71,7 @@ export function protocolText(t: ITimings): string {
   if (p) {
     text = `${fmt(p.rounds ?? '?')} interleaved rounds (order rotated each round) after ${fmt(p.warmup_rounds ?? 0)} ` +
       `warm-up round(s), each variant warmed up first (compilation excluded); ${str(p.draws_note)}; ` +
+      (str(p.allocator) ? `${str(p.allocator)}; ` : '') +
       `interval: ${str(p.interval)}; ≈: not different from another row or from NumPy (the intervals overlap)`;
     if (str(p.fewer)) {
       text += `; ${str(p.fewer)}`;

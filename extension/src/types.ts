@@ -159,6 +159,8 @@ export interface ITimingProtocol {
   rounds?: number;
   warmup_rounds?: number;
   draws_note?: string;
+  /** how the memory allocator was held while timing (fusionlab/runtime/allocator.py) */
+  allocator?: string;
   interval?: string;
   not_comparable?: string;
   fewer?: string;

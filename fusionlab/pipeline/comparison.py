@@ -16,7 +16,9 @@ The protocol (issue 34; docs/timing.md):
    plain run takes more than :data:`OUTSIDE_RATIO` times that did work the recording does
    not hold (fields of a structured array, Python loops on scalars), and its rows say
    the speed-up is not comparable instead of giving a ratio of unequal work.
-5. **Interleaved rounds**, the order rotated each round (:mod:`fusionlab.pipeline.rounds`).
+5. **Interleaved rounds**, the order rotated each round (:mod:`fusionlab.pipeline.rounds`),
+   the memory allocator held steady throughout (:mod:`fusionlab.runtime.allocator`: glibc
+   moving its mmap threshold made the same rounds take 1.8 or 11.7 ms).
 6. **Intervals.** Each speed-up, ``median(NumPy) / median(row)``, carries a 95 % bootstrap
    interval over the paired rounds (:mod:`fusionlab.support.intervals`); rows whose
    intervals overlap each other (or 1x) are marked not different.
@@ -47,6 +49,7 @@ from fusionlab.analysis.wsp import WSPGraph
 from fusionlab.pipeline.compile_watch import OUR_MODULES, CompileBudgetSpent, CompileWatch
 from fusionlab.runtime.check import CheckReport, Mismatch, check_namespace, plain_namespace, reduction_terms
 from fusionlab.runtime.errors import propagate
+from fusionlab.runtime.allocator import steady_allocator
 from fusionlab.backend.numba.driver import Driver
 from fusionlab.backend.numba.plan import DEFAULT_MIN_SIZE, KernelCache, Plan
 from fusionlab.runtime.reference import Externals, Storage, run_reference
@@ -230,43 +233,44 @@ def compare(
     numpy: Variant | None = None
     before = cpu_snapshot()
     interrupted = ""
-    try:
-        numpy = numpy_side.warmed(runs)
-        runs.estimate = runs.numpy = numpy.estimate
-        figures = load_figures()
-        for k, (model, algorithm) in enumerate(rows):
-            label = f"{algorithm} / {getattr(model, 'name', model)}"
-            if progress is not None:
-                progress(label, 1 + k, total)
-            left = None if compile_seconds is None else max(compile_seconds - spent[0], 0.0)
-            row_config = replace(template, algorithm=algorithm, cost_model=model,
-                                 options=tuple(sorted((options or {}).get(algorithm, {}).items())))
-            row = _Row(target, row_config, cache, Budget(left, interrupt=interrupt), driver, compile_seconds, spent,
-                       runs=runs, caches=caches, shared=shared, redraw=numpy_side.redraw, partitions=partitions)
-            try:
-                prepared.append(row.prepare(figures, progress, label, 1 + k, total))
-            except KeyboardInterrupt:
-                if not keep_on_interrupt:
+    with steady_allocator() as allocator:   # the same heap behaviour in every round (runtime/allocator.py)
+        try:
+            numpy = numpy_side.warmed(runs)
+            runs.estimate = runs.numpy = numpy.estimate
+            figures = load_figures()
+            for k, (model, algorithm) in enumerate(rows):
+                label = f"{algorithm} / {getattr(model, 'name', model)}"
+                if progress is not None:
+                    progress(label, 1 + k, total)
+                left = None if compile_seconds is None else max(compile_seconds - spent[0], 0.0)
+                row_config = replace(template, algorithm=algorithm, cost_model=model,
+                                     options=tuple(sorted((options or {}).get(algorithm, {}).items())))
+                row = _Row(target, row_config, cache, Budget(left, interrupt=interrupt), driver, compile_seconds, spent,
+                           runs=runs, caches=caches, shared=shared, redraw=numpy_side.redraw, partitions=partitions)
+                try:
+                    prepared.append(row.prepare(figures, progress, label, 1 + k, total))
+                except KeyboardInterrupt:
+                    if not keep_on_interrupt:
+                        raise
+                    prepared.append(_not_timed(row.name, algorithm, row.interrupted))
                     raise
-                prepared.append(_not_timed(row.name, algorithm, row.interrupted))
+            variants = _distinct([p for p in prepared if isinstance(p, _Ready)])
+            checked = {id(v): checker(v.values) for v in variants}
+            recorded = numpy_side.recorded(runs)
+            if progress is not None:
+                progress("interleaved rounds", total - 1, total)
+            timed = [numpy] + [v.variant for v in variants] + ([recorded] if recorded is not None else [])
+            done = interleave(timed, runs, repeat)
+            if done.interrupted and not keep_on_interrupt:
+                raise KeyboardInterrupt
+            interrupted = "not timed: interrupted (Kernel -> Interrupt) before its first round" if done.interrupted else ""
+        except KeyboardInterrupt:
+            if not keep_on_interrupt:
                 raise
-        variants = _distinct([p for p in prepared if isinstance(p, _Ready)])
-        checked = {id(v): checker(v.values) for v in variants}
-        recorded = numpy_side.recorded(runs)
-        if progress is not None:
-            progress("interleaved rounds", total - 1, total)
-        timed = [numpy] + [v.variant for v in variants] + ([recorded] if recorded is not None else [])
-        done = interleave(timed, runs, repeat)
-        if done.interrupted and not keep_on_interrupt:
-            raise KeyboardInterrupt
-        interrupted = "not timed: interrupted (Kernel -> Interrupt) before its first round" if done.interrupted else ""
-    except KeyboardInterrupt:
-        if not keep_on_interrupt:
-            raise
-        interrupted = interrupted or "not timed: interrupted (Kernel -> Interrupt) before the timed rounds"
-        done = Rounds(0, 0, [], interrupted=True)
-        variants = _distinct([p for p in prepared if isinstance(p, _Ready)])
-        checked, recorded = {}, None
+            interrupted = interrupted or "not timed: interrupted (Kernel -> Interrupt) before the timed rounds"
+            done = Rounds(0, 0, [], interrupted=True)
+            variants = _distinct([p for p in prepared if isinstance(p, _Ready)])
+            checked, recorded = {}, None
     busy = others_busy(before, cpu_snapshot())
     records = Comparison()
     records.append(_numpy_record(numpy, runs, done, busy, interrupted))
@@ -280,6 +284,7 @@ def compare(
                                   "not timed: interrupted (Kernel -> Interrupt) before this row"))
     ready = [p for p in prepared if isinstance(p, _Ready)]
     records.protocol = _settle(records, numpy, ready, recorded, done, numpy_side, repeat)
+    records.protocol["allocator"] = allocator.described()
     if not done.interrupted:
         _explain_slower(records, ready, runs, cache)
     if progress is not None:
@@ -866,7 +871,8 @@ def format_records(records: Sequence[Record]) -> str:
     protocol = getattr(records, "protocol", None)
     if protocol:
         notes.append(f"{protocol['rounds']} interleaved rounds (order rotated each round) after "
-                     f"{protocol['warmup_rounds']} warm-up round(s); {protocol['draws_note']}; speed-up interval: "
+                     f"{protocol['warmup_rounds']} warm-up round(s); {protocol['draws_note']}; "
+                     f"{protocol['allocator'] + '; ' if protocol.get('allocator') else ''}speed-up interval: "
                      f"{protocol['interval']}")
     # the same-kernels footnote stays the last line (tests and readers look for it there)
     same = [n for n in notes if n.startswith("* ")]

@@ -24,6 +24,7 @@ from html import escape
 from typing import Any, Mapping
 
 from fusionlab.explore.report import EXACT_ALGORITHMS, find_entry, format_cost
+from fusionlab.explore.palette import colour_of
 
 __all__ = ["find_partition", "listing_html", "cost_table_html", "code_html", "notices_html",
            "partition_summary", "status_line", "timing_table_html", "format_seconds", "block_colour"]
@@ -36,9 +37,8 @@ _STATUS_WORDS = {"pending": "pending", "budget": "cut by the time budget", "inte
 
 
 def block_colour(report: Mapping[str, Any], k: int) -> str:
-    """The palette colour of block ``k`` (0-based)."""
-    colours = report["palette"]["blocks"]
-    return colours[k % len(colours)]
+    """The palette colour of block ``k`` (0-based): distinct for any number of blocks."""
+    return colour_of(report, k + 1)
 
 
 def partition_summary(entry: Mapping[str, Any]) -> str:
@@ -215,7 +215,8 @@ def timing_table_html(timings: Mapping[str, Any], batches: int = 1) -> str:
     if protocol:
         meta = (f"{protocol.get('rounds', '?')} interleaved rounds (order rotated each round) after "
                 f"{protocol.get('warmup_rounds', 0)} warm-up round(s), each variant warmed up first (compilation "
-                f"excluded); {protocol.get('draws_note', '')}; interval: {protocol.get('interval', '')}; "
+                f"excluded); {protocol.get('draws_note', '')}; "
+                f"{protocol['allocator'] + '; ' if protocol.get('allocator') else ''}interval: {protocol.get('interval', '')}; "
                 "≈: not different from another row or from NumPy (the intervals overlap)")
     else:
         meta = f"{timings.get('repeat', '?')} timed runs per variant after a warm-up (compilation excluded)"
