@@ -7,6 +7,7 @@
  */
 
 import { batchMenu } from './batches';
+import { paintBlock } from './palette';
 import { contractionsSection } from './contraction';
 import { clear, fmt, fmtCost, fmtSeconds, h } from './dom';
 import { IGraphData } from './dotgen';
@@ -20,9 +21,8 @@ import {
   ITraceEdge, IWeight, str
 } from './types';
 
-/** Number of block colour classes in the style sheet (fl-c0 ... fl-c11). */
-export const MAX_COLOURS = 12;
-const DEFAULT_COLOURS = 8;
+/** The report's own block colours beyond this many are not read (the rule in palette.ts goes on). */
+export const MAX_LISTED_COLOURS = 64;
 /** Runs per variant for Compile & time (`fusionlab compare --repeat`'s default). */
 const DEFAULT_REPEAT = 5;
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/g;
@@ -95,7 +95,7 @@ export class Explorer {
   private tree: TreeView | null = null;
   private trace: ITrace | null = null;
   private blockOf = new Map<number, number>();
-  private colours = DEFAULT_COLOURS;
+  private listedColours: string[] = [];
   private channel: KernelChannel | null = null;
   private unlisten: (() => void) | null = null;
   private kernelMessage = '';
@@ -227,17 +227,11 @@ export class Explorer {
     };
   }
 
-  /** The report's block colours (when they are plain colours) as CSS variables; the dark theme keeps its own. */
+  /** The report's block colours (when they are plain colours) for the light theme; the dark theme keeps its own. */
   private setPalette(): void {
     const blocks = asArray<string>(this.report?.palette?.blocks).filter(c => typeof c === 'string');
-    const good = blocks.length > 0 && blocks.length <= MAX_COLOURS && blocks.every(c => SAFE_COLOUR.test(c));
-    this.colours = good ? blocks.length : DEFAULT_COLOURS;
-    for (let k = 0; k < MAX_COLOURS; k++) {
-      this.node.style.removeProperty(`--fl-p${k}`);
-    }
-    if (good) {
-      blocks.forEach((c, k) => this.node.style.setProperty(`--fl-p${k}`, c));
-    }
+    const good = blocks.every(c => SAFE_COLOUR.test(c));
+    this.listedColours = good ? blocks.slice(0, MAX_LISTED_COLOURS) : [];
     const edges = this.report?.palette?.edges || {};
     for (const kind of ['dependency', 'forbidden', 'weight', 'contracted'] as const) {
       const c = (edges as any)[kind];
@@ -249,8 +243,10 @@ export class Explorer {
     }
   }
 
-  colourClass(b: number): string {
-    return `fl-c${(b - 1) % this.colours}`;
+  /** Paint `el` in block `b`'s colour: distinct for any number of blocks (palette.ts). */
+  paint<E extends HTMLElement | SVGElement>(el: E, b: number): E {
+    paintBlock(el, b, this.listedColours[b - 1]);
+    return el;
   }
 
   // ---------------------------------------------------------------- layout
@@ -300,7 +296,7 @@ export class Explorer {
     this.graphView = new GraphView({
       hover: k => this.setHover(k),
       selectBlock: b => this.selectBlock(b, true),
-      colourClass: b => this.colourClass(b),
+      paint: (el, b) => this.paint(el, b),
       wide: on => this.node.classList.toggle('fl-wide', on)
     });
     this.graphView.restore(graphState);
@@ -668,13 +664,16 @@ export class Explorer {
       const n = Number(ins.n);
       const b = this.blockOf.get(n);
       const contracted = new Set(b && p ? asArray<string>(asArray<string[]>(p.contracted)[b - 1]) : []);
-      const row = h('tr', `fl-ins${b ? ` ${this.colourClass(b)}` : ''}${ins.system ? ' fl-system' : ''}`, {
+      const row = h('tr', `fl-ins${ins.system ? ' fl-system' : ''}`, {
         'data-instruction': n, 'data-block': b ?? null
       },
       h('td', 'fl-swatch'),
       h('td', 'fl-n', {}, String(n)),
       h('td', 'fl-blk', {}, b ? `b${b}` : ''),
       h('td', 'fl-text', {}, ...this.tokens(str(ins.text), contracted)));
+      if (b) {
+        this.paint(row, b);
+      }
       row.addEventListener('mouseenter', () => this.setHover(n));
       row.addEventListener('click', () => b && this.selectBlock(b, false));
       this.listing.appendChild(row);
@@ -866,9 +865,9 @@ export class Explorer {
     const focus = h('button', 'fl-button', { type: 'button', 'data-fl-action': 'focus-block' }, 'focus this block');
     focus.addEventListener('click', () => this.graphView.setFocus(b));
     d.append(
-      h('div', `fl-block-title ${this.colourClass(b)}`, {}, h('span', 'fl-swatch-inline'),
+      this.paint(h('div', 'fl-block-title', {}, h('span', 'fl-swatch-inline'),
         `Block ${b} of ${this.algorithm} × ${this.costModel}: ${members.length} instruction${members.length === 1 ? '' : 's'} ` +
-        `(${ranges(members.map(Number))}) `, focus),
+        `(${ranges(members.map(Number))}) `, focus), b),
       h('div', 'fl-block-contracted', {}, 'Contracted arrays: ',
         contracted.length
           ? h('span', '', {}, ...contracted.flatMap((c, k) => [k ? ', ' : '', h('span', 'fl-contracted', { 'data-array': c }, c)]))

@@ -18,6 +18,9 @@ export class LayoutTimeout extends Error {
 interface IJob {
   id: number;
   dot: string;
+  /** who asked (a graph pane): its newer layout replaces this one */
+  owner: object;
+  seconds: number;
   resolve: (svg: string) => void;
   reject: (err: Error) => void;
   timer: number;
@@ -26,7 +29,9 @@ interface IJob {
 const layoutCache = new Map<string, string>();
 const LAYOUT_CACHE_SIZE = 64;
 let worker: Worker | null = null;
-let job: IJob | null = null;
+/** the layout the worker runs, and those waiting for it, first come first served */
+let running: IJob | null = null;
+const waiting: IJob[] = [];
 let nextId = 0;
 
 /** The worker running Graphviz (its code, with Graphviz's WASM, is a chunk of its own). */
@@ -35,11 +40,11 @@ function getWorker(): Worker {
     worker = new Worker(new URL('./layout.worker.js', import.meta.url));
     worker.onmessage = (ev: MessageEvent) => {
       const data = ev.data as { id: number; svg?: string; error?: string };
-      if (!job || job.id !== data.id) {
+      if (!running || running.id !== data.id) {
         return;
       }
-      const done = job;
-      job = null;
+      const done = running;
+      running = null;
       window.clearTimeout(done.timer);
       if (typeof data.svg === 'string') {
         remember(done.dot, data.svg);
@@ -47,6 +52,7 @@ function getWorker(): Worker {
       } else {
         done.reject(new Error(data.error || 'Graphviz failed'));
       }
+      next();
     };
     worker.onerror = (ev: ErrorEvent) => {
       stopWorker(new Error(`the layout worker failed: ${ev.message || 'unknown error'}`));
@@ -59,11 +65,31 @@ function getWorker(): Worker {
 function stopWorker(reason: Error): void {
   worker?.terminate();
   worker = null;
-  if (job) {
-    window.clearTimeout(job.timer);
-    const j = job;
-    job = null;
+  if (running) {
+    window.clearTimeout(running.timer);
+    const j = running;
+    running = null;
     j.reject(reason);
+  }
+  next();
+}
+
+/** Start the first waiting layout when the worker is free (its time limit starts now). */
+function next(): void {
+  while (!running && waiting.length) {
+    const j = waiting.shift()!;
+    const hit = layoutCache.get(j.dot);   // the same drawing may have been laid out meanwhile
+    if (hit !== undefined) {
+      j.resolve(hit);
+      continue;
+    }
+    running = j;
+    j.timer = window.setTimeout(() => stopWorker(new LayoutTimeout(j.seconds)), j.seconds * 1000);
+    try {
+      getWorker().postMessage({ id: j.id, dot: j.dot });
+    } catch (err) {
+      stopWorker(err as Error);
+    }
   }
 }
 
@@ -84,28 +110,33 @@ export class LayoutSuperseded extends Error {
   }
 }
 
+/** How many layouts wait for the worker (for tests and the pane's message). */
+export function layoutsWaiting(): number {
+  return waiting.length;
+}
+
 /**
- * The SVG text Graphviz writes for `dot`, laid out in a Web Worker within `seconds`
- * (cached by DOT text). One layout runs at a time: a new one stops the one running.
+ * The SVG text Graphviz writes for `dot`, laid out in a Web Worker within `seconds` of
+ * starting (cached by DOT text). One layout runs at a time and the others wait their turn:
+ * a notebook's explorers each get their drawing. A newer layout for the same `owner`
+ * replaces its older one, waiting or running (WebAssembly cannot be interrupted: the
+ * worker running a stale layout is stopped).
  */
-export function layout(dot: string, seconds: number): Promise<string> {
+export function layout(dot: string, seconds: number, owner: object = {}): Promise<string> {
   const hit = layoutCache.get(dot);
+  for (const j of waiting.filter(w => w.owner === owner)) {
+    waiting.splice(waiting.indexOf(j), 1);
+    j.reject(new LayoutSuperseded());
+  }
+  if (running && running.owner === owner) {
+    stopWorker(new LayoutSuperseded());
+  }
   if (hit !== undefined) {
     return Promise.resolve(hit);
   }
-  if (job) {
-    // WebAssembly cannot be interrupted: stop the worker running the stale layout
-    stopWorker(new LayoutSuperseded());
-  }
   return new Promise<string>((resolve, reject) => {
-    const id = ++nextId;
-    const timer = window.setTimeout(() => stopWorker(new LayoutTimeout(seconds)), seconds * 1000);
-    job = { id, dot, resolve, reject, timer };
-    try {
-      getWorker().postMessage({ id, dot });
-    } catch (err) {
-      stopWorker(err as Error);
-    }
+    waiting.push({ id: ++nextId, dot, owner, seconds, resolve, reject, timer: 0 });
+    next();
   });
 }
 

@@ -23,8 +23,8 @@ const WIDE_HEIGHT = 760;
 export interface IGraphCallbacks {
   hover(n: number | null): void;
   selectBlock(b: number): void;
-  /** the block colour class of block `b` */
-  colourClass(b: number): string;
+  /** paint an element in block `b`'s colour */
+  paint(el: SVGElement, b: number): void;
   /** called when the user makes the pane full width or back */
   wide(on: boolean): void;
 }
@@ -241,7 +241,7 @@ export class GraphView {
     }
     let svg: SVGSVGElement;
     try {
-      svg = sanitizeSvg(await layout(dot, LAYOUT_SECONDS));
+      svg = sanitizeSvg(await layout(dot, LAYOUT_SECONDS, this));
     } catch (err) {
       if (token !== this.token || err instanceof LayoutSuperseded) {
         return;
@@ -265,7 +265,7 @@ export class GraphView {
     }
     this.size = annotateSvg(svg);
     for (const g of Array.from(svg.querySelectorAll<SVGGElement>('g.cluster[data-block], g.node[data-block]'))) {
-      g.classList.add(this.callbacks.colourClass(Number(g.getAttribute('data-block'))));
+      this.callbacks.paint(g, Number(g.getAttribute('data-block')));
     }
     this.bind(svg);
     clear(this.canvas);

@@ -31,6 +31,8 @@ from typing import Any, Mapping
 
 import graphviz
 
+from fusionlab.explore.palette import colour_of
+
 __all__ = ["get_dot", "graph_level", "block_graph", "partition_dot", "INSTRUCTION_NODES", "INSTRUCTION_EDGES",
            "BLOCK_NODES", "BLOCK_FORBIDDEN"]
 
@@ -130,8 +132,7 @@ def _label(ins: Mapping[str, Any]) -> str:
 
 
 def _colour(report: Mapping[str, Any], k: int) -> str:
-    colours = report["palette"]["blocks"]
-    return colours[(k - 1) % len(colours)]
+    return colour_of(report, k)
 
 
 def get_dot(report: Mapping[str, Any] | Any, entry: Mapping[str, Any] | None = None, *, level: str = "auto",

@@ -49,6 +49,7 @@ from fusionlab.ir.text import format_instruction, format_program
 from fusionlab.analysis.wsp import PartitionState, WSPGraph
 from fusionlab.pipeline.config import PipelineConfig
 from fusionlab.pipeline.preparing import Prepared, prepare
+from fusionlab.explore.palette import REPORT_BLOCKS, block_colour
 
 __all__ = [
     "MIME_TYPE", "SCHEMA_VERSION", "DEFAULT_ALGORITHMS", "DEFAULT_COST_MODELS", "CHEAP_ALGORITHMS",
@@ -80,7 +81,8 @@ MAX_BLOCKS_FOR_WEIGHTS = 120
 MAX_GRAPH_EDGES = 6000
 
 PALETTE: dict[str, Any] = {
-    "blocks": ["#dbeafe", "#dcfce7", "#fef9c3", "#fde2e2", "#ede9fe", "#cffafe", "#ffedd5", "#e5e7eb"],
+    # the first block colours; blocks past these follow the same rule (fusionlab.explore.palette)
+    "blocks": [block_colour(k) for k in range(1, REPORT_BLOCKS + 1)],
     "edges": {"dependency": "#475569", "forbidden": "#dc2626", "weight": "#16a34a", "contracted": "#7c3aed"},
 }
 
