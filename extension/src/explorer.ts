@@ -17,8 +17,8 @@ import { profileSection } from './profile';
 import { timingsSection } from './timings';
 import { safeClass, TreeView } from './tree';
 import {
-  asArray, ICode, IDependency, IForbidden, IInstruction, IPartition, IReport, ITrace,
-  ITraceEdge, IWeight, str
+  asArray, ICode, IDependency, IForbidden, IInstruction, INotice, IPartition, IReport, ITrace,
+  ITraceEdge, IWeight, noticeLevel, sortedNotices, str
 } from './types';
 
 /** The report's own block colours beyond this many are not read (the rule in palette.ts goes on). */
@@ -270,11 +270,14 @@ export class Explorer {
     if (progress) {
       root.appendChild(progress);
     }
-    const notices = asArray<{ kind: string; message: string; line?: number | null }>(report.notices);
+    const notices = sortedNotices(asArray<INotice>(report.notices));
     if (notices.length) {
-      root.appendChild(h('ul', 'fl-notices', {}, ...notices.map(x =>
-        h('li', `fl-notice fl-notice-${safeClass(x.kind)}`, {},
-          `${str(x.kind)}${x.line ? ` (line ${fmt(x.line)})` : ''}: ${str(x.message)}`))));
+      root.appendChild(h('ul', 'fl-notices', {}, ...notices.map(x => {
+        const level = noticeLevel(x);
+        return h('li', `fl-notice fl-notice-${safeClass(x.kind)} fl-level-${level}`, { title: str(x.kind) },
+          h('span', 'fl-level', {}, level),
+          `${x.line ? ` (line ${fmt(x.line)})` : ''}: ${str(x.message)}`);
+      })));
     }
 
     // selection

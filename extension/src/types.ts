@@ -216,6 +216,15 @@ export interface IBatchMenuEntry {
   label: string;
 }
 
+/** A notice: its subject (`kind`) and how much it matters (`level`: fusionlab/explore/notices.py). */
+export interface INotice {
+  kind: string;
+  /** absent in reports saved before levels: shown as a warning, as every notice was then */
+  level?: 'error' | 'warning' | 'info';
+  message: string;
+  line?: number | null;
+}
+
 export interface IReport {
   schema: string;
   version: number;
@@ -225,7 +234,7 @@ export interface IReport {
   batch: number;
   /** the batch menu (fusionlab.explore.report.batch_menu); absent from reports saved before it */
   batch_menu?: IBatchMenuEntry[];
-  notices: { kind: string; message: string; line?: number | null }[];
+  notices: INotice[];
   program: { text: string; instructions: IInstruction[] };
   graph: {
     dependencies: IDependency[];
@@ -262,4 +271,20 @@ export function str(value: unknown): string {
     return '';
   }
   return typeof value === 'string' ? value : String(value);
+}
+
+/** The levels of notices, most first (fusionlab/explore/notices.py's `Level`). */
+export const NOTICE_LEVELS = ['error', 'warning', 'info'] as const;
+export type NoticeLevel = typeof NOTICE_LEVELS[number];
+
+/** A notice's level; one saved before levels existed, or holding anything else, is a warning. */
+export function noticeLevel(n: INotice): NoticeLevel {
+  const level = (n && typeof n === 'object' ? n.level : undefined) as unknown;
+  return (NOTICE_LEVELS as readonly unknown[]).includes(level) ? (level as NoticeLevel) : 'warning';
+}
+
+/** Notices errors first, then warnings, then information; in order within a level. */
+export function sortedNotices(notices: INotice[]): INotice[] {
+  const rank = (n: INotice): number => NOTICE_LEVELS.indexOf(noticeLevel(n));
+  return notices.map((n, i) => ({ n, i })).sort((a, b) => rank(a.n) - rank(b.n) || a.i - b.i).map(x => x.n);
 }

@@ -50,6 +50,7 @@ from fusionlab.analysis.wsp import PartitionState, WSPGraph
 from fusionlab.pipeline.config import PipelineConfig
 from fusionlab.pipeline.preparing import Prepared, prepare
 from fusionlab.explore.palette import REPORT_BLOCKS, block_colour
+from fusionlab.explore.notices import ReportNotice, report_notice
 
 __all__ = [
     "MIME_TYPE", "SCHEMA_VERSION", "DEFAULT_ALGORITHMS", "DEFAULT_COST_MODELS", "CHEAP_ALGORITHMS",
@@ -444,11 +445,10 @@ def rewrite_notices(prepared: Prepared, batch: int = 0, shown: bool = False) -> 
         "a run rewrites this batch before partitioning it"
     # the batch this one is in, or one before it, is where the pass stopped: none of it was analysed
     stopped = any(r.by is RewritePass.DEAD_WRITES and r.batch is not None and r.batch <= batch for r in prepared.cut)
-    notices = [{"kind": "budget", "line": None, "message": (
+    notices = [report_notice(ReportNotice.DEAD_WRITES_CUT, (
         "the dead writes of this batch were not analysed within the time budget: what a run rewrites "
-        "before partitioning it is not listed (rerun with a larger --budget)")}] if stopped else []
-    return notices + [{"kind": "rewrite", "line": None,
-                       "message": f"{what}: {r.describe(numbered=False)}"}
+        "before partitioning it is not listed (rerun with a larger --budget)"))] if stopped else []
+    return notices + [report_notice(ReportNotice.REWRITE, f"{what}: {r.describe(numbered=False)}")
                       for r in prepared.rewrites if r.batch == batch]
 
 
@@ -512,16 +512,16 @@ class ReportParts:
                        f"{'' if budget.seconds is None else f' of {budget.seconds:g} s'}, so no partition was "
                        "computed: rerun with a larger --budget, or explore fewer instructions (a smaller loop)")
                 return cls(program, None, data, empty, accesses=accesses,  # no partition: no accesses needed
-                           notices=[{"kind": "budget", "message": why, "line": None}])
+                           notices=[report_notice(ReportNotice.GRAPH_CUT, why)])
         notices = []
         try:
             graph.drawn_conflicts(budget)
             graph_data = get_graph_data(graph)
         except BudgetExceeded:
             graph_data = get_graph_data(graph, conflicts=False)
-            notices.append({"kind": "budget", "line": None, "message": (
+            notices.append(report_notice(ReportNotice.CONFLICTS_CUT, (
                 "the fuse-preventing edges of this batch were not listed within the time budget: the graph shows "
-                "its dependencies only (the partitions know every edge; rerun with a larger --budget)")})
+                "its dependencies only (the partitions know every edge; rerun with a larger --budget)")))
         return cls(program, graph, data, graph_data, accesses=accesses or access_info(program),
                    graph_seconds=time.perf_counter() - started,
                    notices=notices + (rewrite_notices(prepared, batch) if prepared is not None else []))
@@ -591,8 +591,8 @@ def assemble_report(
     listed = list(batches) if batches is not None else [
         {"index": 0, "instructions": len(parts.program), "signature": _short(parts.program), "same_as": None}]
     if len(parts.program) == 0:
-        all_notices.append({"kind": "empty", "message": "the program has no instruction: nothing to partition "
-                            "(record NumPy array operations to explore their fusion)", "line": None})
+        all_notices.append(report_notice(ReportNotice.EMPTY, "the program has no instruction: nothing to partition "
+                                         "(record NumPy array operations to explore their fusion)"))
     return {
         "schema": "fusionlab.explorer",
         "version": SCHEMA_VERSION,

@@ -436,6 +436,13 @@ def test_a_capped_big_loop_returns_with_what_it_could_show(page, lab, lab_root):
     root.locator(".fl-kernel-bar[data-fl-channel='open']").wait_for(timeout=TIMEOUT)
     kinds = root.locator(".fl-notices li").evaluate_all("els => els.map(e => e.className)")
     assert any("fl-notice-budget" in k for k in kinds) and any("fl-notice-window" in k for k in kinds), kinds
+    # every notice carries its level, errors first, then warnings, then information
+    levels = root.locator(".fl-notices li .fl-level").all_inner_texts()
+    assert len(levels) == len(kinds) and {v.lower() for v in levels} <= {"error", "warning", "info"}, levels
+    ranks = [["error", "warning", "info"].index(v.lower()) for v in levels]
+    assert ranks == sorted(ranks), levels
+    assert all(f"fl-level-{v.lower()}" in k for v, k in zip(levels, kinds)), (levels, kinds)
+    assert "fl-level-info" in next(k for k in kinds if "fl-notice-window" in k)
     assert root.locator("tr.fl-ins").count() == 2000
     # another partition the budget computed (a loaded machine's budget may have cut some)
     report = next(o["data"][MIME_TYPE] for o in outputs(page, 1) if MIME_TYPE in o.get("data", {}))

@@ -36,6 +36,7 @@ from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
 from fusionlab.ir.bytecode import Program
 from fusionlab.costs import NonMonotonicCostModel, UnsupportedCostModel, get_cost_model
 from fusionlab.explore.dot import get_dot, graph_level
+from fusionlab.explore.notices import ReportNotice, capture_notice, report_notice
 from fusionlab.partition import MergeCache, PartitionResult, SearchTrace, evaluate
 from fusionlab.pipeline import Pass, PipelineCaches, PipelineConfig, Prepared, prepare, prepare_batches
 from fusionlab.runtime.reference import Externals
@@ -545,9 +546,8 @@ class FuseResult:
         if self._report is None:
             notices = []
             if self.capture is not None:
-                notices = [{"kind": n.kind.name.lower(), "message": n.message, "line": n.line}
-                           for n in self.capture.notices]
-            notices += [{"kind": "reroll", "message": line, "line": None} for line in self.rerolled()]
+                notices = [capture_notice(n) for n in self.capture.notices]
+            notices += [report_notice(ReportNotice.REROLL, line) for line in self.rerolled()]
             window = self.window_notice()
             if window is not None:
                 notices.append(window)
@@ -558,9 +558,9 @@ class FuseResult:
             code = self._code_section()
             chosen = self._selected_result()
             if not code and chosen is not None and self._code_key(chosen) in self._code_skipped:
-                notices.append({"kind": "code", "line": None, "message": (
+                notices.append(report_notice(ReportNotice.CODE, (
                     f"the generated code of this {len(self.program)}-instruction batch is not shown: generating it "
-                    "would not end within the time budget (rerun with a larger --budget)")})
+                    "would not end within the time budget (rerun with a larger --budget)")))
             share_notice = self._share.notice(self.batch)
             if share_notice is not None:
                 notices.append(share_notice)
@@ -583,10 +583,10 @@ class FuseResult:
         whole, shown = self.batch_lengths[self.batch], len(self.program)
         if whole == shown:
             return None
-        return {"kind": "window", "line": None, "message": (
+        return report_notice(ReportNotice.WINDOW, (
             f"batch {self.batch + 1} has {whole:,} instructions: the explorer shows its first {shown:,} (the graph, "
             f"partitions and code of all of them would not fit the time budget; `%%fuse --window N` shows more, "
-            "`--window inf` all). Compile & time runs the whole cell.")}
+            "`--window inf` all). Compile & time runs the whole cell."))
 
     def rerolled(self) -> list[str]:
         """What rerolling did to the batch shown, one line each (empty when it is off): the

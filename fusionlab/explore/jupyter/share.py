@@ -36,6 +36,7 @@ from typing import Any, Sequence
 
 from fusionlab.support.budget import Budget
 from fusionlab.explore.report import EXACT_ALGORITHMS
+from fusionlab.explore.notices import ReportNotice, report_notice
 
 __all__ = ["ExactShare"]
 
@@ -96,7 +97,7 @@ class ExactShare:
             return None
         which = ", ".join(f"{a} under {m}" for a, m in cut)
         more = max(10 * (self.seconds or 1.0), 30.0)
-        return {"kind": "budget", "line": None, "message": (
+        return report_notice(ReportNotice.SEARCH_CUT, (
             f"the exact searches were given {self.seconds:g} s together (--exact-time) so that the cell returns "
             f"quickly; {len(cut)} stopped there ({which}) and show the best partition found so far, not proven "
-            f"optimal. To search longer, rerun the cell with --exact-time {more:g} --budget {more + 5:g}.")}
+            f"optimal. To search longer, rerun the cell with --exact-time {more:g} --budget {more + 5:g}."))

@@ -21,10 +21,15 @@ from __future__ import annotations
 
 import re
 from html import escape
+from collections import Counter
 from typing import Any, Mapping
 
 from fusionlab.explore.report import EXACT_ALGORITHMS, find_entry, format_cost
 from fusionlab.explore.palette import colour_of
+from fusionlab.explore.notices import Level, by_level, level_of
+
+#: the text colour of a notice by level (readable on white and on JupyterLab's dark theme)
+_LEVEL_COLOURS = {"error": "#c62828", "warning": "#b45309", "info": "#64748b"}
 
 __all__ = ["find_partition", "listing_html", "cost_table_html", "code_html", "notices_html",
            "partition_summary", "status_line", "timing_table_html", "format_seconds", "block_colour"]
@@ -257,14 +262,20 @@ def code_html(report: Mapping[str, Any]) -> str:
 
 
 def notices_html(report: Mapping[str, Any]) -> str:
-    """The capture's notices (opaque calls, SYNCs, copies), with the user's line."""
+    """The report's notices, errors first, each with its level and the user's line; unfolded
+    when a warning or an error is among them (:mod:`fusionlab.explore.notices`)."""
     if not report["notices"]:
         return ""
     items = []
-    for n in report["notices"]:
-        where = f"line {n['line']}: " if n.get("line") else ""
-        items.append(f"<li>{escape(where + n['message'])} <i>({escape(n['kind'])})</i></li>")
-    # notices that change what the user should do next are shown unfolded
-    urgent = any(n["kind"] in ("scalar_loop", "failed", "budget", "empty", "code") for n in report["notices"])
-    return (f'<details class="fl-notices"{" open" if urgent else ""}><summary>{len(items)} notice(s)</summary>'
+    for n in by_level(report["notices"]):
+        level = level_of(n).value
+        where = f" (line {n['line']})" if n.get("line") else ""
+        items.append(f'<li class="fl-level-{level}" style="color:{_LEVEL_COLOURS[level]}">'
+                     f'<b>{level}</b>{escape(where)}: {escape(n["message"])} <i>({escape(n["kind"])})</i></li>')
+    # a notice that changes what the user should do next opens the list
+    urgent = any(level_of(n) is not Level.INFO for n in report["notices"])
+    counts = Counter(level_of(n).value for n in report["notices"])
+    summary = ", ".join(f"{counts[v]} {v}{'s' if counts[v] > 1 and v != 'info' else ''}"
+                        for v in (lv.value for lv in Level) if counts[v])
+    return (f'<details class="fl-notices"{" open" if urgent else ""}><summary>notices: {summary}</summary>'
             f'<ul>{"".join(items)}</ul></details>')

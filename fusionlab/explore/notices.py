@@ -1,0 +1,121 @@
+"""The explorer's notices: what each one is about (its kind) and how much it matters (its level).
+
+A notice reaches the report as ``{"kind", "level", "message", "line"}``. The *kind* names
+the subject (``opaque``, ``budget``, ``window``...: the capture's
+:class:`~fusionlab.capture.recorder.NoticeKind` by name, or one of :class:`ReportNotice`);
+the *level* says what the reader should do about it, one of :class:`Level`:
+
+- ``info``: worth knowing, nothing to fix (a rewrite, a window, an exact search the time
+  budget cut: the best partition so far is shown, and the message says how to search longer);
+- ``warning``: something runs as NumPy or is left out, and costs speed or a view;
+- ``error``: the tool failed on the cell (the cell still ran, as plain NumPy).
+
+Levels are decided here, once, by the notice's type, never by reading its text. The views
+sort by level (errors first), colour by level and unfold the list when a warning or an
+error is in it (:func:`fusionlab.explore.viz.listing.notices_html`, the extension's
+``explorer.ts``).
+
+Examples
+--------
+>>> from fusionlab.capture.recorder import Notice, NoticeKind
+>>> capture_notice(Notice(NoticeKind.OPAQUE, "np.linalg.solve", 4))["level"]
+'warning'
+>>> report_notice(ReportNotice.SEARCH_CUT, "two searches stopped")
+{'kind': 'budget', 'level': 'info', 'message': 'two searches stopped', 'line': None}
+>>> [n["level"] for n in by_level([report_notice(ReportNotice.REWRITE, "a"),
+...                                capture_notice(Notice(NoticeKind.FAILED, "b"))])]
+['error', 'info']
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Iterable, Mapping
+
+from fusionlab.capture.recorder import Notice, NoticeKind
+
+__all__ = ["Level", "ReportNotice", "CAPTURE_LEVELS", "capture_notice", "report_notice", "level_of", "by_level"]
+
+
+class Level(enum.Enum):
+    """How much a notice matters, most first."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """0 for errors, 1 for warnings, 2 for information (the order the views list them)."""
+        return list(Level).index(self)
+
+
+#: the level of each capture notice
+CAPTURE_LEVELS: Mapping[NoticeKind, Level] = {
+    NoticeKind.OPAQUE: Level.WARNING,      # runs as NumPy between kernels, never fused
+    NoticeKind.SYNC: Level.INFO,           # a value read by Python: where a batch ends
+    NoticeKind.COPY: Level.INFO,           # an overlapping update split in two, as the paper does
+    NoticeKind.ALIAS: Level.WARNING,       # reloaded before each use: costs a comparison and a copy
+    NoticeKind.PLAIN: Level.WARNING,       # outside the recording: not fused, not explored
+    NoticeKind.SCALAR_LOOP: Level.WARNING,  # thousands of one-element instructions
+    NoticeKind.FAILED: Level.ERROR,        # a bug of fusionlab's: the cell ran as plain NumPy
+    NoticeKind.BUDGET: Level.WARNING,      # recording stopped: the rest ran as plain NumPy
+    NoticeKind.BATCH: Level.INFO,          # a long batch cut between iterations
+}
+
+
+class ReportNotice(enum.Enum):
+    """The notices the explorer adds to the capture's: (kind, level)."""
+
+    #: the exact searches' shared time ran out: the best partition so far is shown, not proven
+    SEARCH_CUT = ("budget", Level.INFO)
+    #: the WSP graph was not built within the budget: no partition at all
+    GRAPH_CUT = ("budget", Level.WARNING)
+    #: the fuse-preventing edges were not listed within the budget (the partitions know them)
+    CONFLICTS_CUT = ("budget", Level.INFO)
+    #: the dead-writes pass stopped at its budget: what a run rewrites is not listed
+    DEAD_WRITES_CUT = ("budget", Level.INFO)
+    #: what the preparing passes rewrote of the batch
+    REWRITE = ("rewrite", Level.INFO)
+    #: what rerolling did to the batch
+    REROLL = ("reroll", Level.INFO)
+    #: the batch shown is the first part of a longer one
+    WINDOW = ("window", Level.INFO)
+    #: the generated code was not shown (it would not end within the budget)
+    CODE = ("code", Level.INFO)
+    #: nothing was recorded: nothing to partition
+    EMPTY = ("empty", Level.WARNING)
+
+    @property
+    def kind(self) -> str:
+        """The report's ``kind`` string."""
+        return self.value[0]
+
+    @property
+    def level(self) -> Level:
+        """The notice's :class:`Level`."""
+        return self.value[1]
+
+
+def capture_notice(n: Notice) -> dict[str, Any]:
+    """A capture notice as the report's JSON object."""
+    return {"kind": n.kind.name.lower(), "level": CAPTURE_LEVELS[n.kind].value, "message": n.message, "line": n.line}
+
+
+def report_notice(which: ReportNotice, message: str, line: int | None = None) -> dict[str, Any]:
+    """One of the explorer's own notices as the report's JSON object."""
+    return {"kind": which.kind, "level": which.level.value, "message": message, "line": line}
+
+
+def level_of(notice: Mapping[str, Any]) -> Level:
+    """A report notice's :class:`Level`. A notice saved before levels existed is a warning
+    (how every notice was shown then)."""
+    try:
+        return Level(notice.get("level", Level.WARNING.value))
+    except ValueError:
+        return Level.WARNING
+
+
+def by_level(notices: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """``notices`` errors first, then warnings, then information; in order within a level."""
+    return sorted(notices, key=lambda n: level_of(n).rank)

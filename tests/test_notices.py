@@ -1,0 +1,81 @@
+"""Notices carry a level decided by their type (fusionlab/explore/notices.py), in every view."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+
+from fusionlab.capture.recorder import Notice, NoticeKind
+from fusionlab.explore.notices import CAPTURE_LEVELS, Level, ReportNotice, by_level, capture_notice, level_of
+from fusionlab.explore.viz.listing import notices_html
+
+EXT = Path(__file__).resolve().parents[1] / "extension" / "src"
+
+
+def test_every_capture_kind_has_a_level() -> None:
+    assert set(CAPTURE_LEVELS) == set(NoticeKind)
+    assert CAPTURE_LEVELS[NoticeKind.FAILED] is Level.ERROR
+    assert CAPTURE_LEVELS[NoticeKind.OPAQUE] is Level.WARNING
+
+
+def test_a_cut_search_is_information_and_a_missing_graph_a_warning() -> None:
+    # the issue: the budget cutting an exact search is shown quietly; no graph at all is a warning
+    assert ReportNotice.SEARCH_CUT.level is Level.INFO and ReportNotice.SEARCH_CUT.kind == "budget"
+    assert ReportNotice.GRAPH_CUT.level is Level.WARNING and ReportNotice.GRAPH_CUT.kind == "budget"
+
+
+def test_levels_sort_errors_first_and_keep_order_within_a_level() -> None:
+    ns = [{"kind": "rewrite", "level": "info", "message": "r1"},
+          {"kind": "opaque", "level": "warning", "message": "w1"},
+          {"kind": "failed", "level": "error", "message": "e1"},
+          {"kind": "window", "level": "info", "message": "r2"},
+          {"kind": "plain", "level": "warning", "message": "w2"}]
+    assert [n["message"] for n in by_level(ns)] == ["e1", "w1", "w2", "r1", "r2"]
+
+
+@pytest.mark.parametrize("saved", [{"kind": "budget", "message": "m"}, {"kind": "x", "level": "loud", "message": "m"}])
+def test_a_notice_saved_without_a_known_level_is_a_warning(saved: dict) -> None:
+    assert level_of(saved) is Level.WARNING
+
+
+def test_the_fallback_view_shows_levels_escaped_and_opens_on_a_warning() -> None:
+    info = {"kind": "rewrite", "level": "info", "message": "<b>x</b>", "line": None}
+    warn = capture_notice(Notice(NoticeKind.OPAQUE, "np.linalg.solve <script>", 7))
+    html = notices_html({"notices": [info]})
+    assert "<details class=\"fl-notices\">" in html and "&lt;b&gt;x&lt;/b&gt;" in html and "notices: 1 info" in html
+    html = notices_html({"notices": [info, warn]})
+    assert "<details class=\"fl-notices\" open>" in html and "<script>" not in html
+    assert html.index("fl-level-warning") < html.index("fl-level-info")
+    assert "(line 7)" in html and "notices: 1 warning, 1 info" in html
+
+
+def test_a_report_carries_levels_that_the_schema_accepts() -> None:
+    from fusionlab.explore.jupyter.session import FuseResult
+
+    src = "import numpy as np\na = np.arange(1000.)\nb = np.linalg.norm(a) + a\nc = b * 2\n"
+    from fusionlab.capture import capture
+
+    cap = capture(src)
+    res = FuseResult(cap.batches, capture=cap, name="n", algorithms=["greedy"], cost_models=["bohrium"])
+    report = res.report()
+    schema = json.loads(resources.files("fusionlab").joinpath("data/explorer.schema.json").read_text())
+    jsonschema.validate(report, schema)
+    assert report["notices"], report["notices"]
+    assert all(n["level"] in ("error", "warning", "info") for n in report["notices"])
+    kinds = {n["kind"]: n["level"] for n in report["notices"]}
+    for n in cap.notices:
+        assert kinds[n.kind.name.lower()] == CAPTURE_LEVELS[n.kind].value
+
+
+def test_the_extension_knows_the_same_levels() -> None:
+    ts = (EXT / "types.ts").read_text()
+    listed = re.search(r"NOTICE_LEVELS = \[([^\]]*)\]", ts).group(1)
+    assert [x.strip().strip("'") for x in listed.split(",")] == [lv.value for lv in Level]
+    css = (EXT.parent / "style" / "base.css").read_text()
+    assert all(f".fl-level-{lv.value}" in css for lv in Level)
