@@ -49,7 +49,7 @@ QUICK_FILES = frozenset({
     "test_recorded_sizes.py", "test_check.py", "test_scalar_math.py", "test_compile_budget.py", "test_free_cores.py",
     # the front ends: the CLI, the magic, the report, the explorer, sweeps, the extension's build, the docs
     "test_cli.py", "test_jupyter.py", "test_progressive.py", "test_explorer_budget.py", "test_report.py",
-    "test_sweep.py", "test_extension.py", "test_docs.py", "test_notices.py", "test_palette.py",
+    "test_sweep.py", "test_extension.py", "test_docs.py", "test_notices.py", "test_palette.py", "test_waterfall.py",
     # one browser test (the lab and the browser start once)
     "test_exact_share_browser.py",
 })

@@ -36,7 +36,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
 from fusionlab.ir.bytecode import OpFamily, Program
@@ -472,6 +472,73 @@ class ReportParts:
     graph_seconds: float = 0.0
     graph_pending: bool = False
     contractions: list[dict[str, Any]] | None = None
+    #: the replays and waterfalls made so far, by cost model and partitions (``steps_data``)
+    steps: dict[tuple[Any, ...], dict[str, Any] | None] = field(default_factory=dict)
+
+    def steps_data(self, entries: Sequence[Mapping[str, Any]], models: Mapping[str, Any],
+                   budget: Budget | None = None) -> dict[str, Any]:
+        """The ``steps`` section: greedy's merges replayed under each cost model, and the
+        fusion waterfall between each two different partitions of a cost model
+        (:mod:`fusionlab.explore.waterfall`). Each is made once per partition pair and kept;
+        ``budget`` bounds those made by this call (default: :data:`STEPS_SECONDS`), and past it,
+        or past :data:`STEPS_INSTRUCTIONS` instructions, a pair is listed as not computed."""
+        from fusionlab.explore.waterfall import steps_data, waterfall
+
+        budget = Budget(STEPS_SECONDS) if budget is None else budget
+        done = [e for e in entries if e.get("status") in ("done", "budget") and e.get("blocks") and e.get("legal")]
+        replays, falls, skipped = [], [], []
+        too_big = self.graph is None or len(self.program) > STEPS_INSTRUCTIONS
+
+        listed = 0
+
+        def made(key: tuple[Any, ...], make: Callable[[], dict[str, Any]]) -> dict[str, Any] | None:
+            nonlocal listed
+            if key not in self.steps:
+                if too_big or budget.expired():
+                    return None
+                try:
+                    self.steps[key] = make()
+                except BudgetExceeded:
+                    return None
+            got = self.steps[key]
+            if listed + len(got["steps"]) > STEPS_TOTAL:   # the saved report's size budget
+                return None
+            listed += len(got["steps"])
+            return got
+
+        for name in dict.fromkeys(e["cost_model"] for e in done):
+            mine = [e for e in done if e["cost_model"] == name]
+            model = models.get(name, name)
+            greedy_entry = next((e for e in mine if e["algorithm"] == "greedy" and e["status"] == "done"), None)
+            if greedy_entry is not None:
+                blocks = _blocks_key(greedy_entry)
+                got = made(("replay", name, blocks), lambda: _replay_data(self.graph, model, blocks, budget))
+                if got is None:
+                    skipped.append(f"greedy's merges under {name}")
+                elif got.get("matches", True):
+                    replays.append({"cost_model": name, **got})
+            # one waterfall per two different partitions (algorithms with the same blocks share one)
+            groups: dict[tuple[tuple[int, ...], ...], list[str]] = {}
+            for e in mine:
+                groups.setdefault(_blocks_key(e), []).append(e["algorithm"])
+            keys = list(groups)
+            for i, a in enumerate(keys):
+                for b in keys[i + 1:]:
+                    got = made(("waterfall", name, a, b), lambda a=a, b=b: steps_data(waterfall(
+                        self.graph, [[x - 1 for x in blk] for blk in a], [[x - 1 for x in blk] for blk in b],
+                        model, budget=budget)))
+                    if got is None:
+                        skipped.append(f"{groups[a][0]} to {groups[b][0]} under {name}")
+                    else:
+                        falls.append({"cost_model": name, "a": groups[a], "b": groups[b], **got})
+        why = ""
+        if too_big and done:
+            why = (f"not made for a batch of more than {STEPS_INSTRUCTIONS:,} instructions "
+                   "(explore a smaller window to replay it step by step)")
+        elif skipped:
+            why = (f"not made within {budget.seconds:g} s or {STEPS_TOTAL:,} steps: " + "; ".join(skipped[:4])
+                   + (" …" if len(skipped) > 4 else ""))
+        return {"replays": replays, "waterfalls": falls, "limit": STEPS_LISTED, "not_made": why}
 
     def contractions_data(self) -> list[dict[str, Any]]:
         """The ``contractions`` section (computed once: every arrangement of each CONTRACT)."""
@@ -555,6 +622,38 @@ class ReportParts:
         return self.code[key]
 
 
+#: the steps section is made for batches of at most this many instructions
+STEPS_INSTRUCTIONS = 1500
+#: seconds a report's assembly may spend on new replays and waterfalls
+STEPS_SECONDS = 1.0
+#: steps listed per replay or waterfall (the rest are counted)
+STEPS_LISTED = 400
+#: steps listed in a report in all (about 55 bytes each: the saved report's size budget of 1 MB)
+STEPS_TOTAL = 1500
+
+
+def _blocks_key(entry: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
+    return tuple(sorted(tuple(sorted(b)) for b in entry["blocks"]))
+
+
+def _replay_data(graph: WSPGraph, model: Any, blocks: tuple[tuple[int, ...], ...], budget: Budget) -> dict[str, Any]:
+    """Greedy's replay as the report lists it; ``matches`` says whether it ends on the
+    explorer's greedy partition (a row computed with other options may not)."""
+    from fusionlab.explore.waterfall import greedy_replay, steps_data
+
+    steps = greedy_replay(graph, model, budget=budget)
+    parts = [{i} for i in range(graph.n)]
+    where = list(range(graph.n))
+    for st in steps:   # the partition greedy ends on
+        k, j = where[st.into[0]], where[st.moved[0]]
+        parts[k] |= parts[j]
+        for i in parts[j]:
+            where[i] = k
+        parts[j] = set()
+    got = tuple(sorted(tuple(sorted(i + 1 for i in p)) for p in parts if p))
+    return {**steps_data(steps, STEPS_LISTED), "matches": got == blocks}
+
+
 def assemble_report(
     parts: ReportParts,
     *,
@@ -619,6 +718,9 @@ def assemble_report(
         "profile": dict(profile) if profile else None,
         # additive: present only when the program has contractions (older views ignore it)
         **({"contractions": contractions} if contractions else {}),
+        # additive: greedy's merges one by one and the waterfalls between partitions
+        # (made once every partition is in: a progressive display does not wait for them)
+        "steps": parts.steps_data(entries, by_name, None if not pending else Budget(0.0)),
     }
 
 
