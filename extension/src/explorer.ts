@@ -14,6 +14,7 @@ import { IGraphData } from './dotgen';
 import { GraphView, IGraphState } from './graphview';
 import { ChannelState, IReply, KernelChannel } from './kernel';
 import { profileSection } from './profile';
+import { IReplayFrame, stepsSection } from './steps';
 import { timingsSection } from './timings';
 import { safeClass, TreeView } from './tree';
 import {
@@ -113,6 +114,8 @@ export class Explorer {
   private kernelState!: HTMLSpanElement;
   private kernelReply!: HTMLSpanElement;
   private treeSlot!: HTMLDivElement;
+  private stepsSlot!: HTMLDivElement;
+  private stepsFor = '';
   private blockFields: { mergeA: HTMLInputElement; mergeB: HTMLInputElement; splitBlock: HTMLInputElement } | null = null;
 
   constructor(private host: IKernelHost | null = null) {
@@ -322,6 +325,10 @@ export class Explorer {
     this.costs = h('table', 'fl-costs', { 'data-fl-section': 'costs' });
     root.appendChild(h('details', 'fl-section', { open: true },
       h('summary', '', {}, 'Costs of every algorithm × cost model'), this.costs));
+
+    this.stepsSlot = h('div', 'fl-steps-slot');
+    this.stepsFor = '';
+    root.appendChild(this.stepsSlot);
 
     this.treeSlot = h('div', 'fl-tree-slot');
     root.appendChild(this.treeSlot);
@@ -589,6 +596,7 @@ export class Explorer {
     this.renderStatus(p);
     this.renderListing(p);
     this.renderCosts();
+    this.renderSteps();
     this.renderDetail();
     this.graphView.setSelected(this.block);
     void this.graphView.setData(this.graphData(p), first).then(() => {
@@ -691,6 +699,49 @@ export class Explorer {
         this.applyBlock();
       });
       this.listingMore.append(`${all.length - rows.length} more instructions not listed · `, more);
+    }
+  }
+
+  /** The replay and waterfall of the cost model shown (made again only when it changes). */
+  private renderSteps(): void {
+    if (this.stepsFor === this.costModel) {
+      return;
+    }
+    this.stepsFor = this.costModel;
+    this.setFrame(null);
+    clear(this.stepsSlot);
+    const section = stepsSection(this.report?.steps, this.costModel, {
+      instructions: this.instructions().length,
+      blocks: (algorithm, costModel) => {
+        const p = this.partition(algorithm, costModel);
+        return p && asArray(p.blocks).length ? asArray<number[]>(p.blocks).map(b => asArray<number>(b).map(Number)) : null;
+      },
+      unit: costModel => {
+        const unit = str(this.partition('greedy', costModel)?.unit);
+        return unit ? ` ${unit}` : '';
+      },
+      showGreedy: costModel => {
+        if (this.algorithm !== 'greedy' || this.costModel !== costModel) {
+          this.select('greedy', costModel, true);
+        }
+      },
+      frame: f => this.setFrame(f)
+    });
+    if (section) {
+      this.stepsSlot.appendChild(section);
+    }
+  }
+
+  /** Draw a replay step on the graph and the listing (null: the partition again). */
+  private setFrame(f: IReplayFrame | null): void {
+    const greedy = this.partition('greedy', this.costModel);
+    const finalBlock = new Map<number, number>();
+    asArray<number[]>(greedy?.blocks).forEach((b, k) => asArray<number>(b).forEach(i => finalBlock.set(Number(i), k + 1)));
+    this.graphView.setOverlay(f, i => finalBlock.get(i) ?? 1);
+    for (const row of Array.from(this.listing.querySelectorAll<HTMLElement>('tr.fl-ins'))) {
+      const i = Number(row.getAttribute('data-instruction'));
+      row.classList.toggle('fl-replay-moved', !!f && f.moved.has(i));
+      row.classList.toggle('fl-replay-into', !!f && f.into.has(i));
     }
   }
 

@@ -8,6 +8,7 @@
 import { clear, h } from './dom';
 import { autoLevel, buildDot, countEdges, IGraphData, Level } from './dotgen';
 import { annotateSvg, layout, LayoutSuperseded, LayoutTimeout, sanitizeSvg } from './graph';
+import { IReplayFrame } from './steps';
 
 /** Seconds a layout may take before its worker is stopped. */
 export const LAYOUT_SECONDS = 20;
@@ -18,6 +19,8 @@ const MIN_SCALE = 0.05;
 const READABLE_SCALE = 0.5;
 const MAX_SCALE = 4;
 const VIEW_HEIGHT = 520;
+/** The graph area is never shorter than this (a short drawing is not squeezed into a strip). */
+export const MIN_HEIGHT = 300;
 const WIDE_HEIGHT = 760;
 
 export interface IGraphCallbacks {
@@ -71,6 +74,8 @@ export class GraphView {
   private scaleLabel: HTMLSpanElement;
   private omitted: HTMLDivElement;
   private drag: { x: number; y: number; tx: number; ty: number; moved: boolean } | null = null;
+  private overlay: IReplayFrame | null = null;
+  private overlayColour: (instruction: number) => number = () => 1;
 
   constructor(private callbacks: IGraphCallbacks) {
     const button = (label: string, title: string, action: string, fn: () => void) => {
@@ -268,6 +273,7 @@ export class GraphView {
       this.callbacks.paint(g, Number(g.getAttribute('data-block')));
     }
     this.bind(svg);
+    this.applyOverlay(svg);
     clear(this.canvas);
     this.canvas.appendChild(svg);
     this.svg = svg;
@@ -333,13 +339,43 @@ export class GraphView {
     }
   }
 
+  /**
+   * Draw a replay step over the instructions (null: the partition alone): the instructions
+   * already fused take the colour `colour` gives them, the others are drawn pale, and the pair
+   * the step merged (or split) is outlined. Kept over later drawings until set to null.
+   */
+  setOverlay(frame: IReplayFrame | null, colour: (instruction: number) => number): void {
+    this.overlay = frame;
+    this.overlayColour = colour;
+    if (this.svg) {
+      this.applyOverlay(this.svg);
+    }
+  }
+
+  private applyOverlay(svg: SVGSVGElement): void {
+    const f = this.overlay;
+    this.node.setAttribute('data-fl-replay', f ? 'on' : '');
+    for (const g of Array.from(svg.querySelectorAll<SVGGElement>('g.node[data-instruction]'))) {
+      const i = Number(g.getAttribute('data-instruction'));
+      const fused = !!f && f.fused.has(i);
+      g.classList.toggle('fl-replay-fused', fused);
+      g.classList.toggle('fl-replay-alone', !!f && !fused);
+      g.classList.toggle('fl-replay-moved', !!f && f.moved.has(i));
+      g.classList.toggle('fl-replay-into', !!f && f.into.has(i));
+      if (fused) {
+        this.callbacks.paint(g, this.overlayColour(i));
+      }
+    }
+    svg.classList.toggle('fl-replaying', !!f);
+  }
+
   // ------------------------------------------------------------ zoom and pan
 
   private layoutViewport(): void {
     const max = this.wide ? WIDE_HEIGHT : VIEW_HEIGHT;
     const width = this.viewport.clientWidth || 600;
     const fitWidth = Math.min(1, width / Math.max(1, this.size.width));
-    const want = Math.max(120, Math.min(max, this.size.height * fitWidth + 8));
+    const want = Math.max(MIN_HEIGHT, Math.min(max, this.size.height * fitWidth + 8));
     this.viewport.style.height = `${Math.round(want)}px`;
   }
 

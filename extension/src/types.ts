@@ -258,6 +258,8 @@ export interface IReport {
   profile?: IProfile | null;
   /** additive: one entry per CONTRACT instruction (contraction.ts) */
   contractions?: unknown;
+  /** additive: greedy's replay and the waterfalls between partitions (steps.ts) */
+  steps?: unknown;
 }
 
 /** Arrays of the right type, whatever the data holds (a saved notebook may be anything). */

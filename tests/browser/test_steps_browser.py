@@ -1,0 +1,95 @@
+"""The replay of greedy's merges and the fusion waterfall in JupyterLab, from a saved notebook
+with no kernel: the arrow keys step the replay forward and back on the graph, and a
+waterfall's steps add up to the difference of the two partitions' costs."""
+
+from __future__ import annotations
+
+from fusionlab.explore.jupyter import FuseResult
+from fusionlab.explore.waterfall import greedy_replay
+from fusionlab.ir.examples import fig3
+
+from .reports import report_notebook
+from .test_explorer_browser import explorer, open_lab, open_notebook
+
+TIMEOUT = 20_000
+
+
+def test_the_replay_steps_with_the_keyboard_and_the_waterfall_adds_up(page, lab, lab_root, output_dir) -> None:
+    result = FuseResult.from_program(fig3(), algorithms=["singleton", "linear", "unintrusive", "greedy"])
+    report = result.report()
+    assert report["status"]["complete"] and report["steps"]["replays"]
+    report_notebook(lab_root / "steps.ipynb", report, html=result.bundle(draw=False)["text/html"])
+    open_lab(page, lab)
+    open_notebook(page, "steps.ipynb")
+    root = explorer(page)
+    root.locator(".fl-graph[data-fl-graph-state='ready']").wait_for(timeout=TIMEOUT)
+    cm = report["selected"]["cost_model"]
+    want = [s.describe().split(":")[0] for s in greedy_replay(fig3(), cm)]
+
+    section = root.locator("[data-fl-section='steps']")
+    panel = section.locator(".fl-replay")
+    panel.focus()
+    assert panel.get_attribute("data-fl-step") == "0"
+    for k in (1, 2, 3):
+        page.keyboard.press("ArrowRight")
+        assert panel.get_attribute("data-fl-step") == str(k)
+        # the same merge as greedy's own, in words: "merge {6} into {1,5}" ("{1, 5}" on the page)
+        said = panel.locator(".fl-replay-step b").inner_text().replace(" ", "")
+        assert said == want[k - 1].replace(" ", "").replace("–", "-"), (said, want[k - 1])
+    page.keyboard.press("ArrowLeft")
+    assert panel.get_attribute("data-fl-step") == "2"
+    assert "step 2 of" in panel.locator(".fl-replay-counter").inner_text()
+    # drawn on the graph: greedy's partition selected, the moved instruction outlined, fused ones coloured
+    assert root.get_attribute("data-fl-algorithm") == "greedy"
+    graph = root.locator(".fl-graph")
+    graph.locator("svg.fl-replaying").wait_for(timeout=TIMEOUT)
+    moved = graph.locator("g.node.fl-replay-moved[data-instruction]")
+    assert moved.count() == 1 and moved.get_attribute("data-instruction") == "6"
+    assert graph.locator("g.node.fl-replay-fused").count() == 3   # {1, 5, 6}
+    assert graph.locator("g.node.fl-replay-alone").count() == len(report["program"]["instructions"]) - 3
+    graph.scroll_into_view_if_needed()
+    graph.screenshot(path=str(output_dir / "steps_replay_graph.png"))
+    page.keyboard.press("End")
+    assert panel.get_attribute("data-fl-step") == str(len(want))
+    page.keyboard.press("Home")
+    assert panel.get_attribute("data-fl-step") == "0"
+    page.screenshot(path=str(output_dir / "steps_replay.png"), full_page=True)
+
+    # the waterfall from linear to greedy: its steps add up to the difference of the two costs
+    costs = {p["algorithm"]: p["cost"] for p in report["partitions"] if p["cost_model"] == cm}
+    fall = section.locator(".fl-waterfall")
+    options = section.locator("select[data-fl-control='from'] option").all_inner_texts()
+    linear = next(o for o in options if o.split(" = ")[0] == "linear" or "linear" in o.split(" = "))
+    greedy = next(o for o in options if "greedy" in o.split(" = "))
+    section.locator("select[data-fl-control='from']").select_option(label=linear)
+    section.locator("select[data-fl-control='to']").select_option(label=greedy)
+    changes = [float(x) for x in fall.locator(".fl-waterfall-step[data-fl-change]").evaluate_all(
+        "els => els.map(e => e.getAttribute('data-fl-change'))")]
+    assert changes and abs(sum(changes) - (costs["greedy"] - costs["linear"])) < 1e-6, (changes, costs)
+    assert float(fall.get_attribute("data-fl-total-change")) == costs["greedy"] - costs["linear"]
+    # the other way round: the same steps reversed, the opposite sum
+    section.locator("select[data-fl-control='from']").select_option(label=greedy)
+    section.locator("select[data-fl-control='to']").select_option(label=linear)
+    back = [float(x) for x in fall.locator(".fl-waterfall-step[data-fl-change]").evaluate_all(
+        "els => els.map(e => e.getAttribute('data-fl-change'))")]
+    assert back == [-c for c in reversed(changes)]
+    kinds = fall.locator(".fl-waterfall-step[data-fl-kind]").evaluate_all(
+        "els => els.map(e => e.getAttribute('data-fl-kind'))")
+    assert kinds == sorted(kinds, reverse=True)   # splits first, then merges
+    section.screenshot(path=str(output_dir / "steps_waterfall.png"))
+    assert not page.page_errors
+
+
+def test_the_graph_area_is_at_least_300_px_tall(page, lab, lab_root) -> None:
+    # a four-instruction program draws small: its area is still 300 px
+    from fusionlab.ir.text import parse
+
+    small = parse("ARRAY a float64[8]\nARRAY b float64[8]\nCOPY a, 1\nADD b, a, a\nSYNC b\n")
+    result = FuseResult.from_program(small, algorithms=["singleton", "greedy"], cost_models=["bohrium"])
+    report_notebook(lab_root / "small.ipynb", result.report(), html=result.bundle(draw=False)["text/html"])
+    open_lab(page, lab)
+    open_notebook(page, "small.ipynb")
+    root = explorer(page)
+    root.locator(".fl-graph[data-fl-graph-state='ready']").wait_for(timeout=TIMEOUT)
+    box = root.locator(".fl-viewport").bounding_box()
+    assert box is not None and box["height"] >= 300, box
