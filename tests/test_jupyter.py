@@ -311,3 +311,44 @@ def test_functions_defined_in_one_cell_are_captured_in_another_and_plain_elsewhe
     fuse("--no-explorer", "h = g(np.linspace(0, 1, 5))\n")
     assert any(ins.opcode.name == "EXP" for ins in ip.user_ns["_fuse"].program)
     np.testing.assert_array_equal(ip.user_ns["h"], np.exp(-np.linspace(0, 1, 5)) + np.linspace(0, 1, 5) ** 2)
+
+
+def test_a_fuse_cell_that_raises_names_its_own_cell() -> None:
+    # issue 35: the traceback said "Cell In[3]" for cell [2]; it must say what a plain cell says
+    import re
+
+    def cell_in(cell: str, store: bool = True) -> tuple[int, list[tuple[str, str]]]:
+        with capture_output() as out:
+            result = ip.run_cell(cell, store_history=store)
+        text = re.sub(r"\x1b\[[0-9;]*m", "", out.stdout + out.stderr)
+        return result.execution_count, re.findall(r"Cell In\s*\[(\d+)\], line (\d+)", text)
+
+    body = "import numpy as np\nx = np.arange(3.0)\ny = x[5]\n"
+    plain_count, plain = cell_in(body)
+    fuse_count, fused = cell_in("%%fuse\n" + body)
+    assert plain == [(str(plain_count), "3")]
+    assert fused == [(str(fuse_count), "3")]
+    # a cell that stores no history is named by the count as it is, as IPython names a plain one
+    quiet = body.replace("x[5]", "x[7]")   # not the text of the cell before (that would read as this one)
+    _, plain_quiet = cell_in(quiet, store=False)
+    _, fused_quiet = cell_in("%%fuse\n" + quiet, store=False)
+    assert fused_quiet == plain_quiet and plain_quiet
+
+
+def test_in_a_real_kernel_a_fuse_cell_that_raises_names_its_own_cell() -> None:
+    # the same through ipykernel, as JupyterLab runs cells: the traceback names the cell's own number
+    import re
+
+    import nbclient
+    import nbformat
+
+    body = "x = np.arange(3.0)\ny = x[5]\n"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in (
+        "%load_ext fusionlab\nimport numpy as np", body, "%%fuse --no-explorer\n" + body, "z = 1", "%%fuse\n" + body)])
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True).execute()
+    for cell in nb.cells[1:]:
+        if cell.source == "z = 1":
+            continue
+        [err] = [o for o in cell.outputs if o.output_type == "error"]
+        text = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(err.traceback))
+        assert re.findall(r"Cell In\s*\[(\d+)\], line (\d+)", text) == [(str(cell.execution_count), "2")], text

@@ -369,10 +369,30 @@ class FuseMagics(Magics):
         as plain ones do. fusionlab's own name when the shell has no such compiler."""
         compiled = getattr(self.shell, "compile", None)
         try:
-            return compiled.cache(cell, self.shell.execution_count, raw_code=raw)
+            return compiled.cache(cell, self._cell_number(raw), raw_code=raw)
         except (AttributeError, TypeError):
             linecache.cache[CELL_FILENAME] = (len(cell), None, cell.splitlines(True), CELL_FILENAME)
             return CELL_FILENAME
+
+    def _cell_number(self, raw: str) -> int:
+        """The number of the cell this magic runs in, as its prompt and a plain cell's
+        traceback show it (``In [n]``).
+
+        IPython moves ``execution_count`` on before a cell that stores its history runs, and
+        stores the cell's text at the number it had; a cell that stores none (``silent``,
+        ``store_history=False``) leaves both alone, and IPython names it by the count as it
+        is. So the cell runs as ``count - 1`` exactly when the history's last input is this
+        cell (``%%fuse`` and its body), else as ``count`` (the magic called from code, e.g.
+        ``run_cell_magic``, or a cell that stores no history)."""
+        count = getattr(self.shell, "execution_count", 1)
+        history = getattr(getattr(self.shell, "history_manager", None), "input_hist_raw", None)
+        if not isinstance(count, int) or not isinstance(history, list) or len(history) != count or count < 2:
+            return count
+        last = history[-1] if isinstance(history[-1], str) else ""
+        head, _, body = last.partition("\n")
+        if head.lstrip().startswith("%%fuse") and body.rstrip("\n") == raw.rstrip("\n"):
+            return count - 1
+        return count
 
     def _user_error(self, error: BaseException, filename: str = CELL_FILENAME) -> BaseException:
         """The user's ``error``, shown as plain IPython shows it: the traceback has the
