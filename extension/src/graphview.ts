@@ -15,6 +15,10 @@ export const LAYOUT_SECONDS = 20;
 /** Above this many edges a layout waits for a click. */
 export const MAX_AUTO_EDGES = 2500;
 const MIN_SCALE = 0.05;
+/** A program of at most this many instructions keeps the instruction level however wide it draws. */
+export const TEACHING_SIZE = 40;
+/** ... at full width, unless that makes it smaller than this (then the block level) */
+export const SMALL_SCALE = 0.25;
 /** Below this scale labels are too small to read: a first view does not go below it. */
 const READABLE_SCALE = 0.5;
 const MAX_SCALE = 4;
@@ -45,6 +49,9 @@ export interface IGraphState {
   ty: number;
   /** the DOT last drawn: the same drawing again keeps scale and pan */
   dot: string;
+  /** the automatic choices made for a drawing too wide to read (full width, then blocks) */
+  autoWide?: boolean;
+  tooWide?: boolean;
 }
 
 export class GraphView {
@@ -73,7 +80,12 @@ export class GraphView {
   private wideButton: HTMLButtonElement;
   private scaleLabel: HTMLSpanElement;
   private omitted: HTMLDivElement;
+  private clipHint: HTMLDivElement;
   private drag: { x: number; y: number; tx: number; ty: number; moved: boolean } | null = null;
+  /** set when the wide mode was chosen for a drawing too wide to read beside the listing */
+  private autoWide = false;
+  /** set when the instruction level was too wide to read even at full width (auto: blocks) */
+  private tooWide = false;
   private overlay: IReplayFrame | null = null;
   private overlayColour: (instruction: number) => number = () => 1;
 
@@ -89,6 +101,7 @@ export class GraphView {
       h('option', '', { value: 'instructions' }, 'instructions'));
     this.levelSelect.addEventListener('change', () => {
       this.levelChoice = this.levelSelect.value as LevelChoice;
+      this.tooWide = false;
       this.expanded.clear();
       void this.draw();
     });
@@ -99,26 +112,29 @@ export class GraphView {
       void this.draw();
     });
     this.wideButton = button('full width', 'give the graph the whole width of the output', 'wide', () => {
-      this.wide = !this.wide;
-      this.wideButton.classList.toggle('fl-active', this.wide);
-      this.callbacks.wide(this.wide);
-      this.layoutViewport();
+      this.setWide(!this.wide);
       this.fit();
     });
     this.scaleLabel = h('span', 'fl-scale', {});
     this.omitted = h('div', 'fl-omitted fl-hint', {});
+    this.clipHint = h('div', 'fl-clip-hint fl-hint', {});
+    this.clipHint.hidden = true;
     this.toolbar = h('div', 'fl-graph-toolbar', {},
       h('label', '', {}, 'level ', this.levelSelect),
       button('−', 'zoom out', 'zoom-out', () => this.zoomBy(1 / 1.25)),
       button('+', 'zoom in', 'zoom-in', () => this.zoomBy(1.25)),
       button('fit', 'fit the graph to the pane', 'fit', () => this.fit()),
-      button('100%', 'show at its natural size', 'actual', () => this.setScale(1, 0, 0)),
+      button('100%', 'show at its natural size', 'actual', () => {
+        this.releaseClip();
+        this.setScale(1, 0, 0);
+      }),
       this.scaleLabel, this.focusButton, this.collapseButton, this.wideButton);
     this.canvas = h('div', 'fl-canvas');
     this.message = h('div', 'fl-message');
     this.viewport = h('div', 'fl-viewport', { tabindex: 0, 'aria-label': 'graph: wheel to zoom, drag to pan' },
       this.canvas);
-    this.node = h('div', 'fl-graph', { 'data-fl-graph-state': 'none' }, this.omitted, this.message, this.viewport);
+    this.node = h('div', 'fl-graph', { 'data-fl-graph-state': 'none' }, this.omitted, this.message, this.viewport,
+      this.clipHint);
     this.viewport.addEventListener('wheel', ev => this.onWheel(ev), { passive: false });
     this.viewport.addEventListener('pointerdown', ev => this.onPointerDown(ev));
     this.viewport.addEventListener('pointermove', ev => this.onPointerMove(ev));
@@ -139,7 +155,7 @@ export class GraphView {
   state(): IGraphState {
     return {
       levelChoice: this.levelChoice, expanded: [...this.expanded], focus: this.focus, wide: this.wide,
-      scale: this.scale, tx: this.tx, ty: this.ty, dot: this.lastDot
+      scale: this.scale, tx: this.tx, ty: this.ty, dot: this.lastDot, autoWide: this.autoWide, tooWide: this.tooWide
     };
   }
 
@@ -152,6 +168,8 @@ export class GraphView {
     this.expanded = new Set(state.expanded);
     this.focus = state.focus;
     this.wide = !!state.wide;
+    this.autoWide = !!state.autoWide;
+    this.tooWide = !!state.tooWide;
     this.lastDot = state.dot;
     this.scale = state.scale;
     this.tx = state.tx;
@@ -164,7 +182,10 @@ export class GraphView {
     if (!this.data) {
       return 'instructions';
     }
-    return this.levelChoice === 'auto' ? autoLevel(this.data) : this.levelChoice;
+    if (this.levelChoice !== 'auto') {
+      return this.levelChoice;
+    }
+    return this.tooWide ? 'blocks' : autoLevel(this.data);
   }
 
   /** Draw `data` (a new partition keeps the level choice; expanded blocks and focus reset unless `keep`). */
@@ -388,16 +409,82 @@ export class GraphView {
     const vh = this.viewport.clientHeight || VIEW_HEIGHT;
     const w = Math.max(1, this.size.width);
     const h = Math.max(1, this.size.height);
+    this.releaseClip();
     if (Math.min(vw / w, vh / h) >= READABLE_SCALE) {
       this.fit();
+      return;
+    }
+    if (vw / w < READABLE_SCALE) {
+      // too wide to read beside the listing: first the whole width of the output, then the
+      // block level (when the level is the automatic one), and only then smaller than readable
+      const whole = (this.node.closest('.fl-explorer') as HTMLElement | null)?.clientWidth ?? 0;
+      if (!this.wide && !this.autoWide && whole * 0.97 / w >= READABLE_SCALE) {
+        this.autoWide = true;
+        this.setWide(true);
+        this.initialView();
+        return;
+      }
+      // a program of a textbook's size keeps its instructions (the paper's picture), as wide as
+      // the output and as large as fits
+      const small = !!this.data && this.data.instructions.length <= TEACHING_SIZE;
+      if (small && this.level() === 'instructions' && Math.min(1, whole * 0.97 / w) >= SMALL_SCALE) {
+        if (!this.wide && !this.autoWide) {
+          this.autoWide = true;
+          this.setWide(true);
+        }
+        this.fitWidth(vw, w);
+        return;
+      }
+      if (this.levelChoice === 'auto' && this.level() === 'instructions' && !this.tooWide) {
+        this.tooWide = true;
+        void this.draw();
+        return;
+      }
+      // still too wide: the neighbourhood of the largest block (readable), once; a
+      // neighbourhood too wide too is shown whole, smaller than readable, and says so
+      // a graph too wide to read whole even at the block level opens readable at its top left,
+      // and says that it goes on (fit and the wheel show the rest)
+      this.setScale(READABLE_SCALE, 0, 0);
+      this.node.setAttribute('data-fl-goes-on', 'right');
+      this.clipHint.textContent = 'The graph goes on to the right: drag to pan, or zoom out (−, fit) to see all of it.';
+      this.clipHint.hidden = false;
       return;
     }
     const s = Math.max(READABLE_SCALE, Math.min(1, vw / w));
     this.setScale(s, w * s < vw ? (vw - w * s) / 2 : 0, 0);
   }
 
+  /** Hide the note of an automatic choice (the user pans, zooms or chooses). */
+  private releaseClip(): void {
+    this.clipHint.hidden = true;
+    this.node.removeAttribute('data-fl-below-readable');
+    this.node.removeAttribute('data-fl-goes-on');
+  }
+
+  /** The whole width, smaller than readable if it must be; the view says so then. */
+  private fitWidth(vw: number, w: number): void {
+    const width = this.viewport.clientWidth || vw;
+    const s = Math.max(MIN_SCALE, Math.min(1, width / w));
+    this.setScale(s, 0, 0);
+    if (s < READABLE_SCALE) {
+      this.node.setAttribute('data-fl-below-readable', 'true');
+      this.clipHint.textContent = `Zoomed out to ${Math.round(s * 100)}% to show the whole width: ` +
+        'zoom in (wheel, +) to read it, or choose the block level.';
+      this.clipHint.hidden = false;
+    }
+  }
+
+  private setWide(on: boolean): void {
+    this.releaseClip();
+    this.wide = on;
+    this.wideButton.classList.toggle('fl-active', this.wide);
+    this.callbacks.wide(this.wide);
+    this.layoutViewport();
+  }
+
   /** Fit the whole drawing in the viewport (never above 100 %). */
   fit(): void {
+    this.releaseClip();
     const vw = this.viewport.clientWidth || 600;
     const vh = this.viewport.clientHeight || VIEW_HEIGHT;
     const s = Math.max(MIN_SCALE, Math.min(1, vw / Math.max(1, this.size.width), vh / Math.max(1, this.size.height)));
@@ -405,6 +492,7 @@ export class GraphView {
   }
 
   zoomBy(factor: number, cx?: number, cy?: number): void {
+    this.releaseClip();
     const vw = this.viewport.clientWidth || 600;
     const vh = this.viewport.clientHeight || VIEW_HEIGHT;
     const x = cx ?? vw / 2;
@@ -438,6 +526,7 @@ export class GraphView {
     if (ev.button !== 0 || !this.svg) {
       return;
     }
+    this.releaseClip();
     this.drag = { x: ev.clientX, y: ev.clientY, tx: this.tx, ty: this.ty, moved: false };
   }
 
