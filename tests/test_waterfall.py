@@ -179,3 +179,23 @@ def test_steps_data_is_compact_runs() -> None:
     got = steps_data([Step(StepKind.SPLIT, (4, 5), (6, 7, 8, 10), 3.0, 5.0)])
     assert got == {"steps": [{"kind": "split", "into": 5, "moved": [[7, 9], [11, 11]], "cost": 5.0}],
                    "total": 1, "cost_before": 3.0, "cost_after": 5.0}
+
+
+def test_the_fallback_view_shows_the_selected_waterfall_and_greedys_merges() -> None:
+    from fusionlab.explore.viz.fallback import fallback_html
+    from fusionlab.explore.viz.steps import replayed
+
+    report = get_report(fig3(), algorithms=["singleton", "linear", "greedy"], cost_models=["bohrium"])
+    html = fallback_html(report)
+    assert "Fusion waterfall: singleton to greedy" in html and "<b>−448</b> = 304 − 752" in html
+    assert "Greedy's merges under bohrium, one at a time (13)" in html
+    # the words of each step are the Python describe()'s, replayed from the listing alone
+    replay = next(r for r in report["steps"]["replays"] if r["cost_model"] == "bohrium")
+    words = replayed([[i] for i in range(1, 18)], replay["steps"])
+    assert [w.replace(" ", "").replace("–", ",") for w in words[:3]] == [
+        s.describe().split(":")[0].replace(" ", "") for s in greedy_replay(fig3(), "bohrium")[:3]]
+    # the waterfall between linear and greedy, replayed from linear's blocks, ends on greedy's
+    entries = {p["algorithm"]: p for p in report["partitions"]}
+    fall = next(w for w in report["steps"]["waterfalls"] if w["a"] == ["linear"])
+    assert [w.split(" ")[0] for w in replayed(entries["linear"]["blocks"], fall["steps"])] == \
+        ["split", "split", "merge", "merge"]

@@ -24,6 +24,7 @@ from typing import Any, Mapping
 from fusionlab.explore.report import find_entry
 from fusionlab.explore.viz.contraction import contraction_title, nest_html, term_html
 from fusionlab.explore.viz.roofline import profile_html
+from fusionlab.explore.viz.steps import steps_html
 from fusionlab.explore.viz.listing import (
     code_html, cost_table_html, listing_html, notices_html, partition_summary, status_line,
     timing_table_html,
@@ -77,6 +78,7 @@ def fallback_html(report: Mapping[str, Any], graph_svg: str | None = None, graph
     else:
         parts.append(f"<div>{escape(graph_summary(report, entry))}</div>")
     parts.append(f"<h4>Cost of each partition</h4>{cost_table_html(report)}")
+    parts.append(steps_html(report))
     if report["timings"]:
         parts.append(f"<h4>Run time</h4>{timing_table_html(report['timings'], len(report['batches']))}")
     if report.get("profile"):
