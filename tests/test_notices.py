@@ -79,3 +79,16 @@ def test_the_extension_knows_the_same_levels() -> None:
     assert [x.strip().strip("'") for x in listed.split(",")] == [lv.value for lv in Level]
     css = (EXT.parent / "style" / "base.css").read_text()
     assert all(f".fl-level-{lv.value}" in css for lv in Level)
+
+
+def test_an_opaque_call_says_what_it_means() -> None:
+    from fusionlab.capture import capture
+
+    cap = capture("import numpy as np\na = np.arange(10.)\nb = np.sort(a) * 2\nc = np.linalg.norm(a) + a\n"
+                  "d = np.frobnicate(a) if hasattr(np, 'frobnicate') else np.interp(a, a, a)\n")
+    said = {n.message: capture_notice(n)["message"] for n in cap.notices if n.kind is NoticeKind.OPAQUE}
+    assert said["np.sort"].startswith("np.sort runs as NumPy, never fused: a library routine")
+    assert "LAPACK" in said["np.linalg.norm"]
+    assert all(" runs as NumPy, never fused: " in m for m in said.values())
+    from fusionlab.explore.notices import opaque_meaning
+    assert opaque_meaning("np.fft.rfft").startswith("an FFT") and "does not know" in opaque_meaning("scipy.x")

@@ -34,7 +34,8 @@ from typing import Any, Iterable, Mapping
 
 from fusionlab.capture.recorder import Notice, NoticeKind
 
-__all__ = ["Level", "ReportNotice", "CAPTURE_LEVELS", "capture_notice", "report_notice", "level_of", "by_level"]
+__all__ = ["Level", "ReportNotice", "CAPTURE_LEVELS", "OPAQUE_ADVICE", "opaque_meaning", "capture_notice", "report_notice",
+           "level_of", "by_level"]
 
 
 class Level(enum.Enum):
@@ -97,9 +98,46 @@ class ReportNotice(enum.Enum):
         return self.value[1]
 
 
+_LIBRARY = "a library routine: it stays NumPy, and the code before and after it still fuses"
+#: what an opaque call means, by the call's name (exact, then by package: ``np.linalg.``)
+OPAQUE_ADVICE: Mapping[str, str] = {
+    "np.sort": _LIBRARY, "np.argsort": _LIBRARY, "np.lexsort": _LIBRARY, "np.partition": _LIBRARY,
+    "np.argpartition": _LIBRARY, "np.unique": _LIBRARY, "np.searchsorted": _LIBRARY,
+    "np.percentile": _LIBRARY, "np.quantile": _LIBRARY, "np.median": _LIBRARY, "np.interp": _LIBRARY,
+    "np.convolve": _LIBRARY, "np.correlate": _LIBRARY, "np.polyfit": _LIBRARY,
+    "np.linalg.": "linear algebra runs in LAPACK and BLAS, which fusion would not beat",
+    "np.fft.": "an FFT runs in NumPy's pocketfft, which fusion would not beat",
+    "np.random.": "a random draw: recorded once, its values are inputs of the fused code",
+    "Generator.": "a random routine that wrote into the cell's array: NumPy does it, the fused code reads the result",
+    "RandomState.": "a random routine that wrote into the cell's array: NumPy does it, the fused code reads the result",
+    "reshape copy": ("a reshape no view can describe (the array is not contiguous): NumPy copies it, "
+                     "the code around it still fuses"),
+}
+_UNKNOWN = ("capture does not know this call: it runs as NumPy between the fused kernels, on the "
+            "arrays as they are then (fusion stops there)")
+
+
+def opaque_meaning(name: str) -> str:
+    """What an opaque call named ``name`` means for the user, in plain words.
+
+    >>> opaque_meaning("np.linalg.solve")
+    'linear algebra runs in LAPACK and BLAS, which fusion would not beat'
+    >>> opaque_meaning("np.frobnicate").startswith("capture does not know this call")
+    True
+    """
+    if name in OPAQUE_ADVICE:
+        return OPAQUE_ADVICE[name]
+    package = next((k for k in OPAQUE_ADVICE if k.endswith(".") and name.startswith(k)), None)
+    return OPAQUE_ADVICE[package] if package is not None else _UNKNOWN
+
+
 def capture_notice(n: Notice) -> dict[str, Any]:
-    """A capture notice as the report's JSON object."""
-    return {"kind": n.kind.name.lower(), "level": CAPTURE_LEVELS[n.kind].value, "message": n.message, "line": n.line}
+    """A capture notice as the report's JSON object; an opaque call's message says what it
+    means (:func:`opaque_meaning`)."""
+    message = n.message
+    if n.kind is NoticeKind.OPAQUE:
+        message = f"{n.message} runs as NumPy, never fused: {opaque_meaning(n.message.split('(')[0].strip())}"
+    return {"kind": n.kind.name.lower(), "level": CAPTURE_LEVELS[n.kind].value, "message": message, "line": n.line}
 
 
 def report_notice(which: ReportNotice, message: str, line: int | None = None) -> dict[str, Any]:
