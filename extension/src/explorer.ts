@@ -42,6 +42,7 @@ interface IViewState {
   block: number | null;
   trace: ITrace | null;
   message: string;
+  projector?: boolean;
 }
 
 /** View states kept (the most recently rendered reports). */
@@ -115,6 +116,11 @@ export class Explorer {
   private kernelReply!: HTMLSpanElement;
   private treeSlot!: HTMLDivElement;
   private stepsSlot!: HTMLDivElement;
+  private projector = false;
+  private panes!: HTMLDivElement;
+  private graphPane!: HTMLDivElement;
+  private costsSection!: HTMLElement;
+  private projectorRow!: HTMLDivElement;
   private stepsFor = '';
   private blockFields: { mergeA: HTMLInputElement; mergeB: HTMLInputElement; splitBlock: HTMLInputElement } | null = null;
 
@@ -139,7 +145,8 @@ export class Explorer {
         viewStates.delete(viewStates.keys().next().value!);
       }
       viewStates.set(id, {
-        graph: this.graphView.state(), block: this.block, trace: this.trace, message: this.kernelMessage
+        graph: this.graphView.state(), block: this.block, trace: this.trace, message: this.kernelMessage,
+        projector: this.projector
       });
     }
   }
@@ -168,6 +175,7 @@ export class Explorer {
     this.hover = null;
     this.block = saved ? saved.block : null;
     this.kernelMessage = saved ? saved.message : '';
+    this.projector = !!saved?.projector;
     // a whole trace fetched from the kernel replaces the capped one of the report
     this.trace = saved?.trace && report.trace ? saved.trace : (report.trace ?? null);
     this.showAllRows = false;
@@ -262,8 +270,16 @@ export class Explorer {
     // header: name, batch, notices, progress
     const batches = asArray<{ index: number; instructions: number; same_as: number | null }>(report.batches);
     const batch = batches.find(b => b.index === report.batch);
+    const projectorButton = h('button', 'fl-button fl-projector-button', {
+      type: 'button', 'data-fl-action': 'projector', 'aria-pressed': String(this.projector),
+      title: 'projector mode: larger type, the graph and the cost table side by side (Tab reaches every control; ← → step the replay)'
+    }, 'projector');
+    projectorButton.addEventListener('click', () => {
+      this.setProjector(!this.projector);
+      projectorButton.setAttribute('aria-pressed', String(this.projector));
+    });
     root.appendChild(h('div', 'fl-head', {},
-      h('span', 'fl-title', {}, 'fusion explorer'),
+      h('span', 'fl-title', {}, 'fusion explorer'), projectorButton,
       report.name ? h('span', 'fl-name', {}, str(report.name)) : null,
       h('span', 'fl-meta', {}, `${n} instructions`),
       batches.length > 1 ? h('span', 'fl-meta', {}, `batch ${fmt(Number(report.batch) + 1)} of ${batches.length}`) : null,
@@ -306,25 +322,29 @@ export class Explorer {
       wide: on => this.node.classList.toggle('fl-wide', on)
     });
     this.graphView.restore(graphState);
-    root.appendChild(h('div', 'fl-panes', {},
+    this.graphPane = h('div', 'fl-pane fl-graph-pane', {},
+      h('div', 'fl-pane-title', {}, 'WSP graph', h('span', 'fl-hint', {},
+        ' · solid: dependency · dashed: fuse-preventing (reason) · dotted: weight edge (saving) · ' +
+        'wheel: zoom · drag: pan · click a block to expand it')),
+      this.graphView.toolbar,
+      this.graphView.node);
+    this.projectorRow = h('div', 'fl-projector-row');
+    root.appendChild(this.projectorRow);
+    root.appendChild(this.panes = h('div', 'fl-panes', {},
       h('div', 'fl-pane fl-listing-pane', {},
         h('div', 'fl-pane-title', {}, 'Bytecode', h('span', 'fl-hint', {}, ' · ',
           h('span', 'fl-contracted', {}, 'A'), ' contracted array (never allocated) · click a block for its code')),
         h('div', 'fl-listing-scroll', { 'data-fl-section': 'listing' }, table, this.listingMore)),
-      h('div', 'fl-pane fl-graph-pane', {},
-        h('div', 'fl-pane-title', {}, 'WSP graph', h('span', 'fl-hint', {},
-          ' · solid: dependency · dashed: fuse-preventing (reason) · dotted: weight edge (saving) · ' +
-          'wheel: zoom · drag: pan · click a block to expand it')),
-        this.graphView.toolbar,
-        this.graphView.node)));
+      this.graphPane));
     root.addEventListener('mouseleave', () => this.setHover(null));
 
     this.detail = h('div', 'fl-block-detail', { 'data-fl-section': 'block' });
     root.appendChild(this.detail);
 
     this.costs = h('table', 'fl-costs', { 'data-fl-section': 'costs' });
-    root.appendChild(h('details', 'fl-section', { open: true },
-      h('summary', '', {}, 'Costs of every algorithm × cost model'), this.costs));
+    this.costsSection = h('details', 'fl-section fl-costs-section', { open: true },
+      h('summary', '', {}, 'Costs of every algorithm × cost model'), this.costs);
+    root.appendChild(this.costsSection);
 
     this.stepsSlot = h('div', 'fl-steps-slot');
     this.stepsFor = '';
@@ -351,6 +371,25 @@ export class Explorer {
           'measured beside the time model, and a roofline'), profileSection(profile)));
     }
     this.update(true);
+    if (this.projector) {
+      this.setProjector(true);
+    }
+  }
+
+  /**
+   * Projector mode: larger type, and the graph beside the cost table above everything else
+   * (the listing below them); off, each goes back where it was.
+   */
+  private setProjector(on: boolean): void {
+    this.projector = on;
+    this.node.classList.toggle('fl-projector', on);
+    if (on) {
+      this.projectorRow.append(this.graphPane, this.costsSection);
+    } else {
+      this.panes.appendChild(this.graphPane);
+      this.detail.after(this.costsSection);
+    }
+    this.graphView.fit();
   }
 
   /** The progress line while the kernel computes; the outcome of an interrupted or budget-cut run. */

@@ -93,3 +93,28 @@ def test_the_graph_area_is_at_least_300_px_tall(page, lab, lab_root) -> None:
     root.locator(".fl-graph[data-fl-graph-state='ready']").wait_for(timeout=TIMEOUT)
     box = root.locator(".fl-viewport").bounding_box()
     assert box is not None and box["height"] >= 300, box
+
+
+def test_projector_mode_is_larger_and_puts_the_graph_beside_the_costs(page, lab, lab_root, output_dir) -> None:
+    result = FuseResult.from_program(fig3(), algorithms=["singleton", "linear", "greedy"])
+    report_notebook(lab_root / "projector.ipynb", result.report(), html=result.bundle(draw=False)["text/html"])
+    open_lab(page, lab)
+    open_notebook(page, "projector.ipynb")
+    root = explorer(page)
+    size = lambda: root.evaluate("el => parseFloat(getComputedStyle(el).fontSize)")  # noqa: E731
+    before = size()
+    button = root.locator("[data-fl-action='projector']")
+    button.focus()
+    page.keyboard.press("Enter")   # reachable and usable from the keyboard
+    root.locator(".fl-projector-row .fl-graph-pane").wait_for(timeout=TIMEOUT)
+    assert "fl-projector" in root.get_attribute("class") and button.get_attribute("aria-pressed") == "true"
+    assert size() >= before * 1.4
+    graph = root.locator(".fl-projector-row .fl-graph-pane").bounding_box()
+    costs = root.locator(".fl-projector-row .fl-costs-section").bounding_box()
+    assert costs["x"] >= graph["x"] + graph["width"] - 1 and abs(costs["y"] - graph["y"]) < 40, (graph, costs)
+    root.locator(".fl-graph[data-fl-graph-state='ready']").wait_for(timeout=TIMEOUT)
+    page.screenshot(path=str(output_dir / "projector.png"), full_page=True)
+    button.click()
+    assert root.locator(".fl-projector-row > *").count() == 0
+    assert root.locator(".fl-panes .fl-graph-pane").count() == 1 and size() == before
+    assert not page.page_errors
