@@ -10,7 +10,7 @@ import { batchMenu } from './batches';
 import { paintBlock } from './palette';
 import { contractionsSection } from './contraction';
 import { clear, fmt, fmtCost, fmtSeconds, h } from './dom';
-import { IGraphData } from './dotgen';
+import { AUTO_MAX_INSTRUCTIONS, IGraphData } from './dotgen';
 import { GraphView, IGraphState } from './graphview';
 import { ChannelState, IReply, KernelChannel } from './kernel';
 import { profileSection } from './profile';
@@ -762,6 +762,10 @@ export class Explorer {
       showGreedy: costModel => {
         if (this.algorithm !== 'greedy' || this.costModel !== costModel) {
           this.select('greedy', costModel, true);
+        }
+        // a step is drawn on the instructions: a program small enough to draw them gets them
+        if (this.graphView.level() === 'blocks' && this.instructions().length <= AUTO_MAX_INSTRUCTIONS) {
+          this.graphView.setLevel('instructions');
         }
       },
       frame: f => this.setFrame(f)

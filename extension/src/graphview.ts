@@ -178,6 +178,18 @@ export class GraphView {
     this.callbacks.wide(this.wide);
   }
 
+  /** Draw at `choice` (as the level menu does). */
+  setLevel(choice: LevelChoice): void {
+    if (choice === this.levelChoice) {
+      return;
+    }
+    this.levelChoice = choice;
+    this.levelSelect.value = choice;
+    this.tooWide = false;
+    this.expanded.clear();
+    void this.draw();
+  }
+
   level(): Level {
     if (!this.data) {
       return 'instructions';

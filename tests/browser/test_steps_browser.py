@@ -26,6 +26,9 @@ def test_the_replay_steps_with_the_keyboard_and_the_waterfall_adds_up(page, lab,
     cm = report["selected"]["cost_model"]
     want = [s.describe().split(":")[0] for s in greedy_replay(fig3(), cm)]
 
+    # start from the block level (a narrow window's first view): the replay switches to the instructions
+    root.locator("select[data-fl-control='level']").select_option("blocks")
+    root.locator(".fl-graph[data-fl-level='blocks'][data-fl-graph-state='ready']").wait_for(timeout=TIMEOUT)
     section = root.locator("[data-fl-section='steps']")
     panel = section.locator(".fl-replay")
     panel.focus()
@@ -42,7 +45,9 @@ def test_the_replay_steps_with_the_keyboard_and_the_waterfall_adds_up(page, lab,
     # drawn on the graph: greedy's partition selected, the moved instruction outlined, fused ones coloured
     assert root.get_attribute("data-fl-algorithm") == "greedy"
     graph = root.locator(".fl-graph")
-    graph.locator("svg.fl-replaying").wait_for(timeout=TIMEOUT)
+    # the replay draws on the instructions (a first view at the block level switches to them)
+    graph.locator("svg.fl-replaying g.node[data-instruction]").first.wait_for(timeout=TIMEOUT)
+    assert graph.get_attribute("data-fl-level") == "instructions"
     moved = graph.locator("g.node.fl-replay-moved[data-instruction]")
     assert moved.count() == 1 and moved.get_attribute("data-instruction") == "6"
     assert graph.locator("g.node.fl-replay-fused").count() == 3   # {1, 5, 6}
