@@ -39,6 +39,7 @@ Examples
 from __future__ import annotations
 
 import enum
+import heapq
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
@@ -46,7 +47,7 @@ from fusionlab.analysis.wsp import PartitionState, WSPGraph
 from fusionlab.costs import Evaluator, get_cost_model
 from fusionlab.ir.bytecode import Program
 from fusionlab.partition.greedy import greedy_merge
-from fusionlab.support.budget import UNLIMITED, Budget
+from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
 
 __all__ = ["StepKind", "Step", "greedy_replay", "waterfall", "common_refinement", "steps_data", "MAX_STEPS"]
 
@@ -132,11 +133,8 @@ def greedy_replay(program_or_graph: Program | WSPGraph, cost_model: Any = "bohri
     state = _RecordingState(graph)
     try:
         greedy_merge(state, Evaluator(model, graph), zero_edges=True, budget=budget)
-    except Exception as exc:   # a cut greedy keeps its merges made so far, as greedy() does
-        from fusionlab.support.budget import BudgetExceeded
-
-        if not isinstance(exc, BudgetExceeded):
-            raise
+    except BudgetExceeded:   # a cut greedy keeps the merges made so far, as greedy() does
+        pass
     # the costs along the way, each partition priced whole by a fresh evaluator
     ev = Evaluator(model, graph)
     blocks: dict[int, int] = {1 << i: 1 << i for i in range(graph.n)}   # a block by its mask
@@ -179,8 +177,6 @@ def _topological(pieces: list[tuple[int, ...]], graph: WSPGraph) -> list[int]:
             succ[pu].add(pv)
             indeg[pv] += 1
     # Kahn's algorithm, program order among the ready ones
-    import heapq
-
     ready = [(pieces[k][0], k) for k in range(len(pieces)) if indeg[k] == 0]
     heapq.heapify(ready)
     order = []
