@@ -96,3 +96,18 @@ export function fmtSeconds(x: unknown): string {
   }
   return `${fmt(x)} s`;
 }
+
+/** "1–4, 7, 9–10": numbers as runs (the listing's blocks, a replay step's instructions). */
+export function ranges(ns: Iterable<number>): string {
+  const sorted = [...ns].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let k = 0; k < sorted.length; k++) {
+    let j = k;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) {
+      j++;
+    }
+    out.push(j > k ? `${sorted[k]}–${sorted[j]}` : String(sorted[k]));
+    k = j;
+  }
+  return out.join(', ');
+}

@@ -9,7 +9,7 @@
 import { batchMenu } from './batches';
 import { paintBlock } from './palette';
 import { contractionsSection } from './contraction';
-import { clear, fmt, fmtCost, fmtSeconds, h } from './dom';
+import { clear, fmt, fmtCost, fmtSeconds, h, ranges } from './dom';
 import { AUTO_MAX_INSTRUCTIONS, IGraphData } from './dotgen';
 import { GraphView, IGraphState } from './graphview';
 import { ChannelState, IReply, KernelChannel } from './kernel';
@@ -55,20 +55,6 @@ function key(blocks: number[]): string {
   return [...blocks].sort((a, b) => a - b).join(',');
 }
 
-/** "1–4, 7, 9–10" */
-export function ranges(ns: number[]): string {
-  const sorted = [...ns].sort((a, b) => a - b);
-  const out: string[] = [];
-  for (let k = 0; k < sorted.length; k++) {
-    let j = k;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) {
-      j++;
-    }
-    out.push(j > k ? `${sorted[k]}–${sorted[j]}` : String(sorted[k]));
-    k = j;
-  }
-  return out.join(', ');
-}
 
 /** Weight edges of a version 1 report, read back from its DOT (version 2 carries them as data). */
 function weightsFromDot(dot: string): IWeight[] {

@@ -11,7 +11,7 @@
  * sum beside the difference of the two costs.
  */
 
-import { clear, fmtCost, h } from './dom';
+import { clear, fmtCost, h, ranges } from './dom';
 import { asArray, str } from './types';
 
 export interface IStep {
@@ -82,17 +82,7 @@ function expand(runs: [number, number][]): number[] {
 
 /** "{1–3, 7}" */
 export function setLabel(ns: Iterable<number>): string {
-  const sorted = [...ns].sort((x, y) => x - y);
-  const out: string[] = [];
-  for (let k = 0; k < sorted.length; k++) {
-    let j = k;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) {
-      j++;
-    }
-    out.push(j > k ? `${sorted[k]}–${sorted[j]}` : String(sorted[k]));
-    k = j;
-  }
-  return `{${out.join(', ')}}`;
+  return `{${ranges(ns)}}`;
 }
 
 /** A partition being stepped through: groups of instructions. */

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
-__all__ = ["AllocatorState", "steady_allocator", "MMAP_THRESHOLD", "TRIM_WHILE_TIMING"]
+__all__ = ["AllocatorState", "glibc_present", "steady_allocator", "MMAP_THRESHOLD", "TRIM_WHILE_TIMING"]
 
 #: glibc's mallopt parameters (malloc.h)
 _M_TRIM_THRESHOLD = -1
@@ -72,6 +72,15 @@ def _glibc() -> ctypes.CDLL | None:
         return None
     # gnu_get_libc_version exists in glibc only (musl has mallopt as a stub that fails)
     return libc if hasattr(libc, "gnu_get_libc_version") and hasattr(libc, "mallopt") else None
+
+
+def glibc_present() -> bool:
+    """Whether this process runs on glibc, the allocator :func:`steady_allocator` can hold steady.
+
+    >>> isinstance(glibc_present(), bool)
+    True
+    """
+    return _glibc() is not None
 
 
 @contextmanager
