@@ -305,7 +305,7 @@ def test_explorer_shows_the_captured_program_and_says_what_a_run_rewrites() -> N
     report = get_report(batch, algorithms=["greedy"], cost_models=["bohrium"])
     shown = report["program"]["instructions"]
     assert len(shown) == len(batch) == 112   # the program as captured, its copies included
-    rewrites = [n["message"] for n in report["notices"] if n["kind"] == "rewrite"]
+    rewrites = [n["detail"] for n in report["notices"] if n["kind"] == "rewrite"]
     assert len(rewrites) == 15 and rewrites[3] == (
         "a run rewrites this batch before partitioning it: instruction 16 (COPY new, u) removed: all of it is "
         "overwritten by instructions 28, 30, 31, 32, 33 before anything reads it")

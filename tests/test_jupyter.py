@@ -64,7 +64,7 @@ def test_fig3_cell_shows_the_explorer_and_keeps_plain_values() -> None:
     assert not outputs[0].update and all(o.update for o in outputs[1:])
     bundle = outputs[-1].data
     assert set(bundle) == {MIME_TYPE, "text/html", "text/plain"}
-    assert "<svg" in bundle["text/html"] and "greedy / bohrium: 4 blocks" in bundle["text/html"]
+    assert 'src="data:image/svg+xml;base64,' in bundle["text/html"] and "greedy / bohrium: 4 blocks" in bundle["text/html"]
     assert "greedy / bohrium" in bundle["text/plain"] and report["status"]["complete"]
     assert report["id"] == outputs[0].transient["display_id"]
     assert not any("application/vnd.jupyter.widget-view+json" in o.data for o in out.outputs)

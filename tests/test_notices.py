@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from fusionlab.capture.recorder import Notice, NoticeKind
-from fusionlab.explore.notices import CAPTURE_LEVELS, Level, ReportNotice, by_level, capture_notice, level_of
+from fusionlab.explore.notices import CAPTURE_LEVELS, Level, ReportNotice, by_level, capture_notice, level_of, report_notice
 from fusionlab.explore.viz.listing import notices_html
 
 EXT = Path(__file__).resolve().parents[1] / "extension" / "src"
@@ -92,3 +92,26 @@ def test_an_opaque_call_says_what_it_means() -> None:
     assert all(" runs as NumPy, never fused: " in m for m in said.values())
     from fusionlab.explore.notices import opaque_meaning
     assert opaque_meaning("np.fft.rfft").startswith("an FFT") and "does not know" in opaque_meaning("scipy.x")
+
+
+def test_every_preparing_record_has_a_plain_meaning_and_keeps_its_own_line_as_detail() -> None:
+    from fusionlab.explore.notices import REWRITE_MEANING, rewrite_notice
+    from fusionlab.passes.rewrites import Rewrite, RewriteKind, RewritePass
+
+    assert set(REWRITE_MEANING) == set(RewriteKind)
+    for kind in RewriteKind:
+        r = Rewrite(kind, 0, 3, f"record of {kind.name}: t7{{offset=0, strides=(0,160,1)}}", RewritePass.REROLL, 2)
+        n = rewrite_notice(ReportNotice.REROLL, r, "p: ")
+        assert n["message"] == REWRITE_MEANING[kind] and "{" not in n["message"]
+        assert n["detail"] == f"p: record of {kind.name}: t7{{offset=0, strides=(0,160,1)}}"   # not numbered
+        assert n["level"] == "info" and n["kind"] == "reroll"
+
+
+def test_a_notice_without_detail_has_no_detail_key_and_the_views_escape_a_detail() -> None:
+    from fusionlab.explore.viz.listing import notices_html
+
+    assert "detail" not in report_notice(ReportNotice.WINDOW, "w")
+    n = report_notice(ReportNotice.REWRITE, "plain", detail="<img src=x onerror=alert(1)>")
+    html = notices_html({"notices": [n]})
+    assert "<img" not in html and "&lt;img" in html and html.count('class="fl-notice-detail"') == 1
+    assert "<details" in html and "plain" in html

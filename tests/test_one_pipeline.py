@@ -185,7 +185,7 @@ def test_the_explorer_shows_the_batches_and_the_partition_compile_and_time_runs(
     assert [b.signature() for b in shown.batches] == [b.signature() for b in built.batches]
     shown.compute()
     assert shown.current.blocks == built.planned.results[shown.batch].blocks
-    assert len(shown.program) == 12 and any("rewritten before partitioning" in n["message"]
+    assert len(shown.program) == 12 and any("rewritten before partitioning" in n["detail"]
                                             for n in shown.report()["notices"])
     # --as-captured: the paper's program as written, and Compile & time runs that one too
     written = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"], as_captured=True)

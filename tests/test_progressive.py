@@ -306,7 +306,7 @@ def test_fallback_view_escapes_and_summarises_large_graphs() -> None:
                     'OPAQUE b, a, name="<script>alert(1)</script>"\nSYNC b\n')
     result = FuseResult.from_program(hostile, algorithms=["singleton", "greedy"], cost_models=["bohrium"])
     html = result.bundle()["text/html"]
-    assert "<script" not in html and "&lt;script&gt;" in html and "<svg" in html
+    assert "<script" not in html and "&lt;script&gt;" in html and "data:image/svg+xml;base64," in html
     # 300 instructions: block level or a summary in words, never a 4,000-edge layout
     out = fuse("--budget 3 --algorithms singleton,linear,greedy --compare bohrium", HEAT.format(n=64, steps=20))
     last = display_outputs(out)[-1].data

@@ -211,7 +211,7 @@ def test_explorer_shows_what_was_rerolled_and_can_turn_it_off():
     lines = on.text().splitlines()
     assert "rerolled: 215 instructions -> 17" in lines
     assert "16 iterations of 10 instructions (captured 1-160) rerolled into instructions 1-10" in lines
-    notes = [n["message"] for n in on.report()["notices"] if n["kind"] == "reroll"]
+    notes = [n["detail"] for n in on.report()["notices"] if n["kind"] == "reroll"]
     assert notes == on.rerolled() and len(notes) == 3
     off = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], budget_seconds=10, reroll=False)
     assert len(off.program) == 215 and off.rerolled() == []

@@ -165,14 +165,14 @@ def test_the_explorer_lists_the_records_it_is_given_and_runs_no_pass() -> None:
     made = Rewrite(RewriteKind.WRITE_REMOVED, 0, 0, "instruction 1 (COPY a, 0) removed: made up",
                    RewritePass.DEAD_WRITES, 1, "a")
     notices = rewrite_notices(replace(prepared, rewrites=(made,)))
-    assert [n["message"] for n in notices] == [
+    assert [n["detail"] for n in notices] == [
         "a run rewrites this batch before partitioning it: instruction 1 (COPY a, 0) removed: made up"]
     assert rewrite_notices(replace(prepared, rewrites=(made,)), batch=1) == []   # another batch's
     report = get_report(p, algorithms=["greedy"], cost_models=["bohrium"], prepared=replace(prepared, rewrites=(made,)))
-    assert [n["message"] for n in report["notices"] if n["kind"] == "rewrite"] == [n["message"] for n in notices]
+    assert [n["detail"] for n in report["notices"] if n["kind"] == "rewrite"] == [n["detail"] for n in notices]
     # by default, the pipeline's records for the program: today's text
     report = get_report(p, algorithms=["greedy"], cost_models=["bohrium"])
-    assert [n["message"] for n in report["notices"] if n["kind"] == "rewrite"] == [
+    assert [n["detail"] for n in report["notices"] if n["kind"] == "rewrite"] == [
         "a run rewrites this batch before partitioning it: instruction 1 (COPY a, 0) restricted to a[:-6], a[5:]: "
         "the rest is overwritten by instruction 2 before anything reads it"]
 
@@ -183,7 +183,7 @@ def test_the_session_lists_the_pipelines_records_and_keeps_them_for_compile_and_
     cap = capture(REBINDS, {})
     res = FuseResult(cap.batches, capture=cap, algorithms=["greedy"], cost_models=["bohrium"], budget_seconds=30)
     res.set_batch(0)
-    messages = [n["message"] for n in res.report()["notices"] if n["kind"] == "rewrite"]
+    messages = [n["detail"] for n in res.report()["notices"] if n["kind"] == "rewrite"]
     # the batch shown is the prepared one: the notices say what was rewritten in it
     assert messages == [
         "rewritten before partitioning, as a run does: s freed after instruction 5 (its next use is its DEL in "

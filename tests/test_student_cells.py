@@ -168,10 +168,10 @@ def test_the_explorer_says_rerolling_stopped_and_explores_the_rest_as_captured()
     p = parse(_unrolled(30))
     res = FuseResult.from_program(p, algorithms=["greedy"], cost_models=["bohrium"], reroll_budget=Budget(0.0))
     assert len(res.program) == len(p)
-    [notice] = [n for n in res.report()["notices"] if "rerolling stopped" in n["message"]]
-    assert notice["kind"] == "reroll" and "--no-reroll" in notice["message"]
+    [notice] = [n for n in res.report()["notices"] if "rerolling stopped" in n["detail"]]
+    assert notice["kind"] == "reroll" and "--no-reroll" in notice["detail"]
     rerolled = FuseResult.from_program(p, algorithms=["greedy"], cost_models=["bohrium"])
-    assert len(rerolled.program) == 3 and not any("stopped" in n["message"] for n in rerolled.report()["notices"])
+    assert len(rerolled.program) == 3 and not any("stopped" in n.get("detail", "") for n in rerolled.report()["notices"])
 
 
 def test_a_long_batch_is_explored_through_a_window_with_a_notice() -> None:

@@ -30,11 +30,16 @@ export interface IDotOptions {
   focus: number | null;
   /** at most this many weight edges, heaviest first */
   maxWeights?: number;
+  /** the program's flow: top to bottom (the paper's figures), or left to right (a wide graph:
+   * its ranks become columns, which a view can end between) */
+  flow?: 'TB' | 'LR';
 }
 
 /** Instruction-level drawing above either limit is dense: block level is chosen by default. */
 export const AUTO_MAX_INSTRUCTIONS = 80;
 export const AUTO_MAX_EDGES = 400;
+/** Above this many fuse-preventing edges drawn, their reasons are in tooltips only. */
+export const LABELLED_FORBIDDEN = 12;
 /** Above this many merged dependency edges, implied ones (transitive) are left out. */
 export const REDUCE_ABOVE = 150;
 /** Above this many merged fuse-preventing edges, they are left out (a focus shows a block's own). */
@@ -192,7 +197,7 @@ export function buildDot(data: IGraphData, options: IDotOptions): IDot {
 
   const lines: string[] = [
     'digraph wsp {',
-    '  graph [compound=true fontname="Helvetica" rankdir=TB nodesep=0.25 ranksep=0.35]',
+    `  graph [compound=true fontname="Helvetica" rankdir=${options.flow ?? 'TB'} nodesep=0.25 ranksep=0.35]`,
     '  node [shape=box style="rounded,filled" fontname="Courier" fontsize=11 fillcolor="white" height=0.3]',
     '  edge [arrowsize=0.6]'
   ];
@@ -249,7 +254,9 @@ export function buildDot(data: IGraphData, options: IDotOptions): IDot {
     }
     lines.push(`  ${k} [${attrs.join(' ')}]`);
   }
-  // fuse-preventing edges: merged, labelled with their reasons
+  // fuse-preventing edges: merged, labelled with their reasons. Their labels (and the weight
+  // edges') are xlabels, placed after the layout: a label of a flat edge is otherwise a node of
+  // its own, and Fig. 3 drew 1,662 pt wide instead of 1,132
   const forb = new Map<string, IMerged>();
   for (const f of data.forbidden) {
     let u = unit(Number(f.a));
@@ -267,11 +274,14 @@ export function buildDot(data: IGraphData, options: IDotOptions): IDot {
     forb.set(k, m);
   }
   const forbiddenHidden = forb.size > MAX_FORBIDDEN ? [...forb.values()].reduce((s, m) => s + m.count, 0) : 0;
+  // past a dozen, the reasons go to the tooltips: a drawing full of "overlap" is read by no one
+  const labelled = forb.size <= LABELLED_FORBIDDEN;
   for (const [k, m] of forbiddenHidden ? [] : forb) {
     const reasons = [...m.label].join(', ');
     const label = m.count > 1 ? `${reasons} ×${m.count}` : reasons;
     lines.push(`  ${k} [class="fl-forbidden" style=dashed color="#dc2626" fontcolor="#dc2626" dir=none ` +
-      `constraint=false label=${quote(cut(label, 40))}]`);
+      `constraint=false tooltip=${quote(`fuse-preventing: ${cut(label, 80)}`)}` +
+      (labelled ? ` xlabel=${quote(cut(label, 40))}]` : ']'));
   }
   // weight edges between blocks, heaviest first
   const weights = data.weights
@@ -281,7 +291,7 @@ export function buildDot(data: IGraphData, options: IDotOptions): IDot {
   for (const w of weights) {
     const end = (b: number) => expanded(b) ? `n${data.blocks[b - 1][0]}` : `b${b}`;
     const attrs = [`class="fl-weight"`, 'style=dotted', 'color="#16a34a"', 'fontcolor="#16a34a"', 'dir=none',
-      'constraint=false', `label=${quote(fmtSaving(Number(w.saving)))}`,
+      'constraint=false', `xlabel=${quote(fmtSaving(Number(w.saving)))}`,
       `tooltip=${quote(`weight edge: merging blocks ${w.a} and ${w.b} saves ${fmtSaving(Number(w.saving))}`)}`];
     if (expanded(w.a)) {
       attrs.push(`ltail=cluster_${w.a}`);

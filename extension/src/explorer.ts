@@ -6,7 +6,7 @@
  * createElementNS and textContent.
  */
 
-import { batchMenu } from './batches';
+import { batchMenu, savedBatches, withBatch } from './batches';
 import { paintBlock } from './palette';
 import { contractionsSection } from './contraction';
 import { clear, fmt, fmtCost, fmtSeconds, h, ranges } from './dom';
@@ -135,6 +135,15 @@ export class Explorer {
         projector: this.projector
       });
     }
+  }
+
+  /** Show another batch of a saved report (no kernel): its own view, from its first state. */
+  private showBatch(next: IReport): void {
+    const id = str(next.id);
+    viewStates.delete(id);
+    pendingSelects.delete(id);
+    this.setReport(next);
+    this.node.setAttribute('data-fl-batch', String(next.batch));
   }
 
   /** Show `data`; the selection is the report's own (the kernel's), the view state kept for the same report. */
@@ -279,9 +288,13 @@ export class Explorer {
     if (notices.length) {
       root.appendChild(h('ul', 'fl-notices', {}, ...notices.map(x => {
         const level = noticeLevel(x);
+        // the plain message; the expert's record (views, temporaries) behind a toggle
+        const detail = typeof x.detail === 'string' && x.detail
+          ? [h('details', 'fl-notice-detail', {}, h('summary', '', {}, 'details'), h('code', '', {}, x.detail))]
+          : [];
         return h('li', `fl-notice fl-notice-${safeClass(x.kind)} fl-level-${level}`, { title: str(x.kind) },
           h('span', 'fl-level', {}, level),
-          `${x.line ? ` (line ${fmt(x.line)})` : ''}: ${str(x.message)}`);
+          `${x.line ? ` (line ${fmt(x.line)})` : ''}: ${str(x.message)}`, ...detail);
       })));
     }
 
@@ -423,10 +436,28 @@ export class Explorer {
     // the kernel's menu (fusionlab.explore.report.batch_menu): past 50 batches, each kind once
     const menu = batchMenu(report);
     if (asArray(report.batches).length > 1) {
-      const sel = h('select', 'fl-select', { 'data-fl-control': 'batch', 'aria-label': 'batch', 'data-fl-kernel': true },
-        ...menu.map(m => h('option', '', { value: m.index, 'data-fl-alike': m.alike }, m.label)));
+      // with the kernel, any batch (it computes it); without, the batches the saved report keeps
+      const saved = savedBatches(report);
+      const local = saved.size > 1;
+      const sel = h('select', 'fl-select', { 'data-fl-control': 'batch', 'aria-label': 'batch',
+        ...(local ? { 'data-fl-saved': [...saved].join(' ') } : { 'data-fl-kernel': true }) },
+        ...menu.map(m => h('option', '', { value: m.index, 'data-fl-alike': m.alike, 'data-fl-saved': saved.has(m.index) },
+          m.label + (local && !saved.has(m.index) ? ' (needs the kernel)' : ''))));
       sel.value = String(report.batch);
-      sel.addEventListener('change', () => void this.send('batch', { batch: Number(sel.value) }));
+      sel.addEventListener('change', () => {
+        const batch = Number(sel.value);
+        if (this.channel && this.channel.state === 'open') {
+          void this.send('batch', { batch });
+          return;
+        }
+        const next = withBatch(report, batch);
+        if (next) {
+          this.showBatch(next);
+        } else {
+          sel.value = String(report.batch);
+          this.showReply('batch', { ok: false, message: `batch ${batch + 1} was not viewed before the notebook was saved: it needs the kernel` });
+        }
+      });
       parts.push(h('label', '', {}, 'batch ', sel));
     }
     parts.push(

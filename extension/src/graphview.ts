@@ -7,6 +7,7 @@
 
 import { clear, h } from './dom';
 import { autoLevel, buildDot, countEdges, IGraphData, Level } from './dotgen';
+import { IBox, uncutView } from './viewfit';
 import { annotateSvg, layout, LayoutSuperseded, LayoutTimeout, sanitizeSvg } from './graph';
 import { IReplayFrame } from './steps';
 
@@ -18,7 +19,7 @@ const MIN_SCALE = 0.05;
 /** A program of at most this many instructions keeps the instruction level however wide it draws. */
 export const TEACHING_SIZE = 40;
 /** ... at full width, unless that makes it smaller than this (then the block level) */
-export const SMALL_SCALE = 0.25;
+export const SMALL_SCALE = 0.4;
 /** Below this scale labels are too small to read: a first view does not go below it. */
 const READABLE_SCALE = 0.5;
 const MAX_SCALE = 4;
@@ -52,6 +53,7 @@ export interface IGraphState {
   /** the automatic choices made for a drawing too wide to read (full width, then blocks) */
   autoWide?: boolean;
   tooWide?: boolean;
+  leftToRight?: boolean;
 }
 
 export class GraphView {
@@ -86,6 +88,8 @@ export class GraphView {
   private autoWide = false;
   /** set when the instruction level was too wide to read even at full width (auto: blocks) */
   private tooWide = false;
+  /** drawn left to right: too wide to read at the block level from top to bottom */
+  private leftToRight = false;
   private overlay: IReplayFrame | null = null;
   private overlayColour: (instruction: number) => number = () => 1;
 
@@ -102,6 +106,7 @@ export class GraphView {
     this.levelSelect.addEventListener('change', () => {
       this.levelChoice = this.levelSelect.value as LevelChoice;
       this.tooWide = false;
+      this.leftToRight = false;
       this.expanded.clear();
       void this.draw();
     });
@@ -155,7 +160,8 @@ export class GraphView {
   state(): IGraphState {
     return {
       levelChoice: this.levelChoice, expanded: [...this.expanded], focus: this.focus, wide: this.wide,
-      scale: this.scale, tx: this.tx, ty: this.ty, dot: this.lastDot, autoWide: this.autoWide, tooWide: this.tooWide
+      scale: this.scale, tx: this.tx, ty: this.ty, dot: this.lastDot, autoWide: this.autoWide, tooWide: this.tooWide,
+      leftToRight: this.leftToRight
     };
   }
 
@@ -170,6 +176,7 @@ export class GraphView {
     this.wide = !!state.wide;
     this.autoWide = !!state.autoWide;
     this.tooWide = !!state.tooWide;
+    this.leftToRight = !!state.leftToRight;
     this.lastDot = state.dot;
     this.scale = state.scale;
     this.tx = state.tx;
@@ -186,6 +193,7 @@ export class GraphView {
     this.levelChoice = choice;
     this.levelSelect.value = choice;
     this.tooWide = false;
+    this.leftToRight = false;
     this.expanded.clear();
     void this.draw();
   }
@@ -256,7 +264,8 @@ export class GraphView {
     const level = this.level();
     node.setAttribute('data-fl-level', level);
     node.setAttribute('data-fl-focus', this.focus === null ? '' : String(this.focus));
-    const drawn = buildDot(data, { level, expanded: this.expanded, focus: this.focus });
+    const drawn = buildDot(data, { level, expanded: this.expanded, focus: this.focus,
+      flow: this.leftToRight ? 'LR' : 'TB' });
     const dot = drawn.dot;
     const edges = countEdges(dot);
     node.setAttribute('data-fl-edges', String(edges));
@@ -452,18 +461,36 @@ export class GraphView {
         void this.draw();
         return;
       }
-      // still too wide: the neighbourhood of the largest block (readable), once; a
-      // neighbourhood too wide too is shown whole, smaller than readable, and says so
       // a graph too wide to read whole even at the block level opens readable at its top left,
-      // and says that it goes on (fit and the wheel show the rest)
-      this.setScale(READABLE_SCALE, 0, 0);
+      // ending between two nodes (never through one), and says that it goes on (fit and the
+      // wheel show the rest)
+      // (from top to bottom its rows are staggered, so every edge of a view cuts some node;
+      // from left to right its ranks are columns, and a view can end between two)
+      if (this.level() === 'blocks' && this.focus === null && !this.leftToRight) {
+        this.leftToRight = true;
+        void this.draw();
+        return;
+      }
+      const view = uncutView(this.nodeBoxes(), vw, vh, READABLE_SCALE, 1);
+      this.setScale(view?.scale ?? READABLE_SCALE, view?.tx ?? 0, view?.ty ?? 0);
       this.node.setAttribute('data-fl-goes-on', 'right');
-      this.clipHint.textContent = 'The graph goes on to the right: drag to pan, or zoom out (−, fit) to see all of it.';
+      this.clipHint.textContent = 'The graph goes on to the right' + (this.leftToRight ? ' (drawn left to right)' : '') +
+        ': drag to pan, or zoom out (−, fit) to see all of it.';
       this.clipHint.hidden = false;
       return;
     }
     const s = Math.max(READABLE_SCALE, Math.min(1, vw / w));
     this.setScale(s, w * s < vw ? (vw - w * s) / 2 : 0, 0);
+  }
+
+  /** The drawn nodes' boxes in the drawing's units (scale 1, origin at its top left). */
+  private nodeBoxes(): IBox[] {
+    const c = this.canvas.getBoundingClientRect();
+    const s = this.scale || 1;
+    return Array.from(this.canvas.querySelectorAll('g.node')).map(n => {
+      const r = n.getBoundingClientRect();
+      return { left: (r.left - c.left) / s, right: (r.right - c.left) / s, top: (r.top - c.top) / s, bottom: (r.bottom - c.top) / s };
+    });
   }
 
   /** Hide the note of an automatic choice (the user pans, zooms or chooses). */

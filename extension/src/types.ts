@@ -223,6 +223,8 @@ export interface INotice {
   level?: 'error' | 'warning' | 'info';
   message: string;
   line?: number | null;
+  /** the expert's version of the message (the pass's record, with its views): behind a toggle */
+  detail?: string;
 }
 
 export interface IReport {
@@ -260,6 +262,10 @@ export interface IReport {
   contractions?: unknown;
   /** additive: greedy's replay and the waterfalls between partitions (steps.ts) */
   steps?: unknown;
+  /** additive: the other batches viewed that fuse something, each its batch's keys (batches.ts) */
+  saved_batches?: Partial<IReport>[];
+  /** additive: batches viewed that fuse something but did not fit the saved report's budget */
+  saved_batches_left_out?: number;
 }
 
 /** Arrays of the right type, whatever the data holds (a saved notebook may be anything). */

@@ -174,13 +174,13 @@ def _instruction_dot(report: Mapping[str, Any], entry: Mapping[str, Any], max_we
                tooltip=f"{d['kind'].upper()} on {d['base']}")
     for f in report["graph"]["forbidden"]:
         g.edge(f"i{f['a']}", f"i{f['b']}", style="dashed", color=edges["forbidden"], dir="none",
-               constraint="false", label=f["reason"], tooltip=f"{f['explanation']}: {f['detail']}",
+               constraint="false", xlabel=f["reason"], tooltip=f"{f['explanation']}: {f['detail']}",
                fontcolor=edges["forbidden"])
     for w in entry["weights"][:max_weight_edges]:
         a, b = entry["blocks"][w["a"] - 1], entry["blocks"][w["b"] - 1]
         g.edge(f"i{a[0]}", f"i{b[0]}", ltail=f"cluster_{w['a'] - 1}", lhead=f"cluster_{w['b'] - 1}",
                style="dotted", color=edges["weight"], fontcolor=edges["weight"], dir="none", constraint="false",
-               label=f"{w['saving']:g}",
+               xlabel=f"{w['saving']:g}",
                tooltip=f"weight edge: merging blocks {w['a']} and {w['b']} saves {w['saving']:g}")
     return g.source
 
@@ -211,11 +211,11 @@ def _block_dot(report: Mapping[str, Any], entry: Mapping[str, Any], max_weight_e
                    tooltip=f"{e['count']} dependencies")
         else:
             g.edge(f"b{e['a']}", f"b{e['b']}", style="dashed", color=edges["forbidden"], dir="none",
-                   constraint="false", label=f"{e['count']}", fontcolor=edges["forbidden"],
+                   constraint="false", xlabel=f"{e['count']}", fontcolor=edges["forbidden"],
                    tooltip=f"{e['count']} fuse-preventing edges")
     for w in entry["weights"][:max_weight_edges]:
         g.edge(f"b{w['a']}", f"b{w['b']}", style="dotted", color=edges["weight"], fontcolor=edges["weight"],
-               dir="none", constraint="false", label=f"{w['saving']:g}",
+               dir="none", constraint="false", xlabel=f"{w['saving']:g}",
                tooltip=f"weight edge: merging blocks {w['a']} and {w['b']} saves {w['saving']:g}")
     return g.source
 

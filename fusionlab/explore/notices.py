@@ -1,6 +1,8 @@
 """The explorer's notices: what each one is about (its kind) and how much it matters (its level).
 
-A notice reaches the report as ``{"kind", "level", "message", "line"}``. The *kind* names
+A notice reaches the report as ``{"kind", "level", "message", "line"}``, and ``"detail"``
+when the plain message has an expert's version (the pass's own record, with the views it
+names: the views show it behind a "details" toggle). The *kind* names
 the subject (``opaque``, ``budget``, ``window``...: the capture's
 :class:`~fusionlab.capture.recorder.NoticeKind` by name, or one of :class:`ReportNotice`);
 the *level* says what the reader should do about it, one of :class:`Level`:
@@ -33,9 +35,10 @@ import enum
 from typing import Any, Iterable, Mapping
 
 from fusionlab.capture.recorder import Notice, NoticeKind
+from fusionlab.passes.rewrites import Rewrite, RewriteKind
 
 __all__ = ["Level", "ReportNotice", "CAPTURE_LEVELS", "OPAQUE_ADVICE", "opaque_meaning", "capture_notice", "report_notice",
-           "level_of", "by_level"]
+           "REWRITE_MEANING", "rewrite_notice", "level_of", "by_level"]
 
 
 class Level(enum.Enum):
@@ -140,9 +143,47 @@ def capture_notice(n: Notice) -> dict[str, Any]:
     return {"kind": n.kind.name.lower(), "level": CAPTURE_LEVELS[n.kind].value, "message": message, "line": n.line}
 
 
-def report_notice(which: ReportNotice, message: str, line: int | None = None) -> dict[str, Any]:
-    """One of the explorer's own notices as the report's JSON object."""
-    return {"kind": which.kind, "level": which.level.value, "message": message, "line": line}
+def report_notice(which: ReportNotice, message: str, line: int | None = None,
+                  detail: str | None = None) -> dict[str, Any]:
+    """One of the explorer's own notices as the report's JSON object; ``detail``, the expert's
+    version of ``message``, only when there is one."""
+    notice: dict[str, Any] = {"kind": which.kind, "level": which.level.value, "message": message, "line": line}
+    if detail is not None:
+        notice["detail"] = detail
+    return notice
+
+
+#: what a preparing pass's record means for a student, in plain words (the record itself, with
+#: its views and temporaries, is the notice's detail)
+REWRITE_MEANING: Mapping[RewriteKind, str] = {
+    RewriteKind.WRITE_REMOVED: "an instruction was removed before partitioning: everything it writes is "
+                               "overwritten before anything reads it",
+    RewriteKind.WRITE_RESTRICTED: "an instruction was narrowed before partitioning: it now writes only the "
+                                  "part that is read before being overwritten",
+    RewriteKind.REROLLED: "the loop was rerolled: its repeated iterations are partitioned once, as one group",
+    RewriteKind.RUN_REROLLED: "repeated iterations of a loop were rerolled into one group, partitioned once",
+    RewriteKind.MORE_RUNS_REROLLED: "more repeated iterations were rerolled than are listed",
+    RewriteKind.RUNS_NOT_REROLLED: "part of the loop stays unrolled: its iterations are partitioned one after "
+                                   "another (the instructions of each still fuse)",
+    RewriteKind.FREED_EARLY: "an array is freed right after its last use (its free moved from a later batch)",
+    RewriteKind.BUDGET_CUT: "the time budget stopped a preparing pass: the rest is partitioned as captured "
+                            "(rerun with a larger --budget)",
+}
+
+
+def rewrite_notice(which: ReportNotice, record: Rewrite, prefix: str = "") -> dict[str, Any]:
+    """The notice of one preparing pass's ``record``: its meaning in plain words as the message,
+    the record's own line (``prefix`` first) as the detail.
+
+    >>> from fusionlab.passes.rewrites import RewritePass
+    >>> r = Rewrite(RewriteKind.RUNS_NOT_REROLLED, 0, None, "310 runs not rerolled: t6 of iteration 1",
+    ...             RewritePass.REROLL)
+    >>> n = rewrite_notice(ReportNotice.REROLL, r)
+    >>> n["message"].split(":")[0], n["detail"]
+    ('part of the loop stays unrolled', '310 runs not rerolled: t6 of iteration 1')
+    """
+    detail = f"{prefix}{record.describe(numbered=False)}"
+    return report_notice(which, REWRITE_MEANING[record.kind], detail=detail)
 
 
 def level_of(notice: Mapping[str, Any]) -> Level:

@@ -50,14 +50,14 @@ from fusionlab.analysis.wsp import PartitionState, WSPGraph
 from fusionlab.pipeline.config import PipelineConfig
 from fusionlab.pipeline.preparing import Prepared, prepare
 from fusionlab.explore.palette import REPORT_BLOCKS, block_colour
-from fusionlab.explore.notices import ReportNotice, report_notice
+from fusionlab.explore.notices import ReportNotice, report_notice, rewrite_notice
 
 __all__ = [
     "MIME_TYPE", "SCHEMA_VERSION", "DEFAULT_ALGORITHMS", "DEFAULT_COST_MODELS", "CHEAP_ALGORITHMS",
     "EXACT_ALGORITHMS", "DEFAULT_TRACE_LIMIT", "PALETTE", "get_report", "partition_entry", "pending_entry",
     "validate_report", "get_schema", "ReportOptions", "ReportParts", "assemble_report", "run_partition",
     "weight_edges", "unit_label", "format_cost", "work_order", "get_program_data", "get_graph_data",
-    "get_code_data", "trace_data", "batch_summaries", "batch_menu", "batch_label", "BATCHES_LISTED", "find_entry",
+    "get_code_data", "trace_data", "SAVED_BYTES", "BATCH_KEYS", "fuses", "batch_section", "with_saved_batches", "batch_summaries", "batch_menu", "batch_label", "BATCHES_LISTED", "find_entry",
     "is_first_display_ready",
 ]
 
@@ -436,7 +436,7 @@ def rewrite_notices(prepared: Prepared, batch: int = 0, shown: bool = False) -> 
     >>> from fusionlab import parse
     >>> from fusionlab.support.budget import Budget
     >>> p = parse("ARRAY a float64[4]\\nCOPY a, 0\\nCOPY a, 1.0\\nSYNC a")
-    >>> rewrite_notices(prepare(p, PipelineConfig()))[0]["message"][:60]
+    >>> rewrite_notices(prepare(p, PipelineConfig()))[0]["detail"][:60]
     'a run rewrites this batch before partitioning it: instructio'
     >>> [n["kind"] for n in rewrite_notices(prepare(p, PipelineConfig(), Budget(0.0)))]
     ['budget']
@@ -448,7 +448,7 @@ def rewrite_notices(prepared: Prepared, batch: int = 0, shown: bool = False) -> 
     notices = [report_notice(ReportNotice.DEAD_WRITES_CUT, (
         "the dead writes of this batch were not analysed within the time budget: what a run rewrites "
         "before partitioning it is not listed (rerun with a larger --budget)"))] if stopped else []
-    return notices + [report_notice(ReportNotice.REWRITE, f"{what}: {r.describe(numbered=False)}")
+    return notices + [rewrite_notice(ReportNotice.REWRITE, r, f"{what}: ")
                       for r in prepared.rewrites if r.batch == batch]
 
 
@@ -722,6 +722,68 @@ def assemble_report(
         # (made once every partition is in: a progressive display does not wait for them)
         "steps": parts.steps_data(entries, by_name, None if not pending else Budget(0.0)),
     }
+
+
+#: a saved report's size budget (its JSON text): other batches are kept while they fit
+SAVED_BYTES = 1_000_000
+#: the keys of a report that belong to its batch (the rest are the cell's): a saved batch's section
+BATCH_KEYS = ("batch", "status", "notices", "program", "graph", "partitions", "selected", "trace", "code",
+              "timings", "profile", "steps", "contractions")
+
+
+def fuses(report: Mapping[str, Any]) -> bool:
+    """Whether the selected partition of ``report`` fuses anything (a block of two or more
+    instructions): a batch worth keeping in a saved notebook.
+
+    >>> fuses({"selected": {"algorithm": "g", "cost_model": "b"},
+    ...        "partitions": [{"algorithm": "g", "cost_model": "b", "blocks": [[1, 2], [3]]}]})
+    True
+    """
+    sel = report["selected"]
+    entry = next((e for e in report["partitions"] if e["algorithm"] == sel["algorithm"]
+                  and e["cost_model"] == sel["cost_model"]), None)
+    return entry is not None and any(len(b) > 1 for b in entry.get("blocks") or [])
+
+
+def batch_section(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of ``report`` that is its batch's (:data:`BATCH_KEYS`): what a saved notebook
+    keeps of a batch the user viewed, so that its batch menu shows it with no kernel. Its
+    search trace is left out (the kernel fetches the whole trace)."""
+    section = {k: report[k] for k in BATCH_KEYS if k in report}
+    section["trace"] = None
+    return section
+
+
+def with_saved_batches(report: dict[str, Any], others: Sequence[Mapping[str, Any]],
+                       limit: int = SAVED_BYTES) -> dict[str, Any]:
+    """``report`` with ``saved_batches``: the sections (:func:`batch_section`) of the other
+    batches viewed that fuse something, in batch order, while the report's JSON stays within
+    ``limit`` bytes; ``saved_batches_left_out`` counts those that did not fit. Additive: a
+    view that knows neither key shows the current batch only.
+
+    >>> r = {"batch": 0, "selected": {"algorithm": "g", "cost_model": "b"}, "partitions": []}
+    >>> other = {**r, "batch": 2, "partitions": [{"algorithm": "g", "cost_model": "b", "blocks": [[1, 2]]}]}
+    >>> [s["batch"] for s in with_saved_batches(dict(r), [other])["saved_batches"]]
+    [2]
+    >>> with_saved_batches(dict(r), [other], limit=10)["saved_batches_left_out"]
+    1
+    """
+    # the two keys counted as if every batch were left out: the bound holds whatever is kept
+    size = len(json.dumps({**report, "saved_batches": [], "saved_batches_left_out": len(others)}))
+    kept, left = [], 0
+    for other in sorted(others, key=lambda o: o["batch"]):
+        if other["batch"] == report["batch"] or not fuses(other):
+            continue
+        section = batch_section(other)
+        more = len(json.dumps(section)) + 2
+        if size + more > limit:
+            left += 1
+            continue
+        kept.append(section)
+        size += more
+    report["saved_batches"] = kept
+    report["saved_batches_left_out"] = left
+    return report
 
 
 def get_report(

@@ -189,11 +189,12 @@ def test_saved_v2_report_is_interactive_without_kernel(page, lab, lab_root, outp
     wait_partition(root, sel["algorithm"], sel["cost_model"], len(part["blocks"]))
     check_hover(root, 5, 9)
 
-    # clicking a block in the graph shows its contracted arrays and the generated code
+    # clicking a block in the graph shows its contracted arrays and the generated code (inside
+    # its rounded corner, whatever the scale of the first view)
     code = next(c for c in report["code"] if c["source"])
     block = code["block"]
     root.locator(f".fl-graph g.cluster[data-block='{block}'] > polygon, "
-                 f".fl-graph g.cluster[data-block='{block}'] > path").first.click(position={"x": 4, "y": 4})
+                 f".fl-graph g.cluster[data-block='{block}'] > path").first.click(position={"x": 14, "y": 14})
     detail = root.locator(f".fl-block-detail[data-block='{block}']")
     detail.wait_for(timeout=TIMEOUT)
     assert detail.locator("pre.fl-code").inner_text().strip() == code["source"].strip()

@@ -36,17 +36,17 @@ from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
 from fusionlab.ir.bytecode import Program
 from fusionlab.costs import NonMonotonicCostModel, UnsupportedCostModel, get_cost_model
 from fusionlab.explore.dot import get_dot, graph_level
-from fusionlab.explore.notices import ReportNotice, capture_notice, report_notice
+from fusionlab.explore.notices import ReportNotice, capture_notice, report_notice, rewrite_notice
 from fusionlab.partition import MergeCache, PartitionResult, SearchTrace, evaluate
 from fusionlab.pipeline import Pass, PipelineCaches, PipelineConfig, Prepared, prepare, prepare_batches
 from fusionlab.runtime.reference import Externals
 from fusionlab.pipeline.preparing import REROLL_PASSES
 from fusionlab.passes.reroll import REROLL_SECONDS
-from fusionlab.passes.rewrites import RewritePass
+from fusionlab.passes.rewrites import Rewrite, RewritePass
 from fusionlab.explore.report import (
     DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, MIME_TYPE, ReportOptions,
     ReportParts, assemble_report, batch_summaries, find_entry, format_cost, is_first_display_ready,
-    partition_entry, rewrite_notices, run_partition, trace_data, work_order,
+    batch_section, partition_entry, rewrite_notices, run_partition, trace_data, with_saved_batches, work_order,
 )
 from fusionlab.analysis.wsp import IllegalMerge, PartitionState, WSPGraph
 from fusionlab.explore.jupyter.share import ExactShare
@@ -239,6 +239,8 @@ class FuseResult:
         self._code_skipped: set[tuple[int, tuple[tuple[int, ...], ...]]] = set()
         self._dots: dict[tuple[Any, ...], str] = {}  # the selected partition's DOT text, by what it draws
         self._summaries: list[dict[str, Any]] | None = None  # the batches section (signatures take seconds)
+        #: other batches' sections of a saved report, by batch and selection (made once each)
+        self._sections: dict[tuple[int, tuple[str, str]], dict[str, Any]] = {}
 
     @classmethod
     def from_program(cls, program: Program, **kwargs: Any) -> "FuseResult":
@@ -526,12 +528,12 @@ class FuseResult:
         """The whole search trace (the report keeps ``trace_limit`` nodes of it)."""
         return trace_data(self.parts.results.get(("optimal", self.selected[1])), None)
 
-    def _code_section(self) -> list[dict[str, Any]]:
+    def _code_section(self, generate: bool = True) -> list[dict[str, Any]]:
         result = self._selected_result()
         if result is None:
             return []
         key = tuple(tuple(b) for b in result.blocks)
-        if key not in self.parts.code:
+        if key not in self.parts.code and generate:
             if self.status["phase"] not in ("done", "pending") and not self.status["interrupted"]:
                 return []  # the work is under way: its code generation phase fills this in
             self._code(Budget(SVG_SECONDS))
@@ -540,14 +542,42 @@ class FuseResult:
     def report(self) -> dict[str, Any]:
         """The explorer's JSON document for the current state (see :mod:`fusionlab.explore.report`).
 
-        A batch nothing was computed for yet is computed first, within ``budget_seconds``."""
+        A batch nothing was computed for yet is computed first, within ``budget_seconds``. The
+        other batches viewed that fuse something are kept in it (``saved_batches``, within the
+        saved report's size budget), so that a saved notebook shows them with no kernel."""
+        if self._report is None:
+            report = self._assemble()
+            others = [self._section_of(k) for k in sorted(self._parts) if k != self.batch]
+            self._report = with_saved_batches(report, [o for o in others if o is not None])
+        return self._report
+
+    def _section_of(self, batch: int) -> dict[str, Any] | None:
+        """Batch ``batch``'s section of a saved report (:func:`~fusionlab.explore.report.batch_section`),
+        under the current selection; ``None`` while its work is under way. It is made as its own
+        report is (the batch is this one for the time it takes), without new code generation."""
+        if self._status.get(batch, {}).get("phase", "waiting") not in ("done", "pending"):
+            return None
+        key = (batch, self.selected)
+        if key not in self._sections:
+            kept = self.batch, self.manual, self.selected, self._report, self.timings, self._profile
+            try:
+                self.batch, self.manual, self._report, self.timings, self._profile = batch, None, None, None, None
+                if self.selected[0] == "manual":
+                    self.selected = ("greedy" if "greedy" in self.algorithms else self.algorithms[0], self.selected[1])
+                self._sections[key] = batch_section(self._assemble(generate=False))
+            finally:
+                self.batch, self.manual, self.selected, self._report, self.timings, self._profile = kept
+        return self._sections[key]
+
+    def _assemble(self, generate: bool = True) -> dict[str, Any]:
+        """The report of the current batch alone (``generate=False``: no new code generation)."""
         if self.status["phase"] == "waiting":
             self.compute()
         if self._report is None:
             notices = []
             if self.capture is not None:
                 notices = [capture_notice(n) for n in self.capture.notices]
-            notices += [report_notice(ReportNotice.REROLL, line) for line in self.rerolled()]
+            notices += [rewrite_notice(ReportNotice.REROLL, r) for r in self.rerolled_records()]
             window = self.window_notice()
             if window is not None:
                 notices.append(window)
@@ -555,7 +585,7 @@ class FuseResult:
             if self.manual is not None:
                 extra = [partition_entry(self.manual, self.graph, model=self.model, accesses=self.parts.accesses)]
             st = dict(self.status)
-            code = self._code_section()
+            code = self._code_section(generate)
             chosen = self._selected_result()
             if not code and chosen is not None and self._code_key(chosen) in self._code_skipped:
                 notices.append(report_notice(ReportNotice.CODE, (
@@ -592,10 +622,13 @@ class FuseResult:
         """What rerolling did to the batch shown, one line each (empty when it is off): the
         pass's records (:meth:`~fusionlab.passes.reroll.Reroll.rewrites`), without the batch's
         number (the batch is the one shown)."""
+        return [r.describe(numbered=False) for r in self.rerolled_records()]
+
+    def rerolled_records(self) -> list[Rewrite]:
+        """The rerolling pass's records of the batch shown (:meth:`rerolled` is their lines)."""
         k = self.run_batch[self.batch]
         mine = [r for r in self.prepared.rerolled if r.batch in (None, k)]
-        mine += [r for r in self.prepared.cut if r.by is RewritePass.REROLL and r.batch == k]
-        return [r.describe(numbered=False) for r in mine]
+        return mine + [r for r in self.prepared.cut if r.by is RewritePass.REROLL and r.batch == k]
 
     def _batch_summaries(self) -> list[dict[str, Any]]:
         # the batches never change; their signatures took 0.85 s per report at 80,000 instructions
@@ -668,6 +701,8 @@ class FuseResult:
         """Explore batch ``batch`` (0-based); repeated batches reuse cached partitions."""
         if not 0 <= batch < len(self.batches):
             raise IndexError(f"batch {batch} does not exist: batches are numbered 0 to {len(self.batches) - 1}")
+        # the batch left is kept as it is now (its saved section is made again from it)
+        self._sections = {k: v for k, v in self._sections.items() if k[0] != self.batch}
         self.batch = batch
         self.manual = None
         if self.selected[0] == "manual":

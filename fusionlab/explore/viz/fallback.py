@@ -25,6 +25,7 @@ from fusionlab.explore.report import find_entry
 from fusionlab.explore.viz.contraction import contraction_title, nest_html, term_html
 from fusionlab.explore.viz.roofline import profile_html
 from fusionlab.explore.viz.steps import steps_html
+from fusionlab.explore.viz.svg import svg_image
 from fusionlab.explore.viz.listing import (
     code_html, cost_table_html, listing_html, notices_html, partition_summary, status_line,
     timing_table_html,
@@ -74,7 +75,8 @@ def fallback_html(report: Mapping[str, Any], graph_svg: str | None = None, graph
     if graph_note:
         parts.append(f'<div style="font-size:90%;color:#4b5563">{escape(graph_note)}</div>')
     if graph_svg:
-        parts.append(f'<div class="fl-graph" style="max-height:40em;overflow:auto">{graph_svg}</div>')
+        parts.append(f'<div class="fl-graph" style="min-height:300px;max-height:40em;overflow:auto">'
+                     f'{svg_image(graph_svg, "the WSP graph of " + partition_summary(entry))}</div>')
     else:
         parts.append(f"<div>{escape(graph_summary(report, entry))}</div>")
     parts.append(f"<h4>Cost of each partition</h4>{cost_table_html(report)}")
@@ -82,7 +84,8 @@ def fallback_html(report: Mapping[str, Any], graph_svg: str | None = None, graph
     if report["timings"]:
         parts.append(f"<h4>Run time</h4>{timing_table_html(report['timings'], len(report['batches']))}")
     if report.get("profile"):
-        parts.append(f"<h4>Profile: each block, measured and predicted</h4>{profile_html(report['profile'])}")
+        parts.append(f"<h4>Profile: each block, measured and predicted</h4>"
+                     f"{profile_html(report['profile'], image=True)}")
     parts += [_contraction_html(c) for c in report.get("contractions") or []]
     if report["code"]:
         parts.append(f"<details><summary>Generated code ({len(report['code'])} blocks)</summary>"

@@ -41,6 +41,10 @@ _STATUS_WORDS = {"pending": "pending", "budget": "cut by the time budget", "inte
                  "error": "failed"}
 
 
+#: a listing reads from the left: inline, because nbconvert's and JupyterLab's rendered-HTML
+#: styles right-align table cells (and centre tables) and a class of ours does not outrank them
+_LEFT = ' style="text-align:left"'
+
 def block_colour(report: Mapping[str, Any], k: int) -> str:
     """The palette colour of block ``k`` (0-based): distinct for any number of blocks."""
     return colour_of(report, k + 1)
@@ -109,15 +113,16 @@ def listing_html(report: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
         colour = block_colour(report, k)
         rows.append(
             f'<tr class="fl-row" data-instruction="{ins["n"]}" data-block="{k + 1}" style="background:{colour}">'
-            f'<td class="fl-n">{ins["n"]}</td><td class="fl-b">[{k + 1}]</td>'
-            f'<td class="fl-code"><code>{text}</code></td></tr>'
+            f'<td class="fl-n"{_LEFT}>{ins["n"]}</td><td class="fl-b"{_LEFT}>[{k + 1}]</td>'
+            f'<td class="fl-code"{_LEFT}><code>{text}</code></td></tr>'
         )
     legend = ('<div class="fl-legend" style="font-size:90%;margin:4px 0"><u>underlined</u>: '
               'contracted array (created and freed inside its block: a scalar, never allocated)</div>')
     # long listings scroll inside their pane instead of growing the page
     return (f'<div class="fl-listing"><div><b>{escape(partition_summary(entry))}</b></div>{legend}'
             f'<div style="max-height:28em;overflow:auto">'
-            f'<table style="border-collapse:collapse;font-family:monospace">{"".join(rows)}</table></div></div>')
+            f'<table style="border-collapse:collapse;font-family:monospace;margin:0">{"".join(rows)}</table>'
+            '</div></div>')
 
 
 def _mark_word(text: str, name: str) -> str:
@@ -156,7 +161,7 @@ def cost_table_html(report: Mapping[str, Any]) -> str:
             cells.append(f'<td style="text-align:right;padding:0 8px">{v}</td>')
         rows.append(f"<tr><th style='text-align:left'>{escape(a)}</th>{''.join(cells)}</tr>")
     units = ", ".join(f"{escape(m)}: {escape(_unit(report, m))}" for m in models)
-    return (f'<table class="fl-costs"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
+    return (f'<table class="fl-costs" style="margin:0"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
             f'<div style="font-size:90%">cost (blocks); * proven optimal; † cut by the time budget or '
             f'interrupted: best so far, not proven; bold: cheapest. Units: {units}.</div>')
 
@@ -235,7 +240,7 @@ def timing_table_html(timings: Mapping[str, Any], batches: int = 1) -> str:
     if protocol.get("not_comparable"):
         warnings.insert(0, protocol["not_comparable"])
     warn = "".join(f'<div style="color:#b45309">⚠ {escape(str(w))}</div>' for w in warnings)
-    return (f'<table class="fl-timings"><tr>{head}</tr>{"".join(rows)}</table>'
+    return (f'<table class="fl-timings" style="margin:0"><tr>{head}</tr>{"".join(rows)}</table>'
             f'<div style="font-size:90%">{escape(meta)}</div>{warn}')
 
 
@@ -261,6 +266,14 @@ def code_html(report: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+def _detail(notice: Mapping[str, Any]) -> str:
+    """The expert's version of a notice (a pass's record, with its views) behind a toggle."""
+    detail = notice.get("detail")
+    if not isinstance(detail, str) or not detail:
+        return ""
+    return f'<details class="fl-notice-detail"><summary>details</summary><code>{escape(detail)}</code></details>'
+
+
 def notices_html(report: Mapping[str, Any]) -> str:
     """The report's notices, errors first, each with its level and the user's line; unfolded
     when a warning or an error is among them (:mod:`fusionlab.explore.notices`)."""
@@ -271,7 +284,8 @@ def notices_html(report: Mapping[str, Any]) -> str:
         level = level_of(n).value
         where = f" (line {n['line']})" if n.get("line") else ""
         items.append(f'<li class="fl-level-{level}" style="color:{_LEVEL_COLOURS[level]}">'
-                     f'<b>{level}</b>{escape(where)}: {escape(n["message"])} <i>({escape(n["kind"])})</i></li>')
+                     f'<b>{level}</b>{escape(where)}: {escape(n["message"])} <i>({escape(n["kind"])})</i>'
+                     f'{_detail(n)}</li>')
     # a notice that changes what the user should do next opens the list
     urgent = any(level_of(n) is not Level.INFO for n in report["notices"])
     counts = Counter(level_of(n).value for n in report["notices"])

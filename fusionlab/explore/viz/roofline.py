@@ -207,16 +207,22 @@ def profile_table_html(profile: Mapping[str, Any]) -> str:
                  str(k.get("bound") or "—"), str(k.get("label", ""))]
         rows.append("<tr>" + "".join(f"<td style='text-align:{'left' if i in (1, 7, 8) else 'right'};padding:0 6px'>"
                                      f"{escape(c)}</td>" for i, c in enumerate(cells)) + "</tr>")
-    return f'<table class="fl-profile"><tr>{head}</tr>{"".join(rows)}</table>'
+    return f'<table class="fl-profile" style="margin:0"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
 def _list(items: Sequence[Mapping[str, Any]], text: Any) -> str:
     return "".join(f"<li>{escape(str(text(x)))}</li>" for x in items if isinstance(x, Mapping))
 
 
-def profile_html(profile: Mapping[str, Any]) -> str:
+def profile_html(profile: Mapping[str, Any], image: bool = False) -> str:
     """The profile section of a view: what was profiled, the table, the roofline, the blocks
-    not on it, why the run is slower than NumPy's and where the model misses most."""
+    not on it, why the run is slower than NumPy's and where the model misses most.
+    ``image``: the roofline as an image (:func:`~fusionlab.explore.viz.svg.svg_image`: a static
+    page of an untrusted notebook keeps it), else inline SVG (a live view's, with tooltips)."""
+    from fusionlab.explore.viz.svg import svg_image
+
+    chart = svg_image(roofline_svg(profile), "roofline of the profiled blocks", fit_width=False) if image \
+        else roofline_svg(profile)
     run, numpy, between = profile.get("run_seconds"), profile.get("numpy_seconds"), profile.get("between_seconds")
     head = (f"{profile.get('algorithm', '')} / {profile.get('cost_model', '')}: each block's median of "
             f"{profile.get('repeat', '?')} block-by-block runs after a warm-up; a whole run takes {_seconds(run)}"
@@ -229,7 +235,7 @@ def profile_html(profile: Mapping[str, Any]) -> str:
     _, off = roofline_points(profile)
     parts = [f"<div>{escape(head)}</div>", profile_table_html(profile),
              f'<div style="font-size:90%;color:#4b5563">{escape(roofs)}</div>',
-             f'<div class="fl-roofline-view">{roofline_svg(profile)}</div>']
+             f'<div class="fl-roofline-view">{chart}</div>']
     if off:
         parts.append(f'<div style="font-size:90%;color:#4b5563">{escape("not on the roofline (no floating-point work or no bytes): blocks " + ", ".join(_number(k) for k in off))}</div>')
     why = [w for w in profile.get("why_slower") or [] if isinstance(w, Mapping)]

@@ -81,7 +81,7 @@ def _table(start: Sequence[Sequence[int]], listing: Mapping[str, Any]) -> str:
                     f"<td>{escape(after)}</td></tr>")
         before = s["cost"]
     more = (f"<div>the first {len(steps)} of {listing['total']:,} steps</div>" if listing["total"] > len(steps) else "")
-    return ("<table class='fl-waterfall' style='border-collapse:collapse;text-align:right'>"
+    return ("<table class='fl-waterfall' style='border-collapse:collapse;text-align:right;margin:0'>"
             "<tr><th style='text-align:left'>step</th><th>change</th><th>cost after</th></tr>"
             f"{''.join(rows)}</table>{more}")
 

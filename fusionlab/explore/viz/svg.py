@@ -26,18 +26,20 @@ the graph has 50 edges, more than the 40 laid out here; ...
 
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+from html import escape
 from typing import Callable
 
 from fusionlab.support.budget import UNLIMITED, Budget
 from fusionlab.explore.viz import _layout_worker
 
-__all__ = ["render_svg", "SvgUnavailable", "DEFAULT_MAX_NODES", "DEFAULT_MAX_EDGES", "DEFAULT_MAX_BYTES"]
+__all__ = ["render_svg", "svg_image", "SvgUnavailable", "DEFAULT_MAX_NODES", "DEFAULT_MAX_EDGES", "DEFAULT_MAX_BYTES"]
 
 DEFAULT_MAX_NODES = 400
 # A few hundred nodes lay out in about a second; the edges and the DOT size are what make a
@@ -176,3 +178,21 @@ def _strip_prolog(svg: str) -> str:
     # the XML prolog and DOCTYPE are not allowed inside HTML; keep from <svg on
     k = svg.find("<svg")
     return svg[k:] if k >= 0 else svg
+
+
+def svg_image(svg: str, alt: str, fit_width: bool = True) -> str:
+    """``svg`` as an ``<img>`` of a ``data:`` URI, for a static page.
+
+    A notebook opened by someone who did not run it is untrusted: JupyterLab and Notebook 7
+    sanitize its HTML outputs, and an inline ``<svg>`` loses every shape (its labels are left
+    as a line of text); an image is kept (the sanitizer checks the schemes of links, not of an
+    image's source), and nothing in it can run. ``fit_width``: no wider than the page (a
+    static view cannot pan, so a wide graph shrinks to the width instead of being cut).
+
+    >>> html = svg_image('<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"></svg>', 'a "graph"')
+    >>> html.startswith('<img alt="a &quot;graph&quot;" src="data:image/svg+xml;base64,'), "<svg" in html
+    (True, False)
+    """
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    style = ' style="max-width:100%;height:auto"' if fit_width else ""
+    return f'<img alt="{escape(alt)}" src="data:image/svg+xml;base64,{data}"{style}>'
