@@ -14,7 +14,7 @@ import { AUTO_MAX_INSTRUCTIONS, IGraphData } from './dotgen';
 import { GraphView, IGraphState } from './graphview';
 import { ChannelState, IReply, KernelChannel } from './kernel';
 import { profileSection } from './profile';
-import { IReplayFrame, stepsSection } from './steps';
+import { IMeasured, IReplayFrame, stepsSection } from './steps';
 import { timingsSection } from './timings';
 import { safeClass, TreeView } from './tree';
 import {
@@ -108,6 +108,8 @@ export class Explorer {
   private costsSection!: HTMLElement;
   private projectorRow!: HTMLDivElement;
   private stepsFor = '';
+  /** the waterfall's two ends chosen (kept when the kernel updates the report) */
+  private waterfallChosen: { from?: string; to?: string } = {};
   private blockFields: { mergeA: HTMLInputElement; mergeB: HTMLInputElement; splitBlock: HTMLInputElement } | null = null;
 
   constructor(private host: IKernelHost | null = null) {
@@ -549,7 +551,8 @@ export class Explorer {
       retry.addEventListener('click', () => this.connect(true));
       this.kernelState.append(' ', retry);
     }
-    for (const el of Array.from(this.kernelBar.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLSelectElement>(
+    // the kernel's controls: the bar's, and the steps section's "Time these steps"
+    for (const el of Array.from(this.node.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLSelectElement>(
       '[data-fl-kernel]'))) {
       el.disabled = state !== 'open';
     }
@@ -785,7 +788,14 @@ export class Explorer {
           this.graphView.setLevel('instructions');
         }
       },
-      frame: f => this.setFrame(f)
+      frame: f => this.setFrame(f),
+      measured: asArray<IMeasured>(this.report?.measured_waterfalls),
+      kernel: () => !!this.channel && this.channel.state === 'open',
+      timeWaterfall: (a, b, costModel) => {
+        const input = this.node.querySelector<HTMLInputElement>("input[data-fl-control='repeat']");
+        void this.send('time_waterfall', { a, b, cost_model: costModel, repeat: Math.max(1, Number(input?.value) || DEFAULT_REPEAT) });
+      },
+      chosen: this.waterfallChosen
     });
     if (section) {
       this.stepsSlot.appendChild(section);

@@ -11,7 +11,7 @@
  * sum beside the difference of the two costs.
  */
 
-import { clear, fmtCost, h, ranges } from './dom';
+import { clear, fmtCost, fmtSeconds, h, ranges } from './dom';
 import { asArray, str } from './types';
 
 export interface IStep {
@@ -37,6 +37,37 @@ export interface IWaterfall extends IStepListing {
   cost_model: string;
   a: string[];
   b: string[];
+}
+
+/** A waterfall timed (the report's `measured_waterfalls`, fusionlab/explore/measured_waterfall.py). */
+export interface IMeasuredPoint {
+  after: number;
+  blocks?: number;
+  median_seconds: number | null;
+  not_timed?: string;
+}
+
+export interface IMeasuredChange {
+  from: number;
+  to: number;
+  seconds: number | null;
+  ratio: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+export interface IMeasured {
+  cost_model: string;
+  a: string[];
+  b: string[];
+  points: IMeasuredPoint[];
+  changes: IMeasuredChange[];
+  numpy_median_seconds?: number | null;
+  total_seconds?: number | null;
+  steps?: number;
+  rounds?: number;
+  repeat?: number;
+  other_batches?: string;
 }
 
 export interface ISteps {
@@ -66,6 +97,14 @@ export interface IStepsHost {
   showGreedy(costModel: string): void;
   /** a replay frame to draw, or null to draw the partition again */
   frame(frame: IReplayFrame | null): void;
+  /** the waterfalls timed (the report's `measured_waterfalls`) */
+  measured?: IMeasured[];
+  /** whether the kernel is there to time a waterfall */
+  kernel?(): boolean;
+  /** ask the kernel to time the waterfall from `a` to `b` (algorithms) under `costModel` */
+  timeWaterfall?(a: string, b: string, costModel: string): void;
+  /** the waterfall's two ends chosen last (kept across a re-render), and the place to keep them */
+  chosen?: { from?: string; to?: string };
 }
 
 function expand(runs: [number, number][]): number[] {
@@ -170,6 +209,44 @@ export function reversed(w: IWaterfall): IWaterfall | null {
       moved: steps[k].moved, cost: before(k) });
   }
   return { ...w, a: w.b, b: w.a, steps: back, cost_before: w.cost_after, cost_after: w.cost_before };
+}
+
+const num = (x: unknown): number | null => (typeof x === 'number' && isFinite(x) ? x : null);
+
+/** `m` the other way round (b to a): the points from the end, each change undone. */
+export function flipMeasured(m: IMeasured): IMeasured {
+  const steps = Number(m.steps ?? Math.max(0, ...asArray<IMeasuredPoint>(m.points).map(p => Number(p.after))));
+  const inv = (x: unknown) => { const v = num(x); return v === null || v === 0 ? null : 1 / v; };
+  return {
+    ...m, a: m.b, b: m.a,
+    points: asArray<IMeasuredPoint>(m.points).map(p => ({ ...p, after: steps - Number(p.after) })).reverse(),
+    changes: asArray<IMeasuredChange>(m.changes).map(c => ({
+      from: steps - Number(c.to), to: steps - Number(c.from),
+      seconds: num(c.seconds) === null ? null : -Number(c.seconds),
+      ratio: inv(c.ratio), low: inv(c.high), high: inv(c.low)
+    })).reverse(),
+    total_seconds: num(m.total_seconds) === null ? null : -Number(m.total_seconds)
+  };
+}
+
+/** A time change: "−12.3 µs". */
+function signedTime(x: number): string {
+  return x > 0 ? `+${fmtSeconds(x)}` : x < 0 ? `−${fmtSeconds(-x)}` : '0 s';
+}
+
+/** A measured change in words: its seconds, the time ratio and interval (above 1: faster). */
+export function changeText(c: IMeasuredChange): string {
+  const secs = num(c.seconds);
+  if (secs === null) {
+    return 'not timed';
+  }
+  const r = num(c.ratio);
+  const lo = num(c.low);
+  const hi = num(c.high);
+  const ratio = r === null ? '' : ` ×${r.toFixed(2)}` + (lo !== null && hi !== null && lo !== hi
+    ? ` [${lo.toFixed(2)}–${hi.toFixed(2)}]` : '');
+  const apart = lo !== null && hi !== null && lo !== hi ? (lo > 1 ? ' faster' : hi < 1 ? ' slower' : ' no change measured') : '';
+  return `${signedTime(secs)}${ratio}${apart}`;
 }
 
 /** The replay and waterfall section for `costModel`, or null when the report has no steps. */
@@ -294,14 +371,34 @@ function waterfallPanel(falls: IWaterfall[], costModel: string, host: IStepsHost
     el.value = chosen;
     return el;
   };
-  const fromSelect = select('from', keys[0]);
-  const toSelect = select('to', keys[keys.length - 1]);
+  const kept = host.chosen ?? {};
+  const fromSelect = select('from', kept.from && keys.includes(kept.from) ? kept.from : keys[0]);
+  const toSelect = select('to', kept.to && keys.includes(kept.to) ? kept.to : keys[keys.length - 1]);
+  // enabled while the kernel's channel is open (the explorer toggles every [data-fl-kernel])
+  const timeButton = h('button', 'fl-button', { type: 'button', 'data-fl-action': 'time-waterfall', 'data-fl-kernel': true,
+    title: 'compile and time the partitions along these steps, side by side with NumPy; ' +
+      'timing the steps needs the kernel (run the cell with %load_ext fusionlab)' },
+  'Time these steps');
+  timeButton.disabled = !(host.timeWaterfall && host.kernel && host.kernel());
+  timeButton.addEventListener('click', () => {
+    const a = names.get(fromSelect.value);
+    const b = names.get(toSelect.value);
+    if (a && b && host.timeWaterfall) {
+      timeButton.disabled = true;
+      timeButton.textContent = 'timing…';
+      host.timeWaterfall(a[0], b[0], costModel);
+    }
+  });
   const table = h('div', 'fl-waterfall', {});
   const unit = host.unit(costModel);
   const draw = (): void => {
     clear(table);
     const a = fromSelect.value;
     const b = toSelect.value;
+    if (host.chosen) {
+      host.chosen.from = a;
+      host.chosen.to = b;
+    }
     table.setAttribute('data-fl-from', a);
     table.setAttribute('data-fl-to', b);
     if (a === b) {
@@ -320,6 +417,29 @@ function waterfallPanel(falls: IWaterfall[], costModel: string, host: IStepsHost
       table.appendChild(h('div', 'fl-hint', {}, `The partition of ${w.a[0]} is not in the report.`));
       return;
     }
+    // the timed partitions of these steps, in this direction (timed in the stored one)
+    const timed = asArray<IMeasured>(host.measured).filter(m => m.cost_model === costModel);
+    const same = timed.find(m => m.a.join('=') === a && m.b.join('=') === b);
+    const other = timed.find(m => m.a.join('=') === b && m.b.join('=') === a);
+    const m = same ?? (other ? flipMeasured(other) : null);
+    const endingAt = new Map<number, IMeasuredChange>();
+    for (const c of m ? asArray<IMeasuredChange>(m.changes) : []) {
+      endingAt.set(Number(c.to), c);
+    }
+    table.classList.toggle('fl-measured', !!m);
+    // a fifth column only when measured (an empty text node is no grid item)
+    const measuredCell = (k: number): HTMLElement | string => {
+      const c = endingAt.get(k);
+      if (!m) {
+        return '';
+      }
+      if (!c) {
+        return h('span', 'fl-waterfall-measured', {}, '·');
+      }
+      const span = Number(c.to) - Number(c.from);
+      return h('span', 'fl-waterfall-measured', { 'data-fl-seconds': String(c.seconds ?? ''), 'data-fl-ratio': String(c.ratio ?? '') },
+        changeText(c) + (span > 1 ? ` (steps ${Number(c.from) + 1}–${c.to})` : ''));
+    };
     const groups = new Groups(start);
     const steps = asArray<IStep>(w.steps);
     const changes = steps.map((s, k) => {
@@ -336,7 +456,7 @@ function waterfallPanel(falls: IWaterfall[], costModel: string, host: IStepsHost
         h('span', 'fl-waterfall-what', {}, describeStep(s, into, moved)),
         h('span', 'fl-waterfall-change', {}, signed(c)),
         h('span', 'fl-waterfall-bar', {}, bar),
-        h('span', 'fl-waterfall-cost', {}, fmtCost(s.cost)));
+        h('span', 'fl-waterfall-cost', {}, fmtCost(s.cost)), measuredCell(k + 1));
     });
     const total = typeof w.cost_after === 'number' && typeof w.cost_before === 'number' ? w.cost_after - w.cost_before : 0;
     const listedSum = changes.reduce((x, y) => x + y, 0);
@@ -344,7 +464,8 @@ function waterfallPanel(falls: IWaterfall[], costModel: string, host: IStepsHost
     table.append(
       h('div', 'fl-waterfall-step fl-waterfall-head', {},
         h('span', 'fl-waterfall-what', {}, `from ${w.a.join(' = ')}`), h('span', 'fl-waterfall-change', {}, 'change'),
-        h('span', 'fl-waterfall-bar', {}, ''), h('span', 'fl-waterfall-cost', {}, fmtCost(w.cost_before))),
+        h('span', 'fl-waterfall-bar', {}, ''), h('span', 'fl-waterfall-cost', {}, fmtCost(w.cost_before)),
+        m ? h('span', 'fl-waterfall-measured', {}, `measured (${fmtSeconds(asArray<IMeasuredPoint>(m.points)[0]?.median_seconds)})`) : ''),
       ...rows,
       h('div', 'fl-waterfall-sum', {},
         w.total > steps.length
@@ -352,6 +473,21 @@ function waterfallPanel(falls: IWaterfall[], costModel: string, host: IStepsHost
           : `${steps.length} steps, their sum: `,
         h('b', '', {}, `${signed(total)}${unit}`),
         ` = ${fmtCost(w.cost_after)} (${w.b.join(' = ')}) − ${fmtCost(w.cost_before)} (${w.a.join(' = ')})`));
+    if (m) {
+      const pts = asArray<IMeasuredPoint>(m.points);
+      const first = num(pts[0]?.median_seconds);
+      const last = num(pts[pts.length - 1]?.median_seconds);
+      const total = num(m.total_seconds);
+      table.setAttribute('data-fl-measured-total', String(total ?? ''));
+      table.appendChild(h('div', 'fl-waterfall-sum fl-waterfall-measured-sum', {},
+        `Measured, the whole cell each time (${pts.length} of ${steps.length + 1} partitions timed, ` +
+        `${m.rounds ?? '?'} interleaved rounds after a warm-up; medians): `,
+        h('b', '', {}, total === null ? 'not timed' : signedTime(total)),
+        first !== null && last !== null ? ` = ${fmtSeconds(last)} − ${fmtSeconds(first)}` : '',
+        num(m.numpy_median_seconds) !== null ? `; NumPy eager ${fmtSeconds(m.numpy_median_seconds)}` : '',
+        '. A change is the difference of two medians; ×r [low–high] is their time ratio (above 1: faster) ' +
+        'and its 95 % interval over the paired rounds.' + (m.other_batches ? ` Timed with ${m.other_batches}.` : '')));
+    }
   };
   fromSelect.addEventListener('change', draw);
   toSelect.addEventListener('change', draw);
@@ -359,6 +495,7 @@ function waterfallPanel(falls: IWaterfall[], costModel: string, host: IStepsHost
   return h('div', 'fl-waterfall-panel', {},
     h('div', 'fl-replay-title', {}, 'Fusion waterfall: which steps make the difference in cost',
       h('span', 'fl-hint', {}, ' · split down to the pieces both agree on, then merge up; every step legal')),
-    h('div', 'fl-controls', {}, h('label', '', {}, 'from ', fromSelect), h('label', '', {}, 'to ', toSelect)),
+    h('div', 'fl-controls', {}, h('label', '', {}, 'from ', fromSelect), h('label', '', {}, 'to ', toSelect),
+      host.timeWaterfall ? timeButton : ''),
     table);
 }

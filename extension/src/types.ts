@@ -266,6 +266,8 @@ export interface IReport {
   saved_batches?: Partial<IReport>[];
   /** additive: batches viewed that fuse something but did not fit the saved report's budget */
   saved_batches_left_out?: number;
+  /** additive: the waterfalls timed (steps.ts IMeasured) */
+  measured_waterfalls?: unknown[];
 }
 
 /** Arrays of the right type, whatever the data holds (a saved notebook may be anything). */

@@ -57,7 +57,7 @@ __all__ = [
     "EXACT_ALGORITHMS", "DEFAULT_TRACE_LIMIT", "PALETTE", "get_report", "partition_entry", "pending_entry",
     "validate_report", "get_schema", "ReportOptions", "ReportParts", "assemble_report", "run_partition",
     "weight_edges", "unit_label", "format_cost", "work_order", "get_program_data", "get_graph_data",
-    "get_code_data", "trace_data", "SAVED_BYTES", "BATCH_KEYS", "fuses", "batch_section", "with_saved_batches", "batch_summaries", "batch_menu", "batch_label", "BATCHES_LISTED", "find_entry",
+    "get_code_data", "trace_data", "SAVED_BYTES", "BATCH_KEYS", "fuses", "batch_section", "with_saved_batches", "waterfall_blocks", "batch_summaries", "batch_menu", "batch_label", "BATCHES_LISTED", "find_entry",
     "is_first_display_ready",
 ]
 
@@ -525,7 +525,7 @@ class ReportParts:
             for i, a in enumerate(keys):
                 for b in keys[i + 1:]:
                     got = made(("waterfall", name, a, b), lambda a=a, b=b: steps_data(waterfall(
-                        self.graph, [[x - 1 for x in blk] for blk in a], [[x - 1 for x in blk] for blk in b],
+                        self.graph, waterfall_blocks({"blocks": a}), waterfall_blocks({"blocks": b}),
                         model, budget=budget)))
                     if got is None:
                         skipped.append(f"{groups[a][0]} to {groups[b][0]} under {name}")
@@ -636,6 +636,16 @@ def _blocks_key(entry: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
     return tuple(sorted(tuple(sorted(b)) for b in entry["blocks"]))
 
 
+def waterfall_blocks(entry: Mapping[str, Any]) -> list[list[int]]:
+    """An end of a waterfall of the ``steps`` section, as that section's waterfall took it:
+    ``entry``'s blocks sorted, 0-based (a measured waterfall times the same steps).
+
+    >>> waterfall_blocks({"blocks": [[3], [2, 1]]})
+    [[0, 1], [2]]
+    """
+    return [[x - 1 for x in blk] for blk in _blocks_key(entry)]
+
+
 def _replay_data(graph: WSPGraph, model: Any, blocks: tuple[tuple[int, ...], ...], budget: Budget) -> dict[str, Any]:
     """Greedy's replay as the report lists it; ``matches`` says whether it ends on the
     explorer's greedy partition (a row computed with other options may not)."""
@@ -728,7 +738,7 @@ def assemble_report(
 SAVED_BYTES = 1_000_000
 #: the keys of a report that belong to its batch (the rest are the cell's): a saved batch's section
 BATCH_KEYS = ("batch", "status", "notices", "program", "graph", "partitions", "selected", "trace", "code",
-              "timings", "profile", "steps", "contractions")
+              "timings", "profile", "steps", "contractions", "measured_waterfalls")
 
 
 def fuses(report: Mapping[str, Any]) -> bool:

@@ -49,7 +49,8 @@ from fusionlab.ir.bytecode import Program
 from fusionlab.partition.greedy import greedy_merge
 from fusionlab.support.budget import UNLIMITED, Budget, BudgetExceeded
 
-__all__ = ["StepKind", "Step", "greedy_replay", "waterfall", "common_refinement", "steps_data", "MAX_STEPS"]
+__all__ = ["StepKind", "Step", "greedy_replay", "waterfall", "common_refinement", "partitions_along", "steps_data",
+           "MAX_STEPS"]
 
 #: more steps than this are not listed in a report (a replay of a 10,000-instruction loop
 #: is not read step by step; the report says how many there were)
@@ -247,6 +248,28 @@ def waterfall(program_or_graph: Program | WSPGraph, a: Sequence[Sequence[int]], 
         step(StepKind.MERGE, into, mask[k], (into, mask[k]), (into | mask[k],))
         grown[j] = into | mask[k]
     return steps
+
+
+def partitions_along(a: Sequence[Sequence[int]], steps: Sequence[Step]) -> list[list[tuple[int, ...]]]:
+    """The partitions ``steps`` pass through from ``a``: ``a`` first, then the partition after
+    each step (blocks of 0-based instructions, each sorted, in the order of their first
+    instruction): what a measured waterfall compiles and times, one partition per step.
+
+    >>> a = [(0, 1, 2), (3,)]
+    >>> steps = [Step(StepKind.SPLIT, (0, 1), (2,), 9, 10), Step(StepKind.MERGE, (2,), (3,), 10, 8)]
+    >>> partitions_along(a, steps)
+    [[(0, 1, 2), (3,)], [(0, 1), (2,), (3,)], [(0, 1), (2, 3)]]
+    """
+    current = [frozenset(b) for b in a]
+    out = [current]
+    for st in steps:
+        into, moved = frozenset(st.into), frozenset(st.moved)
+        if st.kind is StepKind.MERGE:
+            current = [b for b in current if b not in (into, moved)] + [into | moved]
+        else:
+            current = [b for b in current if b != into | moved] + [into, moved]
+        out.append(current)
+    return [sorted((tuple(sorted(b)) for b in p), key=lambda b: b[0]) for p in out]
 
 
 def _runs(ins: Iterable[int]) -> list[list[int]]:

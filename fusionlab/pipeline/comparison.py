@@ -169,6 +169,7 @@ def compare(
     options: Mapping[str, Mapping[str, Any]] | None = None,
     config: PipelineConfig | None = None,
     partitions: Mapping[int, Sequence[Sequence[int]]] | None = None,
+    variants: Sequence[Mapping[int, Sequence[Sequence[int]]]] | None = None,
 ) -> Comparison:
     """Time the fused partitions of every algorithm × cost model against NumPy eager, by
     the protocol of this module's text; returns the records, NumPy eager's first.
@@ -197,6 +198,9 @@ def compare(
     configuration but their algorithm, cost model and options, in place of ``min_size``
     and ``reroll``. ``partitions``: batch index to blocks chosen elsewhere (a sweep's stored
     partition, with a ``config`` for given partitions), planned as given in every row.
+    ``variants``: partitions given per row instead of the grid: one row each (batch index to
+    blocks, the batches not named partitioned by the first algorithm), under the first cost
+    model, in order (a waterfall's partitions, step by step, timed in the same rounds).
 
     ``run_seconds`` bounds the timed runs and the check (``None``: no limit; a
     :class:`~fusionlab.support.budget.Budget` brings its own clock): a round starts only when it
@@ -219,7 +223,10 @@ def compare(
     batches, inputs, externals = target_parts(target)
     cache = cache or KernelCache()
     spent = [0.0]  # seconds of the compile budget used by the rows so far
-    rows = [(model, algorithm) for model in cost_models for algorithm in algorithms]
+    if variants is not None:
+        rows = [(cost_models[0], algorithms[0], v) for v in variants]
+    else:
+        rows = [(model, algorithm, partitions) for model in cost_models for algorithm in algorithms]
     total = 1 + len(rows)
     runs = RunBudget(run_seconds, repeat, interrupt)
     checker = _Check(target, runs)
@@ -238,7 +245,7 @@ def compare(
             numpy = numpy_side.warmed(runs)
             runs.estimate = runs.numpy = numpy.estimate
             figures = load_figures()
-            for k, (model, algorithm) in enumerate(rows):
+            for k, (model, algorithm, given) in enumerate(rows):
                 label = f"{algorithm} / {getattr(model, 'name', model)}"
                 if progress is not None:
                     progress(label, 1 + k, total)
@@ -246,7 +253,7 @@ def compare(
                 row_config = replace(template, algorithm=algorithm, cost_model=model,
                                      options=tuple(sorted((options or {}).get(algorithm, {}).items())))
                 row = _Row(target, row_config, cache, Budget(left, interrupt=interrupt), driver, compile_seconds, spent,
-                           runs=runs, caches=caches, shared=shared, redraw=numpy_side.redraw, partitions=partitions)
+                           runs=runs, caches=caches, shared=shared, redraw=numpy_side.redraw, partitions=given)
                 try:
                     prepared.append(row.prepare(figures, progress, label, 1 + k, total))
                 except KeyboardInterrupt:
@@ -274,12 +281,12 @@ def compare(
     busy = others_busy(before, cpu_snapshot())
     records = Comparison()
     records.append(_numpy_record(numpy, runs, done, busy, interrupted))
-    for (model, algorithm), p in zip(rows, prepared):
+    for (model, algorithm, _), p in zip(rows, prepared):
         if isinstance(p, Record):
             records.append(p)
         else:
             records.append(p.record(runs, done, busy, checked.get(id(p.first), (None, None, "")), interrupted))
-    for model, algorithm in rows[len(prepared):]:
+    for model, algorithm, _ in rows[len(prepared):]:
         records.append(_not_timed(getattr(model, "name", model), algorithm,
                                   "not timed: interrupted (Kernel -> Interrupt) before this row"))
     ready = [p for p in prepared if isinstance(p, _Ready)]

@@ -97,7 +97,8 @@ def plans(batches: Sequence[Program], config: PipelineConfig, caches: PipelineCa
     """The planning passes on prepared ``batches`` (:func:`fusionlab.pipeline.prepare`).
 
     ``partitions``: batch index to blocks chosen elsewhere, planned as given (no partition
-    search, no rematerialisation: they number the batches' instructions as given). Plans are
+    search, no rematerialisation: they number the batches' instructions as given); a batch
+    it does not name is partitioned as ``config`` says. Plans are
     per batch: a kernel's arguments are views of that batch's own arrays; partitions repeat
     through the merge cache and kernels through the kernel cache.
 
@@ -113,7 +114,7 @@ def plans(batches: Sequence[Program], config: PipelineConfig, caches: PipelineCa
     all_blocks: list[Blocks] = []
     out: list[Plan] = []
     for k, batch in enumerate(batches):
-        if partitions is not None:
+        if partitions is not None and k in partitions:
             result, blocks = None, tuple(tuple(b) for b in partitions[k])
         else:
             result = partition_batch(batch, config, caches, budget) if config.runs(Pass.PARTITION) else None

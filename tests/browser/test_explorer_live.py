@@ -362,6 +362,21 @@ def test_kernel_controls_merge_reset_and_time(page, lab, lab_root):
     assert section.locator("table.fl-profile tbody tr").count() == len(updated["profile"]["kernels"]) > 0
     assert section.locator("svg.fl-roofline").count() == 1
     assert live_explorer(page, 1).locator("table.fl-timings").count() == 1   # the timings stay
+    # the waterfall in measured time: the kernel times the partitions along the steps shown
+    fall = live_explorer(page, 1).locator("[data-fl-section='steps'] .fl-waterfall-panel")
+    ends = fall.locator(".fl-waterfall").evaluate("t => [t.getAttribute('data-fl-from'), t.getAttribute('data-fl-to')]")
+    fall.locator("[data-fl-action='time-waterfall']").click()
+    reply = kernel_reply(page, 1, "time_waterfall")
+    assert reply["ok"], reply
+    table = live_explorer(page, 1).locator(".fl-waterfall.fl-measured")
+    table.wait_for(timeout=TIMEOUT)
+    updated = next(o["data"][MIME_TYPE] for o in outputs(page, 1) if MIME_TYPE in o.get("data", {}))
+    [measured] = updated["measured_waterfalls"]
+    # the two ends chosen stay chosen; the kernel timed those steps (in the steps section's direction)
+    assert table.evaluate("t => [t.getAttribute('data-fl-from'), t.getAttribute('data-fl-to')]") == ends
+    assert sorted(ends) == sorted(["=".join(measured["a"]), "=".join(measured["b"])])
+    assert table.locator(".fl-waterfall-measured[data-fl-seconds]").count() == len(measured["changes"])
+    assert all(p["median_seconds"] for p in measured["points"]) and measured["numpy_median_seconds"]
     assert not page.page_errors
 
 

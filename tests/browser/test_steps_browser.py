@@ -123,3 +123,46 @@ def test_projector_mode_is_larger_and_puts_the_graph_beside_the_costs(page, lab,
     assert root.locator(".fl-projector-row > *").count() == 0
     assert root.locator(".fl-panes .fl-graph-pane").count() == 1 and size() == before
     assert not page.page_errors
+
+
+def test_a_measured_waterfall_shows_each_timed_change_in_both_directions(page, lab, lab_root, output_dir) -> None:
+    """A waterfall timed in the kernel (FuseResult.time_waterfall), saved: the measured column
+    lists the changes between the timed partitions, they add up to the measured total, and the
+    other direction shows them undone; the button says it needs the kernel."""
+    from fusionlab.capture import capture
+
+    cap = capture("import numpy as np\na = np.arange(50000.0)\nb = a * 2 + 1\nc = np.sqrt(b) - a\n"
+                  "d = c * c + b\ne = float(d.sum())\n")
+    result = FuseResult(cap.batches, capture=cap, name="chain", algorithms=["singleton", "greedy"],
+                        cost_models=["bohrium"])
+    result.report()
+    got = result.time_waterfall("singleton", "greedy", repeat=3)
+    report = result.report()
+    assert report["measured_waterfalls"] == [got]
+    report_notebook(lab_root / "measured.ipynb", report)
+    open_lab(page, lab)
+    open_notebook(page, "measured.ipynb")
+    root = explorer(page)
+    root.locator(".fl-graph[data-fl-graph-state='ready']").wait_for(timeout=TIMEOUT)
+    section = root.locator("[data-fl-section='steps']")
+    table = section.locator(".fl-waterfall")
+    fall = section.locator(".fl-waterfall-panel")
+    fall.locator("select[data-fl-control='from']").select_option("=".join(got["a"]))
+    fall.locator("select[data-fl-control='to']").select_option("=".join(got["b"]))
+    assert "fl-measured" in table.get_attribute("class")
+    cells = table.locator(".fl-waterfall-measured[data-fl-seconds]")
+    assert cells.count() == len(got["changes"])
+    shown = [float(c) for c in cells.evaluate_all("els => els.map(e => e.getAttribute('data-fl-seconds'))")]
+    assert shown == [c["seconds"] for c in got["changes"]]
+    assert abs(sum(shown) - float(table.get_attribute("data-fl-measured-total"))) < 1e-12
+    assert "interleaved rounds" in table.locator(".fl-waterfall-measured-sum").inner_text()
+    # the other way round: the same partitions, each change undone
+    fall.locator("select[data-fl-control='from']").select_option("=".join(got["b"]))
+    fall.locator("select[data-fl-control='to']").select_option("=".join(got["a"]))
+    back = [float(c) for c in table.locator(".fl-waterfall-measured[data-fl-seconds]").evaluate_all(
+        "els => els.map(e => e.getAttribute('data-fl-seconds'))")]
+    assert back == [-c["seconds"] for c in reversed(got["changes"])]
+    button = fall.locator("[data-fl-action='time-waterfall']")
+    assert button.is_disabled() and "needs the kernel" in button.get_attribute("title")
+    section.screenshot(path=str(output_dir / "steps_measured.png"))
+    assert not page.page_errors

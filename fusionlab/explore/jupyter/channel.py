@@ -114,7 +114,7 @@ class ExplorerChannel:
 
     def _actions(self) -> dict[str, Callable[[ExplorerView, Mapping[str, Any]], tuple[bool, str, dict[str, Any]]]]:
         return {"select": _select, "batch": _batch, "merge": _merge, "split": _split, "reset": _reset,
-                "time": _time, "profile": _profile, "trace": _trace}
+                "time": _time, "profile": _profile, "trace": _trace, "time_waterfall": _time_waterfall}
 
 
 def _reply(request: Any, ok: bool, message: str, **extra: Any) -> dict[str, Any]:
@@ -164,6 +164,17 @@ def _time(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[
     left = [r.not_timed for r in records if r.not_timed]
     why = f"; {len(left)} not timed ({left[0]})" if left else ""
     return True, f"timed with {repeat} runs per variant{why}", {"timings": view.result.timings}
+
+
+def _time_waterfall(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any]]:
+    repeat = int(data.get("repeat") or 5)
+    got = view.result.time_waterfall(str(data["a"]), str(data["b"]), str(data.get("cost_model") or "") or None,
+                                     repeat=repeat)
+    timed = sum(1 for p in got["points"] if p["median_seconds"] is not None)
+    left = [p["not_timed"] for p in got["points"] if p["not_timed"]]
+    why = f"; {len(left)} not timed ({left[0]})" if left else ""
+    return True, (f"timed {timed} of the {got['timed_points']} partitions along the {got['steps']} steps "
+                  f"with {repeat} runs each{why}"), {"measured_waterfall": got}
 
 
 def _profile(view: ExplorerView, data: Mapping[str, Any]) -> tuple[bool, str, dict[str, Any]]:

@@ -46,7 +46,8 @@ from fusionlab.passes.rewrites import Rewrite, RewritePass
 from fusionlab.explore.report import (
     DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DEFAULT_TRACE_LIMIT, MIME_TYPE, ReportOptions,
     ReportParts, assemble_report, batch_summaries, find_entry, format_cost, is_first_display_ready,
-    batch_section, partition_entry, rewrite_notices, run_partition, trace_data, with_saved_batches, work_order,
+    batch_section, partition_entry, rewrite_notices, run_partition, trace_data, waterfall_blocks,
+    with_saved_batches, work_order,
 )
 from fusionlab.analysis.wsp import IllegalMerge, PartitionState, WSPGraph
 from fusionlab.explore.jupyter.share import ExactShare
@@ -239,6 +240,8 @@ class FuseResult:
         self._code_skipped: set[tuple[int, tuple[tuple[int, ...], ...]]] = set()
         self._dots: dict[tuple[Any, ...], str] = {}  # the selected partition's DOT text, by what it draws
         self._summaries: list[dict[str, Any]] | None = None  # the batches section (signatures take seconds)
+        #: the measured waterfalls (:meth:`time_waterfall`), by batch, cost model and their two ends
+        self._measured: dict[tuple[int, str, tuple[str, ...], tuple[str, ...]], dict[str, Any]] = {}
         #: other batches' sections of a saved report, by batch and selection (made once each)
         self._sections: dict[tuple[int, tuple[str, str]], dict[str, Any]] = {}
 
@@ -601,6 +604,9 @@ class FuseResult:
                 status=st, trace=trace_data(self.parts.results.get(("optimal", self.selected[1])), self.trace_limit),
                 code=code, timings=self.timings, profile=self._profile,
             )
+            measured = [m for k, m in self._measured.items() if k[0] == self.batch]
+            if measured:   # additive: present once a waterfall was timed
+                self._report["measured_waterfalls"] = measured
             rs = self._report["status"]
             rs["complete"] = rs["complete"] and not rs["interrupted"]
             if rs["pending"] and rs["phase"] in ("done", "waiting"):
@@ -801,6 +807,60 @@ class FuseResult:
                                              caches=self._pipeline, options=self.options, config=self.config)
         self._changed()
         return records
+
+    def time_waterfall(self, a: str, b: str, cost_model: str | None = None, repeat: int = 3,
+                       compile_seconds: float | None = None, run_seconds: float | None = None) -> dict[str, Any]:
+        """Time the fusion waterfall between ``a``'s and ``b``'s partitions (algorithms) of the
+        batch shown under ``cost_model`` (default: the selected one): the partitions on the way
+        compiled and timed side by side against NumPy eager, the whole cell each time
+        (:mod:`fusionlab.explore.measured_waterfall`), within the compile and run budgets of
+        Compile & time. The steps are the report's (the ``steps`` section's waterfall, in its
+        direction). Stores the section in the report's ``measured_waterfalls`` and returns it.
+
+        Raises ``ValueError`` when the report has no waterfall between the two (not computed,
+        the same partition, or a batch too long for steps) or the batch shown is a window of
+        a longer one (its partition would not be the run's)."""
+        from fusionlab.explore.jupyter.timing import plain_baseline, time_program
+        from fusionlab.explore.measured_waterfall import measured_waterfall
+        from fusionlab.explore.waterfall import waterfall
+
+        if repeat < 1:
+            raise ValueError("repeat must be at least 1")
+        name = cost_model or self.selected[1]
+        report = self.report()
+        falls = [w for w in (report.get("steps") or {}).get("waterfalls", []) if w["cost_model"] == name]
+        fall = next((w for w in falls if a in w["a"] and b in w["b"]), None) or \
+            next((w for w in falls if a in w["b"] and b in w["a"]), None)
+        if fall is None:
+            why = (report.get("steps") or {}).get("not_made") or "the two partitions are the same, or not computed"
+            raise ValueError(f"no waterfall between {a} and {b} under {name} in the report ({why})")
+        if self.batch_lengths[self.batch] != len(self.program):
+            raise ValueError(f"batch {self.batch + 1} is shown as its first {len(self.program):,} instructions of "
+                             f"{self.batch_lengths[self.batch]:,}: rerun with --window inf to time its waterfall")
+        model = self._model(name)
+        ends = [waterfall_blocks(find_entry(report, fall[side][0], name)) for side in ("a", "b")]
+        steps = waterfall(self.parts.graph, ends[0], ends[1], model)
+        target, shown = self._timed_target()
+        algorithm = self.selected[0] if self.selected[0] != "manual" else "greedy"
+        stopped = getattr(self.capture, "stopped", None) is not None
+        baseline = None if stopped else plain_baseline(getattr(self.capture, "source", ""), self._baseline_namespace)
+
+        def time_variants(variants: list[Mapping[int, Sequence[Sequence[int]]]]) -> list[Any]:
+            records, _ = time_program(
+                target, algorithm, [model], baseline, repeat, None,
+                self.compile_seconds if compile_seconds is None else compile_seconds, kernel_cache=self._kernels(),
+                reroll=self.reroll, run_seconds=self.run_seconds if run_seconds is None else run_seconds,
+                caches=self._pipeline, options=self.options, config=self.config, variants=variants)
+            return records
+
+        section = measured_waterfall(time_variants, shown, ends[0], steps)
+        others = len(self.prepared.programs) - 1 if self.capture is not None else 0
+        section.update(cost_model=name, a=list(fall["a"]), b=list(fall["b"]), batch=self.batch, repeat=repeat,
+                       other_batches=(f"the cell's {others} other batch{'es' if others > 1 else ''} as {algorithm} "
+                                      f"under {name} partitions {'them' if others > 1 else 'it'}" if others else ""))
+        self._measured[(self.batch, name, tuple(fall["a"]), tuple(fall["b"]))] = section
+        self._changed()
+        return section
 
     def _share_shown(self, algorithm: str) -> None:
         """Put the explorer's WSP graphs and the partitions it showed under ``algorithm`` in

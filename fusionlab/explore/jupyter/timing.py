@@ -55,7 +55,8 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
                  compile_seconds: float | None = DEFAULT_COMPILE_SECONDS,
                  kernel_cache: Any = None, reroll: bool = True, run_seconds: float | None = DEFAULT_RUN_SECONDS,
                  caches: PipelineCaches | None = None, options: Mapping[str, Mapping[str, Any]] | None = None,
-                 config: PipelineConfig | None = None) -> tuple[list[Any], dict[str, Any]]:
+                 config: PipelineConfig | None = None,
+                 variants: Sequence[Mapping[int, Sequence[Sequence[int]]]] | None = None) -> tuple[list[Any], dict[str, Any]]:
     """Compile and time ``algorithm``'s partition of ``target`` (a capture or a program)
     under each of ``models`` against NumPy eager (``baseline``, or the source run
     plainly); returns the records and the report's ``timings``.
@@ -74,7 +75,8 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
     The timed runs and the check take at most ``run_seconds`` together (``None``: no
     limit): a row takes as many runs as fit in its share and says when it took fewer, a
     row none of whose runs fit is not timed, and values not checked say "not checked"
-    (:mod:`fusionlab.pipeline.timed_runs`).
+    (:mod:`fusionlab.pipeline.timed_runs`). ``variants``: partitions given per row instead
+    (:func:`~fusionlab.pipeline.compare`'s: a waterfall's, under ``models[0]``).
     """
     from fusionlab.pipeline import compare
 
@@ -85,7 +87,7 @@ def time_program(target: Any, algorithm: str, models: Sequence[Any], baseline: C
             records = compare(target, [algorithm], models, repeat=repeat, baseline=baseline, progress=progress,
                               compile_seconds=compile_seconds, interrupt=intr, keep_on_interrupt=True,
                               cache=kernel_cache, reroll=reroll, run_seconds=run_seconds, caches=caches,
-                              options=options, config=config)
+                              options=options, config=config, variants=variants)
     finally:
         intr.acknowledge()
     timings = normalise_timings([r.to_dict() for r in records], repeat, _others(before, _cpu_snapshot()),
