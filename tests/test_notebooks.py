@@ -21,10 +21,12 @@ import pytest
 
 from fusionlab.explore.report import MIME_TYPE, validate_report
 
+from course_cells import probe_cells, verdicts
+
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-NAMES = ["01-wsp-paper-example", "02-cost-models", "03-benchmarks", "04-exercises", "05-combinators",
-         "06-contractions", "07-sweeps"]
+NAMES = ["00-why-fuse", "01-wsp-paper-example", "02-legality", "02-cost-models", "03-benchmarks", "04-exercises",
+         "05-combinators", "06-contractions", "07-sweeps"]
 # what the tests ask of the parameter cells (03 reads them; the others ignore them)
 ENV = {
     "FUSIONLAB_NOTEBOOK_PRESET": "tiny",
@@ -93,6 +95,8 @@ def test_every_fusionlab_import_in_the_notebooks_and_benchmarks_resolves() -> No
 
 
 _executed: dict[str, Any] = {}
+#: each notebook's exercises as the probes found them: (exercise, "wrong" or "solution") -> printed
+_verdicts: dict[str, dict[tuple[str, str], str]] = {}
 
 
 def _run(name: str, monkeypatch: pytest.MonkeyPatch) -> Any:
@@ -101,6 +105,9 @@ def _run(name: str, monkeypatch: pytest.MonkeyPatch) -> Any:
     for k, v in ENV.items():
         monkeypatch.setenv(k, v)
     nb = nbformat.read(_path(name), as_version=4)
+    # each exercise answered wrong, then right, after the notebook's own cells (tests/test_course.py)
+    probes = probe_cells(nb)
+    nb.cells.extend(probes)
     # a last cell (removed again below) that says which interpreter runs the kernel
     nb.cells.append(nbformat.v4.new_code_cell("import sys; print('KERNEL', sys.prefix)"))
     client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
@@ -110,6 +117,8 @@ def _run(name: str, monkeypatch: pytest.MonkeyPatch) -> Any:
     kernel = "".join(o.get("text", "") for o in probe.outputs).split("KERNEL", 1)[1].strip()
     assert Path(kernel).resolve() == Path(sys.prefix).resolve(), (
         f"the notebook's kernel ran in the environment {kernel}, not in this one ({sys.prefix})")
+    _verdicts[name] = verdicts(nb)
+    del nb.cells[len(nb.cells) - len(probes):]
     _executed[name] = nb
     return nb
 
