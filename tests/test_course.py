@@ -13,8 +13,8 @@ import pytest
 from course_cells import exercises
 from test_notebooks import NAMES, NOTEBOOKS, _path, _run, _verdicts
 
-#: the labs written as the course's (docs/notebooks.md); the others are still the reproduction's
-LABS = ["00-why-fuse", "01-wsp-paper-example", "02-legality", "04-exercises"]
+#: every notebook is a lab of the course (docs/notebooks.md)
+LABS = NAMES
 
 
 @pytest.mark.parametrize("name", LABS)
@@ -68,3 +68,9 @@ def test_the_prose_errors_found_in_review_stay_fixed() -> None:
     texts = {p.name: p.read_text() for p in list(NOTEBOOKS.glob("*.ipynb")) + list((NOTEBOOKS.parent / "docs").glob("*.md"))}
     said = [(name, w) for name, t in texts.items() for w in WRONG if w in t.replace("\\n\",\n    \"", "")]
     assert not said, said
+
+
+def test_the_labs_cite_papers_not_files_the_repository_does_not_ship() -> None:
+    for p in sorted(NOTEBOOKS.glob("*.ipynb")):
+        text = p.read_text()
+        assert "shared/papers" not in text and "as the tests do" not in text, p.name
