@@ -34,8 +34,10 @@ def test_a_lab_has_two_exercises_whose_checks_tell_wrong_from_right(name: str, m
     assert len(found) >= 2, f"{name}: {len(found)} exercises"
     for ex in found:
         assert ex.wrong.strip(), f"{name}: exercise {ex.id} has no wrong answer to test its check with"
-        assert ex.solution.metadata.get("jupyter", {}).get("source_hidden") is True, \
-            f"{name}: the solution of exercise {ex.id} is not collapsed"
+        # the solution and the check (which computes the answer) open collapsed
+        for role, cell in (("solution", ex.solution), ("check", ex.check)):
+            assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, \
+                f"{name}: the {role} of exercise {ex.id} is not collapsed"
     _run(name, monkeypatch)
     said = _verdicts[name]
     for ex in found:
