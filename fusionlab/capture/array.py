@@ -1304,6 +1304,12 @@ def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
         got = _reduction(rec, opcode, ufunc, method, inputs[0], kwargs.get("axis", 0), kwargs.get("dtype"))
         if got is not None:
             return got
+    if method == "at" and ufunc in (np.add, np.subtract) and not kwargs and _ufunc_at(ufunc, inputs):
+        return None   # ufunc.at returns None, as NumPy's
+    if method == "reduceat" and ufunc is np.add and set(kwargs) <= {"axis"} and kwargs.get("axis", 0) == 0:
+        got = _add_reduceat(inputs)
+        if got is not None:
+            return got
     if method == "outer" and len(inputs) == 2 and not kwargs and ufunc.nin == 2 \
             and opcode_of_ufunc(ufunc.__name__, "__call__") is not None:
         # ufunc.outer(a, b) is ufunc(a with b.ndim new trailing axes, b): one broadcast map
@@ -1315,6 +1321,87 @@ def _ufunc(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
             pass
     name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     return opaque(rec, name, lambda *a, **k: getattr(ufunc, method)(*a, **k), inputs, kwargs)
+
+
+def _ufunc_at(ufunc: np.ufunc, inputs: tuple[Any, ...]) -> bool:
+    """``np.add.at(a, idx, b)`` (and ``np.subtract.at``) as a histogram added in place:
+    ``a += np.bincount(idx, weights=b, minlength=len(a))``, a BINCOUNT and an ADD the graph
+    fuses (docs/filters-gathers-histograms.md, "Scatter-adds"). For a 1-D ``a`` of numbers,
+    one integer index array (any shape, its values in ``[-len(a), len(a))``: a negative one
+    counts from the end, as NumPy's) and ``b`` a scalar or an array that broadcasts to the
+    index's shape. Repeated indices all add, as NumPy's: the sum of their ``b`` (in index
+    order) is added once, which rounds like NumPy's one-at-a-time sum to the error model's
+    tolerance. ``False`` (nothing recorded) otherwise: the caller records the call opaque."""
+    if len(inputs) not in (2, 3) or not isinstance(inputs[0], Traced):
+        return False
+    a, idx = inputs[0], inputs[1]
+    b = inputs[2] if len(inputs) == 3 else 1
+    real_idx = np.asarray(unwrap(idx))
+    if a.ndim != 1 or a.dtype.kind not in "iuf" or real_idx.dtype.kind not in "iu" or real_idx.ndim == 0 \
+            or not real_idx.size:
+        return False
+    n = a.shape[0]
+    if real_idx.min() < -n or real_idx.max() >= n:
+        return False   # NumPy raises its IndexError (the opaque call)
+    real_b = np.asarray(unwrap(b))
+    try:
+        np.broadcast_to(real_b, real_idx.shape)
+    except ValueError:
+        return False
+    if real_b.dtype.kind not in "biuf" or (a.dtype.kind in "iu" and real_b.dtype.kind == "f"):
+        return False   # NumPy's casting (a float added into an int array) stays NumPy's
+    # what the user's array holds afterwards is NumPy's own answer, to the last bit (the
+    # recorded histogram sums a repeated index's values first: the run differs by rounding)
+    numpy_says = np.array(a._real, copy=True)
+    getattr(ufunc, "at")(numpy_says, real_idx, real_b)
+    if not isinstance(idx, Traced):   # a list or an ndarray of indices: a program input
+        idx = lift(a._rec, real_idx if type(real_idx) is np.ndarray else np.array(real_idx))
+        if not isinstance(idx, Traced):
+            return False
+    flat = idx.ravel()
+    if real_idx.min() < 0:   # from the end, as NumPy counts
+        flat = np.where(flat < 0, flat + n, flat)
+    if real_b.ndim == 0 and not isinstance(b, Traced):
+        counts = np.bincount(flat, minlength=n)
+        step = counts * real_b.item() if real_b.item() != 1 else counts
+    else:
+        weights = (b + np.zeros(real_idx.shape, dtype=np.result_type(real_b.dtype, np.float64))).ravel()
+        step = np.bincount(flat, weights=weights, minlength=n)
+    if step.dtype != a.dtype:
+        step = step.astype(a.dtype)
+    if ufunc is np.add:
+        a += step
+    else:
+        a -= step
+    a._real[...] = numpy_says
+    return True
+
+
+def _add_reduceat(inputs: tuple[Any, ...]) -> Any:
+    """``np.add.reduceat(x, idx)`` of a 1-D ``x`` at increasing indices ``idx`` known at
+    capture (a list or an array the program does not compute), from 0: the sums of the segments
+    ``x[idx[k]:idx[k + 1]]`` (the last to the end), as a BINCOUNT of each element's segment
+    (a constant input) weighted by ``x``. ``None`` (the caller records the call opaque)
+    otherwise: indices that repeat or go back (NumPy then returns single elements), a first
+    index above 0, dtypes whose sum NumPy rounds otherwise (float32, complex)."""
+    if len(inputs) != 2 or not isinstance(inputs[0], Traced) or isinstance(inputs[1], Traced):
+        return None
+    x = inputs[0]
+    idx = np.asarray(inputs[1])
+    if x.ndim != 1 or x.dtype.kind not in "iuf" or x.dtype.kind == "f" and x.dtype != np.float64 \
+            or idx.ndim != 1 or not idx.size or idx.dtype.kind not in "iu":
+        return None
+    n = x.shape[0]
+    if idx[0] != 0 or np.any(np.diff(idx) <= 0) or idx[-1] >= n:
+        return None
+    segment = np.repeat(np.arange(idx.size, dtype=np.int64), np.diff(np.append(idx, n)))
+    seg = lift(x._rec, segment)
+    numpy_says = np.add.reduceat(x._real, idx)
+    sums = np.bincount(seg, weights=x if x.dtype == np.float64 else x.astype(np.float64), minlength=idx.size)
+    if sums.dtype != numpy_says.dtype:
+        sums = sums.astype(numpy_says.dtype)
+    sums._real[...] = numpy_says   # the user's value is NumPy's to the last bit (the run: to rounding)
+    return sums
 
 
 def _ufunc_plain(rec: Recorder, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

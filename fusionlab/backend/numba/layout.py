@@ -140,10 +140,12 @@ class IllegalBlock(Unsupported):
 def safe_name(name: str) -> str:
     """A Python identifier for an array name that cannot clash with the kernel's own.
 
-    >>> safe_name("A"), safe_name("i0"), safe_name("sum"), safe_name("x_row")
-    ('A', 'i0_', 'sum_', 'x_row_')
+    >>> safe_name("A"), safe_name("i0"), safe_name("sum"), safe_name("x_row"), safe_name("c0")
+    ('A', 'i0_', 'sum_', 'x_row_', 'c0_')
     """
-    if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "injkr" and name[1:].isdigit() \
+    # c0, c1, ...: a kernel's float constants (codegen's ``operand``): an array named so was
+    # given twice as an argument ("duplicate argument 'c0'"), and its block ran as NumPy
+    if keyword.iskeyword(name) or name in _RESERVED or name[:1] in "injkrc" and name[1:].isdigit() \
             or name.startswith(("acc", "rnd")) or re.search(r"_(row|w)\w*$", name) or re.fullmatch(r"u\d+", name) \
             or "_" in name and name.rsplit("_", 1)[1].isdigit():
         return f"{name}_"
