@@ -129,7 +129,7 @@ def test_workloads_lists_every_workload(capsys):
     from fusionlab.workloads import ALL_WORKLOADS, CORPUS, WORKLOADS
 
     code, out, _ = run(capsys, "workloads")
-    assert code == 0 and len(out.splitlines()) == len(ALL_WORKLOADS) == len(WORKLOADS) + len(CORPUS) == 20 + 18
+    assert code == 0 and len(out.splitlines()) == len(ALL_WORKLOADS) == len(WORKLOADS) + len(CORPUS) == 20 + 19
     assert out.splitlines()[0].startswith("black_scholes")
 
 
