@@ -88,3 +88,21 @@ def test_batches_that_fuse_nothing_and_batches_past_the_budget_are_left_out() ->
     got = with_saved_batches(dict(report), [fused[2], single, fused[0], fused[1]], limit=limit)
     assert [s["batch"] for s in got["saved_batches"]] == [1, 2] and got["saved_batches_left_out"] == 1
     assert len(json.dumps(got)) <= limit
+
+
+def test_the_magic_keeps_every_batch_that_fuses_not_only_the_one_shown() -> None:
+    """After the shown batch, ``%%fuse`` computes the other batches' first partitions (at most
+    OTHER_BATCHES_SECONDS): a notebook saved right after the cell keeps all three."""
+    from test_jupyter import fuse, ip, reports
+
+    ip.run_cell("import numpy as np")
+    out = fuse("--name three", THREE.replace("import numpy as np\n", ""))
+    [report] = reports(out)
+    jsonschema.validate(report, schema())
+    shown = report["batch"]
+    assert sorted(s["batch"] for s in report["saved_batches"]) == sorted({0, 1, 2} - {shown})
+    for section in report["saved_batches"]:
+        # the cheap partitions are there; the searches wait for the kernel (pending)
+        done = {(e["algorithm"], e["cost_model"]) for e in section["partitions"] if e["status"] == "done"}
+        assert ("greedy", report["selected"]["cost_model"]) in done
+        assert section["status"]["phase"] in ("pending", "done") and fuses(section)

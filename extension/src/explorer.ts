@@ -408,6 +408,13 @@ export class Explorer {
         `Interrupted${elapsed}: the results below are those computed before the interrupt`,
         pending.length ? ` (${pending.length} not computed)` : '');
     }
+    if (!st.complete && str(st.phase) === 'pending') {
+      // nothing under way: partitions the kernel computes when this batch is chosen (a batch
+      // kept for the saved notebook with its first partitions only, or a search stopped)
+      return h('div', 'fl-progress fl-not-computed', { 'data-fl-complete': 'false', role: 'status' },
+        `${pending.length} partition${pending.length === 1 ? '' : 's'} not computed yet: ` +
+        'choose this batch with the kernel running to compute them');
+    }
     if (!st.complete) {
       return h('div', 'fl-progress', { 'data-fl-complete': 'false', role: 'status' },
         h('span', 'fl-spinner'),
@@ -673,7 +680,10 @@ export class Explorer {
     const state = str(p.status) || 'done';
     this.status.setAttribute('data-fl-status', state);
     if (state === 'pending') {
-      this.status.append(h('span', 'fl-pending', {}, `${this.algorithm} × ${this.costModel}: being computed…`));
+      // under way, or (the report's phase "pending") waiting until the kernel is asked
+      const idle = str(this.report?.status?.phase) === 'pending';
+      this.status.append(h('span', 'fl-pending', {}, `${this.algorithm} × ${this.costModel}: ` +
+        (idle ? 'not computed yet (select it with the kernel running to compute it)' : 'being computed…')));
       return;
     }
     if (!asArray(p.blocks).length) {

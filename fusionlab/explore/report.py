@@ -767,7 +767,7 @@ def batch_section(report: Mapping[str, Any]) -> dict[str, Any]:
 def with_saved_batches(report: dict[str, Any], others: Sequence[Mapping[str, Any]],
                        limit: int = SAVED_BYTES) -> dict[str, Any]:
     """``report`` with ``saved_batches``: the sections (:func:`batch_section`) of the other
-    batches viewed that fuse something, in batch order, while the report's JSON stays within
+    batches computed that fuse something (viewed, or computed for the saved notebook), in batch order, while the report's JSON stays within
     ``limit`` bytes; ``saved_batches_left_out`` counts those that did not fit. Additive: a
     view that knows neither key shows the current batch only.
 

@@ -68,3 +68,33 @@ def test_the_batches_viewed_switch_without_a_kernel(page, lab, lab_root, output_
     assert root.locator("tr.fl-ins").count() == lengths[shown]
     root.screenshot(path=str(output_dir / "saved-batches.png"))
     assert not page.page_errors
+
+
+def test_a_batch_kept_with_its_first_partitions_says_what_is_not_computed(page, lab, lab_root) -> None:
+    """The magic keeps the batches never viewed with their first partitions (compute_others):
+    shown from the saved notebook, such a batch says its other partitions are not computed
+    yet (no spinner: nothing is running), and its greedy partition is drawn."""
+    from fusionlab.support.budget import Budget
+
+    cap = capture(FOUR)
+    res = FuseResult(cap.batches, capture=cap, name="four", algorithms=["singleton", "linear", "greedy", "optimal"],
+                     cost_models=["bohrium"])
+    res.report()
+    shown = res.batch
+    assert res.compute_others(Budget(10.0)) == 3
+    report = res.report()
+    other = next(k for k in range(4) if k != shown)
+    report_notebook(lab_root / "kept.ipynb", report)
+    open_lab(page, lab)
+    open_notebook(page, "kept.ipynb")
+    root = page.locator("[data-fl-test='current'] .fl-explorer")
+    root.locator(".fl-graph[data-fl-graph-state='ready'] svg").wait_for(timeout=TIMEOUT)
+    assert not any("needs the kernel" in t for t in root.locator("select[data-fl-control='batch'] option").all_inner_texts())
+    root.locator("select[data-fl-control='batch']").select_option(str(other))
+    page.wait_for_function("([el, n]) => el.querySelectorAll('tr.fl-ins').length === n",
+                           arg=[root.element_handle(), len(res.batches[other])], timeout=TIMEOUT)
+    progress = root.locator(".fl-progress.fl-not-computed")
+    assert "not computed yet" in progress.inner_text() and progress.locator(".fl-spinner").count() == 0
+    assert root.get_attribute("data-fl-algorithm") == "greedy"
+    root.locator(".fl-graph[data-fl-graph-state='ready'] svg").wait_for(timeout=TIMEOUT)
+    assert not page.page_errors

@@ -43,7 +43,7 @@ from fusionlab.explore.report import DEFAULT_ALGORITHMS, DEFAULT_COST_MODELS, DE
 from fusionlab.explore.jupyter.channel import ExplorerChannel
 from fusionlab.explore.jupyter.display import ExplorerView
 from fusionlab.explore.jupyter.session import (
-    FIRST_DISPLAY_SECONDS, REROLL_SECONDS, SVG_SECONDS, WINDOW_INSTRUCTIONS, FuseResult,
+    FIRST_DISPLAY_SECONDS, OTHER_BATCHES_SECONDS, REROLL_SECONDS, SVG_SECONDS, WINDOW_INSTRUCTIONS, FuseResult,
 )
 from fusionlab.explore.jupyter.timing import DEFAULT_COMPILE_SECONDS
 
@@ -308,6 +308,9 @@ class FuseMagics(Magics):
             if view is not None:
                 view.show()
             result.compute(searches, on_update=view.throttled if view is not None else None)
+            if not result.status["interrupted"] and not searches.expired():
+                # the other batches' first partitions, for the saved notebook (saved_batches)
+                result.compute_others(searches.child(OTHER_BATCHES_SECONDS))
         except KeyboardInterrupt:  # outside a search (a display): the work is stopped the same way
             result.mark_interrupted()
         finally:

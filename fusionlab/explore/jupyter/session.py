@@ -78,6 +78,12 @@ WINDOW_INSTRUCTIONS = 10_000
 MAX_DOT_CHARS = 150_000
 
 
+#: seconds the magic gives the other batches' first partitions after the shown batch is done
+#: (:meth:`FuseResult.compute_others`: a saved notebook then keeps every batch that fuses)
+OTHER_BATCHES_SECONDS = 1.0
+#: other batches computed so at most (one of each kind, the largest first)
+OTHER_BATCHES = 20
+
 @dataclass(frozen=True)
 class ManualOutcome:
     """What a manual merge or split did: legality (with the Lemma 1 reason) and costs."""
@@ -553,6 +559,33 @@ class FuseResult:
             others = [self._section_of(k) for k in sorted(self._parts) if k != self.batch]
             self._report = with_saved_batches(report, [o for o in others if o is not None])
         return self._report
+
+    def compute_others(self, budget: Budget, most: int = OTHER_BATCHES) -> int:
+        """The other batches' first partitions (the cheap algorithms under the selected cost
+        model, as a first display computes them), so that a saved notebook keeps every batch
+        that fuses something (``saved_batches``): the largest batches first, one of each kind
+        (a batch alike an earlier one, ``same_as``, is that one's), at most ``most``, within
+        ``budget``; the batch shown stays shown. Returns how many were computed. The magic
+        calls this once the shown batch is done, with :data:`OTHER_BATCHES_SECONDS`."""
+        shown, manual, done = self.batch, self.manual, 0
+        summaries = self._batch_summaries()
+        waiting = [k for k in range(len(self.batches))
+                   if k not in self._parts and summaries[k]["same_as"] is None]
+        try:
+            for k in sorted(waiting, key=lambda k: (-len(self.batches[k]), k))[:most]:
+                if budget.expired():
+                    break
+                self.batch, self.manual = k, None
+                self.compute(budget, first_only=True)
+                # not under way: the rest of its partitions wait for the menu to ask for them
+                self.status["phase"] = "pending" if self.pending() else "done"
+                done += 1
+        except KeyboardInterrupt:   # the shown batch is complete: the others are extras
+            pass
+        finally:
+            self.batch, self.manual = shown, manual
+            self._report = None
+        return done
 
     def _section_of(self, batch: int) -> dict[str, Any] | None:
         """Batch ``batch``'s section of a saved report (:func:`~fusionlab.explore.report.batch_section`),
