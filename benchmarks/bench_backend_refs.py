@@ -1602,6 +1602,53 @@ def dense_loop(x, w0, iterations):  # type: ignore[no-untyped-def]
     return mean_h
 
 
+def deposit_numpy(x0, v, cells, steps, iterations):  # type: ignore[no-untyped-def]
+    x = x0.copy()
+    n = x.shape[0]
+    q = np.full(n, 1.0 / n)
+    dx = 1.0 / cells
+    rho = np.zeros(cells)
+    peak = 0.0
+    for _ in range(iterations):
+        for _ in range(steps):
+            x = (x + v) % 1.0
+            s = x / dx
+            left = s.astype(np.int64)
+            frac = s - left
+            rho = np.zeros(cells)
+            np.add.at(rho, left % cells, q * (1.0 - frac))
+            np.add.at(rho, (left + 1) % cells, q * frac)
+            rho /= dx
+        peak = rho.max()
+    return peak
+
+
+@numba.njit(cache=True)  # serial: the scatter's cells collide (a parallel one needs a histogram per thread)
+def deposit_loop(x0, v, cells, steps, iterations):  # type: ignore[no-untyped-def]
+    # move, cell and fraction, both deposits in one pass over the particles; then the density
+    n = x0.shape[0]
+    x = x0.copy()
+    q = 1.0 / n
+    dx = 1.0 / cells
+    rho = np.zeros(cells)
+    peak = 0.0
+    for _ in range(iterations):
+        for _ in range(steps):
+            rho[:] = 0.0
+            for i in range(n):
+                xi = (x[i] + v[i]) % 1.0
+                x[i] = xi
+                s = xi / dx
+                left = np.int64(s)
+                frac = s - left
+                rho[left % cells] += q * (1.0 - frac)
+                rho[(left + 1) % cells] += q * frac
+            for c in range(cells):
+                rho[c] /= dx
+        peak = rho.max()
+    return peak
+
+
 # --- the registry ----------------------------------------------------------------------------
 
 
@@ -1708,13 +1755,16 @@ REFS: dict[str, Refs] = {
         ("standard_normal", ((kw["n"], kw["features"]),)), ("standard_normal", ((kw["features"], kw["units"]),))]),
         kw["iterations"])),
     "jacobi_poisson": Refs(jacobi_numpy, None, jacobi_loop, lambda kw: (kw["n"], kw["sweeps"], kw["iterations"])),
+    "charge_deposit": Refs(deposit_numpy, None, deposit_loop, lambda kw: (*_draws(kw, [
+        ("random", (kw["n"],)), ("normal", (0.0, 0.01, kw["n"]))]), kw["cells"], kw["steps"], kw["iterations"])),
 }
 
 #: The corpus programs with benchmark rows (all of them, in the corpus's order), and those
 #: without one, with the reason (none at present).
 CORPUS_ROWS = ["gray_scott", "wave_1d", "heat_f32", "image_blur", "life_uint8", "sir_dict", "particles_box",
                "nbody_pairwise", "kmeans_step", "black_scholes_f32", "asian_option_mc", "softmax_logsumexp",
-               "histogram_equalize", "covariance_shrinkage", "gauss_pivot", "lu_rows", "dense_relu", "jacobi_poisson"]
+               "histogram_equalize", "covariance_shrinkage", "gauss_pivot", "lu_rows", "dense_relu", "jacobi_poisson",
+               "charge_deposit"]
 CORPUS_NOT_ROWS: dict[str, str] = {}
 
 

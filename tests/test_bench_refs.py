@@ -39,7 +39,7 @@ REFS = refs_module.REFS
 #: takes minutes on a cold cache, and the older rows' variants are checked by every benchmark
 #: run (a value that differs from NumPy's is a note of the row)
 NUMBA_CHECKED = ["particles_box", "nbody_pairwise", "kmeans_step", "softmax_logsumexp", "histogram_equalize",
-                 "covariance_shrinkage", "gauss_pivot", "lu_rows", "dense_relu", "jacobi_poisson"]
+                 "covariance_shrinkage", "gauss_pivot", "lu_rows", "dense_relu", "jacobi_poisson", "charge_deposit"]
 
 
 def _args(name: str) -> tuple[Any, ...]:
@@ -108,7 +108,8 @@ def test_numba_on_the_numpy_code_gives_numpys_value_or_is_refused(name: str) -> 
         value = float(REFS[name].numba(*args))
     except (numba.core.errors.NumbaError, NotImplementedError) as exc:  # the row's notes say why
         reason = refs_module.numba_refusal(exc)
-        assert reason.startswith(("no implementation of ", "No definition for lowering")), reason
+        # a signature Numba has no implementation for, or an attribute it does not know (np.add.at)
+        assert reason.startswith(("no implementation of ", "No definition for lowering", "Unknown attribute")), reason
         return
     assert _same(kept, args), "Numba on the NumPy code modified its arguments"
     assert value == pytest.approx(want, rel=_rtol(name))
