@@ -73,7 +73,7 @@ def is_code_generator(module: str) -> bool:
 #: (docs/architecture.md, "The stages"). ``fusionlab`` itself, ``__main__`` and ``cli`` are
 #: the front doors and sit above them all.
 STAGES = ("support", "workloads", "ir", "analysis", "runtime", "capture", "passes", "costs", "partition",
-          "backend", "pipeline", "explore", "tools")
+          "backend", "pipeline", "explore", "tools", "course")
 FRONT_DOORS = {"fusionlab", "fusionlab.__main__", "fusionlab.cli"}
 
 

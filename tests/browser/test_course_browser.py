@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from .test_explorer_browser import TIMEOUT, open_lab, open_notebook
+from .test_explorer_browser import TIMEOUT, open_lab, open_notebook, server_kernels
 from .test_explorer_live import run_cell, wait_idle
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -25,6 +25,15 @@ def test_a_lab_opens_with_its_solutions_collapsed_and_its_checks_asking(page, la
         roles.append(next((r for r in ("answer", "check", "solution") if r in tags), ""))
     open_lab(page, lab, kernel=True)
     open_notebook(page, f"{name}.ipynb")
+    try:
+        opened_with_its_solutions_collapsed(page, roles, output_dir, name)
+    finally:
+        shut_down(page)
+    assert server_kernels(lab) == []
+    assert not page.page_errors
+
+
+def opened_with_its_solutions_collapsed(page, roles: list[str], output_dir, name: str) -> None:
     hidden = page.evaluate("""() => window.__flnb.content.widgets.map(c => c.inputHidden)""")
     assert len(hidden) == len(roles)
     for k, (role, h) in enumerate(zip(roles, hidden)):
@@ -43,4 +52,7 @@ def test_a_lab_opens_with_its_solutions_collapsed_and_its_checks_asking(page, la
     assert "not yet" in said, said
     cells.nth(check).scroll_into_view_if_needed()
     page.screenshot(path=str(output_dir / f"lab-{name}.png"))
-    assert not page.page_errors
+
+def shut_down(page) -> None:
+    """End the notebook's kernel (later tests of the session's server check that none runs)."""
+    page.evaluate("async () => { await window.__flnb.sessionContext.shutdown(); window.__flnb.dispose(); }")

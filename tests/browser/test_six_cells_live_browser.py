@@ -17,6 +17,7 @@ import pytest
 from .conftest import LabServer
 from .reports import KERNELSPEC
 from .test_default_view_browser import GEOMETRY
+from .test_course_browser import shut_down
 from .test_explorer_browser import TIMEOUT, open_lab, open_notebook
 from .test_explorer_live import run_cell, stdout, wait_idle, write_notebook
 
@@ -72,10 +73,18 @@ def test_six_cells_run_live_open_readable(page, lab, lab_root, output_dir, width
     open_lab(page, lab, kernel=True)
     open_notebook(page, name)
     n = len(sources())
-    for k in range(n + 1):
-        run_cell(page, k)
-        wait_idle(page, k)
-        stdout(page, k)   # no error output
+    try:
+        for k in range(n + 1):
+            run_cell(page, k)
+            wait_idle(page, k)
+            stdout(page, k)   # no error output
+        read_the_six(page, output_dir, width)
+    finally:
+        shut_down(page)   # its own kernel (earlier live tests may leave theirs)
+    assert not page.page_errors
+
+
+def read_the_six(page, output_dir, width: int) -> None:
     seen = {}
     for k, (cell, _) in enumerate(sources(), start=1):
         ex = page.locator("[data-fl-test='current'] .jp-Cell").nth(k).locator(".fl-explorer")
@@ -98,7 +107,6 @@ def test_six_cells_run_live_open_readable(page, lab, lab_root, output_dir, width
         if cell == "heat_roll":   # its rerolling and rewriting records
             assert ex.locator(".fl-notices details.fl-notice-detail").count() >= 1
     (output_dir / f"six-live-{width}.json").write_text(json.dumps(seen, indent=1))
-    assert not page.page_errors
 
 
 @pytest.fixture(scope="module")
