@@ -7,24 +7,13 @@ from __future__ import annotations
 from fusionlab.explore.jupyter import FuseResult
 from fusionlab.capture import capture
 
+from test_saved_batches import THREE
+
 from .reports import report_notebook
 from .test_explorer_browser import TIMEOUT, open_lab, open_notebook
 
-FOUR = """\
-import numpy as np
-a = np.ones(1000)
-b = a * 2 + 1
-c = np.sqrt(b) - a
-print(float(c.sum()))
-d = c * 3 + b
-e = d / 2 - a
-f = np.exp(e) * d
-print(float(f.sum()))
-g = f + 1
-h = np.sin(g) * g
-print(float(h.sum()))
-k = h - 2
-"""
+# the three batches of tests/test_saved_batches.py, and a fourth
+FOUR = THREE + "h = np.sin(g) * g\nprint(float(h.sum()))\nk = h - 2\n"
 
 
 def test_the_batches_viewed_switch_without_a_kernel(page, lab, lab_root, output_dir) -> None:
