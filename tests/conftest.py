@@ -55,7 +55,7 @@ QUICK_FILES = frozenset({
 })
 QUICK_TESTS = frozenset({
     # one notebook
-    "test_notebooks.py::test_runs_and_shows_the_report[04-exercises]",
+    "test_notebooks.py::test_runs_and_shows_the_report[03-algorithms]",
     "test_notebooks.py::test_every_fusionlab_import_in_the_notebooks_and_benchmarks_resolves",
     # the kernels, the driver and the kernel cache
     "test_numba.py::test_compare_has_numpy_first_and_a_row_per_choice",

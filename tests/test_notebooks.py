@@ -25,8 +25,8 @@ from course_cells import probe_cells, verdicts
 
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-NAMES = ["00-why-fuse", "01-wsp-paper-example", "02-legality", "02-cost-models", "03-benchmarks", "04-exercises",
-         "05-combinators", "06-contractions", "07-sweeps"]
+NAMES = ["00-why-fuse", "01-wsp-paper-example", "02-legality", "04-cost-models", "05-cost-and-clock", "03-algorithms",
+         "06-beyond-elementwise", "07-contractions", "08-class-project"]
 # what the tests ask of the parameter cells (03 reads them; the others ignore them)
 ENV = {
     "FUSIONLAB_NOTEBOOK_PRESET": "tiny",
@@ -199,7 +199,7 @@ def test_01_fig3_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_02_fig21_and_models(monkeypatch: pytest.MonkeyPatch) -> None:
-    nb = _run("02-cost-models", monkeypatch)
+    nb = _run("04-cost-models", monkeypatch)
     tie = _text(_cell(nb, "fig21_b = ["))
     assert re.search(r"max_locality\s+8\s+8\s+a tie", tie)
     assert re.search(r"max_contract\s+4\s+2\s+\(c\)", tie)
@@ -215,7 +215,7 @@ def test_02_fig21_and_models(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_03_benchmarks(monkeypatch: pytest.MonkeyPatch) -> None:
-    nb = _run("03-benchmarks", monkeypatch)
+    nb = _run("05-cost-and-clock", monkeypatch)
     assert "preset tiny, repeat 1" in _text(_cell(nb, "FUSIONLAB_NOTEBOOK_PRESET"))
     table = _text(_cell(nb, "fig14 = {}"))
     rows = [line for line in table.splitlines() if re.match(r"^\S.*\s1\.000\s", line)]
@@ -226,7 +226,7 @@ def test_03_benchmarks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_04_solutions_pass_and_questions_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    nb = _run("04-exercises", monkeypatch)
+    nb = _run("03-algorithms", monkeypatch)
     start = next(k for k, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Solutions" in c.source)
     questions = "".join(_text(c) for c in nb.cells[:start])
     verdicts = "".join(_text(c) for c in nb.cells[start:] if c.cell_type == "code")
@@ -238,7 +238,7 @@ def test_04_solutions_pass_and_questions_wait(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_05_normalize2_filter_fold(monkeypatch: pytest.MonkeyPatch) -> None:
-    nb = _run("05-combinators", monkeypatch)
+    nb = _run("06-beyond-elementwise", monkeypatch)
     assert "opaque instructions: 0" in _text(_cell(nb, "print(program.to_text())"))
     table = _text(_cell(nb, "print(f\"{'algorithm':<12}"))
     rows = {line.split()[0]: line.split() for line in table.splitlines()[1:] if line.strip()}
@@ -253,7 +253,7 @@ def test_05_normalize2_filter_fold(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_05_scanomap_and_sibling_reductions(monkeypatch: pytest.MonkeyPatch) -> None:
-    nb = _run("05-combinators", monkeypatch)
+    nb = _run("06-beyond-elementwise", monkeypatch)
     scan = _text(_cell(nb, "scan_program = sc.program"))
     # the SYNC of y costs nothing where it sits: optima with and without it in the block tie
     assert re.search(r"the block with the scan: \{1,2,3,4,5,6,7,8,9(,10)?\} "
@@ -280,14 +280,14 @@ def test_05_scanomap_and_sibling_reductions(monkeypatch: pytest.MonkeyPatch) -> 
 def test_07_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
     """The sweep notebook resumes (a second run computes nothing), queries the store and
     draws its figures."""
-    nb = _run("07-sweeps", monkeypatch)
+    nb = _run("08-class-project", monkeypatch)
     assert "computed 0 of" in _text(_cell(nb, "again = run_sweep"))
     assert "rows" in _text(_cell(nb, "machines = con.sql"))
     assert sum(1 for c in nb.cells for o in c.get("outputs", []) if o.get("data", {}).get("image/png")) >= 2
 
 
 def test_06_tables_fig3_and_batched_einsum(monkeypatch: pytest.MonkeyPatch) -> None:
-    nb = _run("06-contractions", monkeypatch)
+    nb = _run("07-contractions", monkeypatch)
     assert "preset tiny: 128 x 128" in _text(_cell(nb, "FUSIONLAB_NOTEBOOK_PRESET"))
     assert "applies  map-rnz exchange (eq. 42) at level 1 -> mapA rnz mapB" in _text(_cell(nb, "eq. 51:"))
     assert "loops now: i j_o j_i k" in _text(_cell(nb, "show_contraction("))
