@@ -76,3 +76,35 @@ def test_the_labs_cite_papers_not_files_the_repository_does_not_ship() -> None:
     for p in sorted(NOTEBOOKS.glob("*.ipynb")):
         text = p.read_text()
         assert "shared/papers" not in text and "as the tests do" not in text, p.name
+
+
+def _bench_labs():
+    import sys
+    sys.path.insert(0, str(NOTEBOOKS.parent / "benchmarks"))
+    import bench_labs
+    return bench_labs
+
+
+@pytest.mark.parametrize("name", LABS)
+def test_a_lab_reads_and_answers_within_its_stated_time(name: str) -> None:
+    # benchmarks/bench_labs.py's counts (prose, code a student reads, exercises) at its stated
+    # rates leave 10 min of the stated 90 for the cells' run time and the discussion
+    labs = _bench_labs()
+    nb = nbformat.read(_path(name), as_version=4)
+    words, lines, exercises_ = labs.counts(nb)
+    minutes = words / labs.WORDS_PER_MINUTE + lines / labs.CODE_LINES_PER_MINUTE + exercises_ * labs.MINUTES_PER_EXERCISE
+    assert exercises_ == len(exercises(nb))
+    assert labs.stated_minutes(nb) == labs.LAB_MINUTES
+    assert minutes <= labs.LAB_MINUTES - 10, f"{name}: {minutes:.0f} min of reading and exercises"
+
+
+def test_the_lab_counts_leave_out_what_a_student_does_not_read() -> None:
+    labs = _bench_labs()
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("**Time.** 90 min, two words"),
+        nbformat.v4.new_code_cell("x = 1\n\ny = 2"),
+        nbformat.v4.new_code_cell("hidden = 1", metadata={"jupyter": {"source_hidden": True}}),
+        nbformat.v4.new_code_cell("z = 3", metadata={"tags": ["exercise:1", "solution"]}),
+        nbformat.v4.new_code_cell("a = None", metadata={"tags": ["exercise:1", "answer"]}),
+    ])
+    assert labs.counts(nb) == (5, 3, 1) and labs.stated_minutes(nb) == 90
