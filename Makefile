@@ -74,7 +74,7 @@ check: setup $(CHROMIUM)
 
 BENCH_STAMP := $(VENV)/.stamp-bench
 
-# numexpr, a column of the backend benchmark
+# numexpr and jax (CPU): peers measured beside fusionlab (the backend and cold-start benchmarks)
 $(BENCH_STAMP): pyproject.toml $(STAMP)
 	$(PY) -m pip install -q -e '.[test,bench]'
 	@touch $@
@@ -88,6 +88,8 @@ bench: setup $(BENCH_STAMP)
 	$(PY) benchmarks/bench_capture_loops.py
 	$(PY) benchmarks/bench_time_model.py
 	$(PY) benchmarks/bench_contraction.py
+	$(PY) benchmarks/bench_cold_start.py
+	$(PY) benchmarks/bench_labs.py
 
 # regenerate the pages whose figures are computed (tests check they are current)
 docs: setup
